@@ -1,0 +1,95 @@
+// dsanalyze: curriculum-learning data analysis for DeepSpeed, under MPI.
+// This file only parses the command line; the work is in lib/ (cli/commands.h).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "util/status.h"
+
+namespace {
+
+void AddRunOptions(CLI::App& app, dsanalyze::cli::RunOptions& o, bool config_required) {
+  auto* config = app.add_option("-c,--config", o.config_path, "JSON run configuration");
+  if (config_required) config->required();
+  config->check(CLI::ExistingFile);
+  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  app.add_flag("-q,--quiet", o.quiet, "print errors only");
+  app.add_flag("--timings", o.timings, "print per-stage timings for rank 0 and the slowest rank");
+  app.add_flag("!--no-progress", o.progress, "do not show map progress");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace cli = dsanalyze::cli;
+  CLI::App app{
+      "dsanalyze: per-sample difficulty metrics and curriculum indexes for DeepSpeed.\n"
+      "Run the analysis with: mpirun -n N dsanalyze --config run.json"};
+  app.set_version_flag("--version", std::string("dsanalyze ") + DSANALYZE_VERSION);
+  app.require_subcommand(0, 1);
+
+  cli::RunOptions top_run;
+  AddRunOptions(app, top_run, false);
+
+  cli::RunOptions run_opts;
+  auto* run = app.add_subcommand("run", "run the analysis described by a config (the default)");
+  AddRunOptions(*run, run_opts, true);
+
+  cli::InspectOptions inspect_opts;
+  auto* inspect = app.add_subcommand("inspect", "show the header and rows of a .bin/.idx pair");
+  inspect->add_option("prefix", inspect_opts.prefix, "path without .bin/.idx")->required();
+  inspect->add_option("--rows", inspect_opts.rows, "row range A:B (end exclusive)");
+  inspect->add_option("--dtype-codes", inspect_opts.dtype_codes, "dtype code table")
+      ->check(CLI::IsMember({"deepspeed", "deepspeed-legacy", "megatron"}));
+  inspect->add_flag("--json", inspect_opts.json, "machine-readable output");
+
+  cli::GenerateOptions gen_opts;
+  auto* generate = app.add_subcommand("generate", "write a synthetic Zipf-like token dataset");
+  generate->add_option("prefix", gen_opts.prefix, "output path without .bin/.idx")->required();
+  generate->add_option("--documents", gen_opts.documents, "number of documents")
+      ->check(CLI::PositiveNumber);
+  generate->add_option("--vocab-size", gen_opts.vocab_size, "vocabulary size")
+      ->check(CLI::PositiveNumber);
+  generate->add_option("--min-length", gen_opts.min_length, "shortest document, tokens")
+      ->check(CLI::PositiveNumber);
+  generate->add_option("--max-length", gen_opts.max_length, "longest document, tokens")
+      ->check(CLI::PositiveNumber);
+  generate->add_option("--seed", gen_opts.seed, "random seed");
+  generate->add_option("--zipf", gen_opts.zipf, "Zipf exponent of token frequencies")
+      ->check(CLI::PositiveNumber);
+  generate->add_option("--dtype-codes", gen_opts.dtype_codes, "dtype code table to write")
+      ->check(CLI::IsMember({"deepspeed", "deepspeed-legacy", "megatron"}));
+
+  cli::VerifyOptions verify_opts;
+  auto* verify = app.add_subcommand("verify", "check every invariant of a finished output");
+  verify->add_option("save_path", verify_opts.save_path, "output directory")->required();
+  verify->add_flag("--json", verify_opts.json, "machine-readable output");
+
+  cli::CompareOptions compare_opts;
+  auto* compare = app.add_subcommand("compare", "compare two output directories by content");
+  compare->add_option("a", compare_opts.a, "first output directory")->required();
+  compare->add_option("b", compare_opts.b, "second output directory")->required();
+  compare->add_flag("--strict", compare_opts.strict, "doc_idx differences count too");
+
+  cli::MetricsOptions metrics_opts;
+  auto* metrics = app.add_subcommand("metrics", "list the available metrics");
+  metrics->add_option("--plugin", metrics_opts.plugins, "also load this plugin (.so)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : dsanalyze::kExitBadInput;
+  }
+
+  if (*run) return cli::Run(run_opts, argc, argv);
+  if (*inspect) return cli::Inspect(inspect_opts);
+  if (*generate) return cli::Generate(gen_opts);
+  if (*verify) return cli::Verify(verify_opts);
+  if (*compare) return cli::Compare(compare_opts);
+  if (*metrics) return cli::ListMetrics(metrics_opts);
+  if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
+  std::fputs(app.help().c_str(), stderr);
+  return dsanalyze::kExitBadInput;
+}

@@ -1,0 +1,61 @@
+// The subcommands of the dsanalyze executable. apps/dsanalyze/main.cpp parses
+// the command line with CLI11 into these option structs and calls one function;
+// each returns the process exit code (see util/status.h: 0 ok, 1 difference
+// found, 2 bad input, 3 failure) after printing its own messages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dsanalyze::cli {
+
+struct RunOptions {
+  std::string config_path;
+  std::string log_level = "info";  // trace, debug, info, warn, error, off
+  bool quiet = false;              // only errors
+  bool timings = false;            // print the per-stage timing table
+  bool progress = true;
+};
+// `dsanalyze [run] --config FILE`: the analysis, under MPI (MPI_Init inside).
+int Run(const RunOptions& options, int argc, char** argv);
+
+struct InspectOptions {
+  std::string prefix;
+  std::string rows;                      // "A:B" (Python-style, end exclusive), empty: a few
+  std::string dtype_codes = "deepspeed";  // megatron, deepspeed, deepspeed-legacy
+  bool json = false;
+};
+int Inspect(const InspectOptions& options);
+
+struct GenerateOptions {
+  std::string prefix;
+  uint64_t documents = 1000;
+  uint64_t vocab_size = 50000;
+  uint64_t min_length = 1;
+  uint64_t max_length = 1024;
+  uint64_t seed = 1234;
+  double zipf = 1.1;
+  std::string dtype_codes = "megatron";
+};
+int Generate(const GenerateOptions& options);
+
+struct VerifyOptions {
+  std::string save_path;
+  bool json = false;
+};
+int Verify(const VerifyOptions& options);
+
+struct CompareOptions {
+  std::string a;
+  std::string b;
+  bool strict = false;
+};
+int Compare(const CompareOptions& options);
+
+struct MetricsOptions {
+  std::vector<std::string> plugins;
+};
+int ListMetrics(const MetricsOptions& options);
+
+}  // namespace dsanalyze::cli

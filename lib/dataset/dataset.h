@@ -1,0 +1,56 @@
+// The Dataset interface: N samples in a fixed iteration order, each a span of
+// integers of one dtype, read a batch of consecutive samples at a time.
+//
+// A Dataset is immutable after creation and may be shared by all map threads;
+// each thread makes its own SampleReader, which owns whatever scratch buffers
+// non-contiguous samples need. Batches point into the dataset's mapping or the
+// reader's buffers and are valid until the next Read on that reader.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/dtype.h"
+#include "format/indexed_dataset.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+// Samples [first, first + size()) in iteration order.
+struct SampleBatch {
+  uint64_t first = 0;
+  DType dtype = DType::kI64;
+  // Elements of sample i are elements[offsets[i], offsets[i+1]) (element units).
+  // `elements` is null when the reader was asked for lengths only.
+  const std::byte* elements = nullptr;
+  std::span<const uint64_t> offsets;  // size() + 1 entries
+
+  size_t size() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+  uint64_t length(size_t i) const { return offsets[i + 1] - offsets[i]; }
+  ElementView sample(size_t i) const {
+    return {dtype, elements + offsets[i] * ItemSize(dtype), length(i)};
+  }
+};
+
+class SampleReader {
+ public:
+  virtual ~SampleReader() = default;
+  // Fills `batch` with samples [begin, end). With need_elements false only the
+  // lengths (offsets) are required and a reader may skip touching element data.
+  virtual Status Read(uint64_t begin, uint64_t end, bool need_elements, SampleBatch* batch) = 0;
+};
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  virtual uint64_t size() const = 0;  // number of samples
+  virtual DType dtype() const = 0;    // element dtype of every sample
+  // A short description for logs ("synthetic_mod N=100000", "documents 2 files ...").
+  virtual std::string Describe() const = 0;
+  virtual std::unique_ptr<SampleReader> NewReader() const = 0;
+};
+
+}  // namespace dsanalyze

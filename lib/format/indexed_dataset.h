@@ -1,0 +1,103 @@
+// Reader for the MMapIndexedDataset pair PREFIX.idx + PREFIX.bin
+// (../shared/docs/format.md §1).
+//
+// Open() maps both files read-only and validates every structural rule before
+// returning: magic, version, dtype code, .idx size, sizes, pointers, .bin size,
+// doc_idx. After a successful Open no accessor can read out of bounds, whatever
+// the bytes were; errors name the file and the exact problem.
+//
+// Ownership: IndexedDataset owns its mappings. Row views (spans) point into the
+// mapping and are valid only while the IndexedDataset they came from is alive.
+// It is move-only; moving keeps views valid. Const accessors are safe to call
+// from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "format/dtype.h"
+#include "util/file_util.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+inline constexpr char kIdxMagic[9] = {'M', 'M', 'I', 'D', 'I', 'D', 'X', 0, 0};
+inline constexpr uint64_t kIdxHeaderSize = 34;
+
+// An untyped view of consecutive elements of one dtype.
+struct ElementView {
+  DType dtype;
+  const std::byte* data;
+  uint64_t count;
+
+  template <class T>
+  std::span<const T> as() const {
+    return {reinterpret_cast<const T*>(data), static_cast<size_t>(count)};
+  }
+};
+
+class IndexedDataset {
+ public:
+  struct Options {
+    CodeTable table = CodeTable::kDeepSpeed;
+    bool require_integer = true;  // reject float dtypes
+  };
+
+  static Result<IndexedDataset> Open(const std::string& prefix, const Options& options);
+  static Result<IndexedDataset> Open(const std::string& prefix) { return Open(prefix, Options{}); }
+
+  const std::string& prefix() const { return prefix_; }
+  DType dtype() const { return dtype_; }
+  uint8_t dtype_code() const { return code_; }
+  uint64_t num_rows() const { return rows_; }
+  uint64_t num_elements() const { return elements_; }
+  uint64_t doc_count() const { return doc_count_; }
+
+  // Per-row metadata, read from the .idx (unaligned in the file, so copied out).
+  int32_t row_size(uint64_t i) const { return Load<int32_t>(sizes_ + 4 * i); }
+  int64_t row_pointer(uint64_t i) const { return Load<int64_t>(pointers_ + 8 * i); }
+  int64_t doc_idx(uint64_t i) const { return Load<int64_t>(doc_idx_ + 8 * i); }
+  // Element offset of row i (row_pointer / itemsize); i == num_rows() gives the end.
+  uint64_t row_begin(uint64_t i) const {
+    return i == rows_ ? elements_ : static_cast<uint64_t>(row_pointer(i)) / itemsize_;
+  }
+
+  // The elements of row i, or of rows [begin, end) back to back.
+  ElementView row(uint64_t i) const { return rows(i, i + 1); }
+  ElementView rows(uint64_t begin, uint64_t end) const {
+    uint64_t b = row_begin(begin), e = row_begin(end);
+    return {dtype_, bin_.bytes().data() + b * itemsize_, e - b};
+  }
+  // All elements of the .bin.
+  ElementView elements() const { return {dtype_, bin_.bytes().data(), elements_}; }
+
+  template <class T>
+  std::span<const T> typed_row(uint64_t i) const {
+    return row(i).as<T>();
+  }
+
+ private:
+  template <class T>
+  static T Load(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+  }
+
+  std::string prefix_;
+  MappedFile idx_;
+  MappedFile bin_;
+  DType dtype_ = DType::kU8;
+  uint8_t code_ = 0;
+  size_t itemsize_ = 1;
+  uint64_t rows_ = 0;
+  uint64_t doc_count_ = 0;
+  uint64_t elements_ = 0;
+  const std::byte* sizes_ = nullptr;
+  const std::byte* pointers_ = nullptr;
+  const std::byte* doc_idx_ = nullptr;
+};
+
+}  // namespace dsanalyze

@@ -1,0 +1,144 @@
+#include "util/file_util.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace dsanalyze {
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(other.data_), size_(other.size_), path_(std::move(other.path_)) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    this->~MappedFile();
+    new (this) MappedFile(std::move(other));
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr && size_ > 0) munmap(const_cast<std::byte*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+Result<MappedFile> MappedFile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) return Status::BadInput(path + ": file not found");
+    return Status::BadInput(path + ": cannot open: " + ErrnoText(err));
+  }
+  struct stat st{};
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::IoError(path + ": cannot stat: " + ErrnoText(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::BadInput(path + ": not a regular file");
+  }
+  MappedFile f;
+  f.path_ = path;
+  f.size_ = static_cast<size_t>(st.st_size);
+  if (f.size_ > 0) {
+    void* p = mmap(nullptr, f.size_, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      f.size_ = 0;
+      return Status::IoError(path + ": cannot map: " + ErrnoText(err));
+    }
+    f.data_ = static_cast<const std::byte*>(p);
+  }
+  ::close(fd);  // the mapping keeps the file alive
+  return f;
+}
+
+OutputFile::OutputFile(OutputFile&& other) noexcept
+    : fd_(other.fd_), path_(std::move(other.path_)) {
+  other.fd_ = -1;
+}
+
+OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
+  if (this != &other) {
+    this->~OutputFile();
+    new (this) OutputFile(std::move(other));
+  }
+  return *this;
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Result<OutputFile> OutputFile::Create(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IoError(path + ": cannot create: " + ErrnoText(errno));
+  OutputFile f;
+  f.fd_ = fd;
+  f.path_ = path;
+  return f;
+}
+
+Status OutputFile::WriteAt(uint64_t offset, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::pwrite(fd_, p, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IoError(path_ + ": write failed: " + ErrnoText(errno));
+    }
+    if (n == 0) return Status::IoError(path_ + ": write made no progress");
+    p += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+Status OutputFile::Close(bool sync) {
+  if (fd_ < 0) return Status::OK();
+  int fd = fd_;
+  fd_ = -1;
+  if (sync && ::fdatasync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::IoError(path_ + ": sync failed: " + ErrnoText(err));
+  }
+  if (::close(fd) != 0) return Status::IoError(path_ + ": close failed: " + ErrnoText(errno));
+  return Status::OK();
+}
+
+Status RenameFile(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0)
+    return Status::IoError("cannot rename " + from + " to " + to + ": " + ErrnoText(errno));
+  return Status::OK();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& text, bool sync) {
+  const std::string tmp = path + ".tmp";
+  DSA_ASSIGN_OR_RETURN(OutputFile f, OutputFile::Create(tmp));
+  Status st = f.WriteAt(0, text.data(), text.size());
+  if (st.ok()) st = f.Close(sync);
+  if (!st.ok()) {
+    std::remove(tmp.c_str());
+    return st;
+  }
+  return RenameFile(tmp, path);
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,41 @@
+// Helpers shared by the unit tests: scratch directories, golden paths, file bytes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dsanalyze::test {
+
+// The shared/ folder (docs and golden outputs), read in place.
+std::filesystem::path SharedDir();
+std::filesystem::path GoldenDir();
+// The dsanalyze executable under test.
+std::string BinaryPath();
+
+// A fresh directory under the system temp dir, removed (recursively) on destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::vector<uint8_t> ReadBytes(const std::filesystem::path& p);
+void WriteBytes(const std::filesystem::path& p, const std::vector<uint8_t>& bytes);
+
+// Runs a shell command, returns its exit status (0..255) and captured stdout+stderr.
+struct CommandResult {
+  int exit_code;
+  std::string output;
+};
+CommandResult RunCommand(const std::string& command);
+
+}  // namespace dsanalyze::test
