@@ -1,0 +1,49 @@
+#include "comm/comm.h"
+
+#include <cstdlib>
+
+namespace dsanalyze {
+
+MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+}
+
+MpiEnvironment::~MpiEnvironment() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+Comm::Comm(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+void Comm::Barrier() const { MPI_Barrier(comm_); }
+
+Status Comm::AgreeOnStatus(const Status& local) const {
+  const int mine = local.ok() ? size_ : rank_;
+  const int first = Allreduce(mine, MPI_MIN);
+  if (first == size_) return Status::OK();
+  // The first failing rank tells everyone its code and message.
+  int header[2] = {static_cast<int>(local.code()), static_cast<int>(local.message().size())};
+  MPI_Bcast(header, 2, MPI_INT, first, comm_);
+  std::string message = rank_ == first ? local.message() : std::string(header[1], '\0');
+  MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm_);
+  switch (static_cast<Status::Code>(header[0])) {
+    case Status::Code::kBadInput:
+      return Status::BadInput(message);
+    case Status::Code::kIoError:
+      return Status::IoError(message);
+    default:
+      return Status::Internal(message);
+  }
+}
+
+void Comm::Abort(int exit_code) const {
+  MPI_Abort(comm_, exit_code);
+  std::_Exit(exit_code);  // not reached: MPI_Abort does not return
+}
+
+}  // namespace dsanalyze

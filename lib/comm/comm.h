@@ -1,0 +1,170 @@
+// MPI without the boilerplate: an RAII environment and a communicator handle
+// with typed collectives that infer counts and datatypes.
+//
+// Every message that carries bulk data uses the MPI-4 large-count calls
+// (MPI_Send_c, MPI_Alltoallv_c, ...) with byte counts, so nothing overflows at
+// 2^31 elements or bytes and no derived datatype is ever created (MPICH 4.0.x
+// misbehaves past 512 of them). Element types must be trivially copyable.
+//
+// Errors: MPI's own errors abort the job (MPI_ERRORS_ARE_FATAL). Errors of
+// ours that one rank finds are agreed on with AgreeOnStatus() at stage
+// boundaries so that every rank returns the same Status and the job ends
+// cleanly; Abort() is for the cases where peers may be blocked waiting.
+//
+// A Comm is used from one thread at a time (MPI_THREAD_FUNNELED).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "util/status.h"
+
+namespace dsanalyze {
+
+// Initializes MPI on construction and finalizes it on destruction.
+class MpiEnvironment {
+ public:
+  MpiEnvironment(int* argc, char*** argv);
+  ~MpiEnvironment();
+  MpiEnvironment(const MpiEnvironment&) = delete;
+  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
+};
+
+template <class T>
+MPI_Datatype MpiType() {
+  if constexpr (std::is_same_v<T, int64_t>) return MPI_INT64_T;
+  else if constexpr (std::is_same_v<T, uint64_t>) return MPI_UINT64_T;
+  else if constexpr (std::is_same_v<T, int32_t>) return MPI_INT32_T;
+  else if constexpr (std::is_same_v<T, uint32_t>) return MPI_UINT32_T;
+  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, int>) return MPI_INT;
+  else static_assert(sizeof(T) == 0, "no MPI datatype for this type");
+}
+
+class Comm {
+ public:
+  explicit Comm(MPI_Comm comm = MPI_COMM_WORLD);
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+  MPI_Comm raw() const { return comm_; }
+
+  void Barrier() const;
+
+  // Element-wise reduction of equal-length vectors on all ranks.
+  template <class T>
+  std::vector<T> Allreduce(std::span<const T> values, MPI_Op op) const {
+    std::vector<T> out(values.size());
+    MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MpiType<T>(), op,
+                  comm_);
+    return out;
+  }
+  template <class T>
+  T Allreduce(T value, MPI_Op op) const {
+    T out;
+    MPI_Allreduce(&value, &out, 1, MpiType<T>(), op, comm_);
+    return out;
+  }
+
+  // Every rank's `value`, indexed by rank.
+  template <class T>
+  std::vector<T> Allgather(const T& value) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<T> out(static_cast<size_t>(size_));
+    MPI_Allgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, comm_);
+    return out;
+  }
+
+  // Sends send[displ..] blocks: send_counts[r] elements go to rank r. Returns
+  // what every rank sent here, in rank order; recv_counts (if given) receives
+  // the per-source element counts.
+  template <class T>
+  std::vector<T> Alltoallv(std::span<const T> send, std::span<const uint64_t> send_counts,
+                           std::vector<uint64_t>* recv_counts = nullptr) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<uint64_t> rc;
+    std::vector<T> out;
+    AlltoallvBytes(send.data(), send_counts, sizeof(T), &rc,
+                   [&](uint64_t total) { out.resize(total); return static_cast<void*>(out.data()); });
+    if (recv_counts) *recv_counts = std::move(rc);
+    return out;
+  }
+
+  // Point-to-point, blocking, any size.
+  template <class T>
+  void Send(std::span<const T> data, int dest, int tag) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    MPI_Send_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, dest, tag, comm_);
+  }
+  template <class T>
+  void Recv(std::span<T> data, int source, int tag) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    MPI_Recv_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, source, tag,
+               comm_, MPI_STATUS_IGNORE);
+  }
+  template <class T>
+  MPI_Request Irecv(std::span<T> data, int source, int tag) const {
+    MPI_Request req;
+    MPI_Irecv_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, source, tag,
+                comm_, &req);
+    return req;
+  }
+  template <class T>
+  MPI_Request Isend(std::span<const T> data, int dest, int tag) const {
+    MPI_Request req;
+    MPI_Isend_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, dest, tag,
+                comm_, &req);
+    return req;
+  }
+  static void Wait(MPI_Request* req) { MPI_Wait(req, MPI_STATUS_IGNORE); }
+  static void WaitAll(std::vector<MPI_Request>& reqs) {
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    reqs.clear();
+  }
+
+  // Collective: returns OK on every rank if `local` is OK on every rank;
+  // otherwise the error of the lowest failing rank, on every rank.
+  Status AgreeOnStatus(const Status& local) const;
+
+  // Ends the whole job now with `exit_code`, after printing nothing more.
+  [[noreturn]] void Abort(int exit_code) const;
+
+ private:
+  template <class F>
+  void AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts, size_t elem_size,
+                      std::vector<uint64_t>* recv_counts, F&& alloc) const;
+
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+template <class F>
+void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts,
+                          size_t elem_size, std::vector<uint64_t>* recv_counts, F&& alloc) const {
+  const size_t p = static_cast<size_t>(size_);
+  recv_counts->assign(p, 0);
+  MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts->data(), 1, MPI_UINT64_T, comm_);
+  std::vector<MPI_Count> sc(p), rc(p);
+  std::vector<MPI_Aint> sd(p), rd(p);
+  uint64_t soff = 0, roff = 0;
+  for (size_t r = 0; r < p; ++r) {
+    sc[r] = static_cast<MPI_Count>(send_counts[r] * elem_size);
+    sd[r] = static_cast<MPI_Aint>(soff);
+    soff += send_counts[r] * elem_size;
+    rc[r] = static_cast<MPI_Count>((*recv_counts)[r] * elem_size);
+    rd[r] = static_cast<MPI_Aint>(roff);
+    roff += (*recv_counts)[r] * elem_size;
+  }
+  void* recv = alloc(roff / elem_size);
+  MPI_Alltoallv_c(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
+                  comm_);
+}
+
+}  // namespace dsanalyze

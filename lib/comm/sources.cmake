@@ -1,0 +1,1 @@
+target_sources(dsanalyze_lib PRIVATE ${CMAKE_CURRENT_LIST_DIR}/comm.cc)

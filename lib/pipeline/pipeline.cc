@@ -1,0 +1,220 @@
+#include "pipeline/pipeline.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "dataset/open_dataset.h"
+#include "metrics/registry.h"
+#include "pipeline/local_sort.h"
+#include "pipeline/map.h"
+#include "pipeline/output_commit.h"
+#include "pipeline/reduce.h"
+#include "pipeline/sample_sort.h"
+#include "pipeline/work_split.h"
+
+namespace dsanalyze {
+namespace {
+
+// Stage names in report order.
+enum Stage { kOpen, kMap, kMinMax, kSampleToMetric, kLocalSort, kSplitters, kExchange, kMerge,
+             kWrite, kAccumulate, kCommit, kNumStages };
+constexpr const char* kStageNames[kNumStages] = {
+    "open", "map", "minmax", "sample_to_metric", "local_sort", "splitters", "exchange",
+    "merge", "write", "accumulate", "commit"};
+
+class StageClock {
+ public:
+  void Start() { t0_ = MPI_Wtime(); }
+  // Adds the time since Start (or the last Lap) to `stage`.
+  void Lap(Stage stage) {
+    const double t = MPI_Wtime();
+    seconds[stage] += t - t0_;
+    t0_ = t;
+  }
+  void Add(Stage stage, double s) { seconds[stage] += s; }
+  // Starts timing anew without attributing the time since the last Lap.
+  void Restart() { t0_ = MPI_Wtime(); }
+  std::vector<double> seconds = std::vector<double>(kNumStages, 0.0);
+
+ private:
+  double t0_ = 0;
+};
+
+struct NamedMetric {
+  std::string name;
+  std::unique_ptr<Metric> metric;
+};
+
+// Sorts one single-value metric's pairs across ranks and writes its index files.
+template <class Key>
+Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, SampleRange range,
+                    const KeyLayout& layout, const IndexFilePrefixes& prefixes, DType metric_dtype,
+                    DType sample_dtype, const WriteOptions& wopt, unsigned threads,
+                    StageClock* clock) {
+  KeyCodec<Key> codec{layout};
+  std::vector<Key> keys(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    keys[i] = codec.Encode(values[i], static_cast<int64_t>(range.begin + i));
+  std::vector<int64_t>().swap(values);
+  SortKeys(keys, layout, /*ids_ascending=*/true, threads);
+  clock->Lap(kLocalSort);
+
+  const unsigned key_bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
+  SampleSortTimes st;
+  keys = SampleSort(comm, std::move(keys), key_bits, &st);
+  clock->Add(kSplitters, st.splitters);
+  clock->Add(kExchange, st.exchange);
+  clock->Add(kMerge, st.merge);
+  clock->Restart();
+
+  uint64_t distinct = 0;
+  Status s = WriteIndexFiles(comm, keys, codec, prefixes, metric_dtype, sample_dtype, wopt,
+                             &distinct);
+  clock->Lap(kWrite);
+  return s;
+}
+
+int64_t PeakRssBytes() {
+  struct rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<int64_t>(ru.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+Status RunPipeline(const Config& config, const RunContext& context, const Comm& comm,
+                   RunSummary* summary) {
+  const double start = MPI_Wtime();
+  StageClock clock;
+  clock.Start();
+
+  // Open the dataset and create the metrics on every rank; agree before any work.
+  std::unique_ptr<Dataset> dataset;
+  std::vector<NamedMetric> single, accumulate;
+  Status st = [&]() -> Status {
+    DSA_ASSIGN_OR_RETURN(dataset, OpenDataset(config.dataset));
+    for (size_t i = 0; i < config.metrics.size(); ++i) {
+      DSA_ASSIGN_OR_RETURN(auto metric, CreateMetric(config.metrics[i], *dataset));
+      auto& list = metric->type() == MetricType::kSingleValuePerSample ? single : accumulate;
+      list.push_back({config.metrics[i].name, std::move(metric)});
+    }
+    return Status::OK();
+  }();
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+
+  std::optional<StagedOutput> staged;
+  if (comm.is_root()) {
+    auto created = StagedOutput::Create(config.output.path);
+    st = created.status();
+    if (created.ok()) staged.emplace(std::move(created).value());
+  }
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+
+  const uint64_t n = dataset->size();
+  const SampleRange range = SplitRange({0, n}, static_cast<uint64_t>(comm.size()),
+                                       static_cast<uint64_t>(comm.rank()));
+  if (comm.is_root())
+    spdlog::info("{}: {} samples on {} rank(s) x {} thread(s), {} metric(s)", dataset->Describe(),
+                 n, comm.size(), config.map.threads, config.metrics.size());
+  clock.Lap(kOpen);
+
+  // Map.
+  std::vector<const Metric*> single_ptrs, accumulate_ptrs;
+  for (auto& m : single) single_ptrs.push_back(m.metric.get());
+  for (auto& m : accumulate) accumulate_ptrs.push_back(m.metric.get());
+  std::atomic<uint64_t> done{0};
+  auto mapped = RunMap(*dataset, single_ptrs, accumulate_ptrs, range, config.map.threads,
+                       config.map.batch_size, &done);
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(mapped.status()));
+  MapResult map = std::move(mapped).value();
+  clock.Lap(kMap);
+
+  WriteOptions wopt;
+  wopt.table = config.output.dtype_codes;
+  wopt.sync = config.output.fsync;
+  wopt.chunk_bytes = config.output.chunk_bytes;
+
+  // Default sample ids are the iteration positions 0..N-1.
+  const int64_t id_min = 0, id_max = static_cast<int64_t>(n) - 1;
+  const DType sample_dtype = FitIntDType(std::min<int64_t>(0, id_min), id_max);
+
+  std::vector<std::string> committed;
+  for (size_t m = 0; m < single.size(); ++m) {
+    const std::string& name = single[m].name;
+    std::vector<int64_t>& values = map.values[m];
+    int64_t local_mm[2] = {INT64_MAX, INT64_MIN};
+    if (!values.empty()) {
+      const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
+      local_mm[0] = *mn;
+      local_mm[1] = *mx;
+    }
+    const int64_t vmin = comm.Allreduce(local_mm[0], MPI_MIN);
+    const int64_t vmax = comm.Allreduce(local_mm[1], MPI_MAX);
+    const DType metric_dtype = FitIntDType(vmin, vmax);
+    clock.Lap(kMinMax);
+
+    std::string dir;
+    if (comm.is_root()) {
+      auto made = staged->MakeMetricDir(name);
+      st = made.status();
+      if (made.ok()) dir = *made + "/" + name;
+    }
+    DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+    DSA_RETURN_IF_ERROR(
+        WriteOrderedScalars(comm, values, dir + "_sample_to_metric", metric_dtype, wopt));
+    clock.Lap(kSampleToMetric);
+
+    KeyLayout layout;
+    layout.value_min = vmin;
+    layout.id_min = id_min;
+    layout.value_bits = BitsFor(static_cast<uint64_t>(vmax) - static_cast<uint64_t>(vmin));
+    layout.id_bits = BitsFor(static_cast<uint64_t>(id_max) - static_cast<uint64_t>(id_min));
+    const IndexFilePrefixes prefixes{dir + "_index_to_metric", dir + "_index_to_sample",
+                                     dir + "_index_to_sample_percentile_merged"};
+    if (layout.fits_u64()) {
+      st = SortAndIndex<uint64_t>(comm, std::move(values), range, layout, prefixes, metric_dtype,
+                                  sample_dtype, wopt, config.map.threads, &clock);
+    } else {
+      st = SortAndIndex<WideKey>(comm, std::move(values), range, layout, prefixes, metric_dtype,
+                                 sample_dtype, wopt, config.map.threads, &clock);
+    }
+    DSA_RETURN_IF_ERROR(st);
+    committed.push_back(name);
+  }
+
+  for (size_t a = 0; a < accumulate.size(); ++a) {
+    const std::string& name = accumulate[a].name;
+    std::string prefix;
+    if (comm.is_root()) {
+      auto made = staged->MakeMetricDir(name);
+      st = made.status();
+      if (made.ok()) prefix = *made + "/" + name + "_metric_value";
+    }
+    DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+    DSA_RETURN_IF_ERROR(WriteSummedVector(comm, map.sums[a], prefix, name, wopt));
+    committed.push_back(name);
+  }
+  clock.Lap(kAccumulate);
+
+  if (comm.is_root()) st = staged->Commit(committed, {});
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+  clock.Lap(kCommit);
+
+  // Timings: rank 0's and the slowest rank's, and every rank's peak RSS.
+  const std::vector<double> slowest = comm.Allreduce<double>(clock.seconds, MPI_MAX);
+  summary->samples = n;
+  summary->stages.clear();
+  for (int s = 0; s < kNumStages; ++s)
+    summary->stages.push_back({kStageNames[s], clock.seconds[s], slowest[s]});
+  summary->peak_rss_bytes = comm.Allgather<int64_t>(PeakRssBytes());
+  summary->total_seconds = MPI_Wtime() - start;
+  (void)context;
+  return Status::OK();
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,43 @@
+// run_pipeline: the whole analysis of format.md §2 under MPI.
+//
+//   open dataset + metrics → map → per single-value metric: min/max →
+//   sample_to_metric → local sort → sample sort → index files
+//   → per accumulate metric: sum on rank 0 → metric_value → reports → commit
+//
+// Collective over `comm`: every rank calls it with the same Config, and every
+// rank returns the same Status (errors are agreed on at stage boundaries).
+// Only rank 0 touches the save path.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "comm/comm.h"
+#include "config/config.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+// Wall seconds per stage: on rank 0 and the slowest rank.
+struct StageTime {
+  std::string stage;
+  double rank0 = 0;
+  double slowest = 0;
+};
+
+struct RunSummary {
+  uint64_t samples = 0;
+  std::vector<StageTime> stages;
+  std::vector<int64_t> peak_rss_bytes;  // per rank
+  double total_seconds = 0;
+};
+
+struct RunContext {
+  std::string config_hash;  // of the config file's bytes, for the report
+  bool progress = false;    // show map progress on rank 0
+};
+
+Status RunPipeline(const Config& config, const RunContext& context, const Comm& comm,
+                   RunSummary* summary);
+
+}  // namespace dsanalyze

@@ -1,0 +1,229 @@
+#include "pipeline/reduce.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "format/indexed_writer.h"
+#include "pipeline/map.h"
+#include "pipeline/stream.h"
+
+namespace dsanalyze {
+namespace {
+
+constexpr int kTagScalars = 101;
+constexpr int kTagKeys = 102;
+constexpr int kTagSums = 103;
+
+template <class T>
+uint64_t ChunkElems(const WriteOptions& o) {
+  return std::max<uint64_t>(1, o.chunk_bytes / sizeof(T));
+}
+
+IndexedWriter::Options WriterOptions(const WriteOptions& o, uint64_t rows) {
+  IndexedWriter::Options w;
+  w.table = o.table;
+  w.rows = rows;
+  w.sync = o.sync;
+  return w;
+}
+
+// Per-rank facts about a sorted slice, gathered so rank 0 can count distinct
+// values before it writes (the .idx row counts are needed up front).
+struct SliceSummary {
+  uint64_t count;
+  uint64_t distinct;
+  uint64_t first_value;  // value offsets, meaningful when count > 0
+  uint64_t last_value;
+};
+
+// Builds the three index files from the global key stream, chunk by chunk.
+template <class Key>
+class IndexStreamWriter {
+ public:
+  IndexStreamWriter(const KeyCodec<Key>& codec, uint64_t distinct) : codec_(codec) {
+    step_ = PercentileStep(distinct);
+  }
+
+  Status Open(const IndexFilePrefixes& p, DType metric_dtype, DType sample_dtype,
+              const WriteOptions& o, uint64_t distinct) {
+    DSA_ASSIGN_OR_RETURN(metric_,
+                         IndexedWriter::Create(p.index_to_metric, metric_dtype,
+                                               WriterOptions(o, distinct)));
+    DSA_ASSIGN_OR_RETURN(sample_,
+                         IndexedWriter::Create(p.index_to_sample, sample_dtype,
+                                               WriterOptions(o, distinct)));
+    DSA_ASSIGN_OR_RETURN(
+        percentile_, IndexedWriter::Create(p.percentile_merged, sample_dtype,
+                                           WriterOptions(o, (distinct + step_ - 1) / step_)));
+    return Status::OK();
+  }
+
+  Status Consume(std::span<const Key> keys) {
+    ids_.resize(keys.size());
+    values_.clear();
+    for (size_t i = 0; i < keys.size(); ++i) ids_[i] = codec_.Id(keys[i]);
+    DSA_RETURN_IF_ERROR(sample_->Append(ids_));
+    DSA_RETURN_IF_ERROR(percentile_->Append(ids_));
+    for (const Key& k : keys) {
+      const uint64_t v = codec_.ValueOffset(k);
+      if (run_len_ > 0 && v != run_value_) DSA_RETURN_IF_ERROR(EndRun());
+      if (run_len_ == 0) run_value_ = v;
+      ++run_len_;
+    }
+    return FlushValues();
+  }
+
+  Status Finish() {
+    if (run_len_ > 0) DSA_RETURN_IF_ERROR(EndRun());
+    if (group_rows_ > 0) DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
+    DSA_RETURN_IF_ERROR(FlushValues());
+    DSA_RETURN_IF_ERROR(metric_->Finish());
+    DSA_RETURN_IF_ERROR(sample_->Finish());
+    return percentile_->Finish();
+  }
+
+ private:
+  Status EndRun() {
+    values_.push_back(static_cast<int64_t>(run_value_ + static_cast<uint64_t>(codec_.layout.value_min)));
+    DSA_RETURN_IF_ERROR(sample_->EndRowOfSize(run_len_));
+    group_len_ += run_len_;
+    if (++group_rows_ == step_) {
+      DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
+      group_rows_ = 0;
+      group_len_ = 0;
+    }
+    run_len_ = 0;
+    return Status::OK();
+  }
+
+  Status FlushValues() {
+    Status st = metric_->AddScalarRows(values_);
+    values_.clear();
+    return st;
+  }
+
+  KeyCodec<Key> codec_;
+  uint64_t step_ = 1;
+  std::unique_ptr<IndexedWriter> metric_, sample_, percentile_;
+  std::vector<int64_t> ids_, values_;
+  uint64_t run_value_ = 0, run_len_ = 0;
+  uint64_t group_rows_ = 0, group_len_ = 0;
+};
+
+template <class Key>
+SliceSummary Summarize(const std::vector<Key>& slice, const KeyCodec<Key>& codec) {
+  SliceSummary s{slice.size(), 0, 0, 0};
+  if (slice.empty()) return s;
+  s.first_value = codec.ValueOffset(slice.front());
+  s.last_value = codec.ValueOffset(slice.back());
+  uint64_t prev = s.first_value;
+  s.distinct = 1;
+  for (const Key& k : slice) {
+    const uint64_t v = codec.ValueOffset(k);
+    s.distinct += v != prev;
+    prev = v;
+  }
+  return s;
+}
+
+}  // namespace
+
+Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
+                           const std::string& prefix, DType dtype, const WriteOptions& options) {
+  const std::vector<uint64_t> counts = comm.Allgather<uint64_t>(local.size());
+  const uint64_t chunk = ChunkElems<int64_t>(options);
+  Status st;
+  if (comm.is_root()) {
+    uint64_t total = 0;
+    for (uint64_t c : counts) total += c;
+    std::unique_ptr<IndexedWriter> w;
+    auto created = IndexedWriter::Create(prefix, dtype, WriterOptions(options, total));
+    if (created.ok()) w = std::move(created).value();
+    st = created.status();
+    if (st.ok()) st = w->AddScalarRows(local);
+    for (int r = 1; r < comm.size(); ++r) {
+      ReceiveChunks<int64_t>(comm, counts[r], r, kTagScalars, chunk,
+                             [&](std::span<const int64_t> part) {
+                               if (st.ok()) st = w->AddScalarRows(part);
+                             });
+    }
+    if (st.ok()) st = w->Finish();
+  } else {
+    SendChunks(comm, local, 0, kTagScalars, chunk);
+  }
+  return comm.AgreeOnStatus(st);
+}
+
+template <class Key>
+Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
+                       const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
+                       const WriteOptions& options, uint64_t* distinct_values) {
+  const std::vector<SliceSummary> all = comm.Allgather(Summarize(slice, codec));
+  uint64_t distinct = 0;
+  bool have_last = false;
+  uint64_t last = 0;
+  for (const SliceSummary& s : all) {
+    if (s.count == 0) continue;
+    distinct += s.distinct - (have_last && s.first_value == last ? 1 : 0);
+    last = s.last_value;
+    have_last = true;
+  }
+  *distinct_values = distinct;
+
+  const uint64_t chunk = ChunkElems<Key>(options);
+  Status st;
+  if (comm.is_root()) {
+    IndexStreamWriter<Key> writer(codec, distinct);
+    st = writer.Open(prefixes, metric_dtype, sample_dtype, options, distinct);
+    for (uint64_t off = 0; st.ok() && off < slice.size(); off += chunk)
+      st = writer.Consume(std::span<const Key>(slice).subspan(
+          off, std::min<uint64_t>(chunk, slice.size() - off)));
+    for (int r = 1; r < comm.size(); ++r) {
+      ReceiveChunks<Key>(comm, all[r].count, r, kTagKeys, chunk, [&](std::span<const Key> part) {
+        if (st.ok()) st = writer.Consume(part);
+      });
+    }
+    if (st.ok()) st = writer.Finish();
+  } else {
+    SendChunks(comm, std::span<const Key>(slice), 0, kTagKeys, chunk);
+  }
+  return comm.AgreeOnStatus(st);
+}
+
+Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local, const std::string& prefix,
+                         const std::string& metric_name, const WriteOptions& options) {
+  const uint64_t chunk = ChunkElems<int64_t>(options);
+  Status st;
+  if (comm.is_root()) {
+    std::vector<int64_t> total(local.begin(), local.end());
+    for (int r = 1; r < comm.size(); ++r) {
+      uint64_t off = 0;
+      ReceiveChunks<int64_t>(comm, local.size(), r, kTagSums, chunk,
+                             [&](std::span<const int64_t> part) {
+                               if (st.ok())
+                                 st = AddChecked(std::span<int64_t>(total).subspan(off, part.size()),
+                                                 part, "metric " + metric_name);
+                               off += part.size();
+                             });
+    }
+    if (st.ok() && !total.empty()) {
+      const auto [mn, mx] = std::minmax_element(total.begin(), total.end());
+      auto w = IndexedWriter::Create(prefix, FitIntDType(*mn, *mx), WriterOptions(options, 1));
+      st = w.status();
+      if (st.ok()) st = (*w)->AddRow(total);
+      if (st.ok()) st = (*w)->Finish();
+    }
+  } else {
+    SendChunks(comm, local, 0, kTagSums, chunk);
+  }
+  return comm.AgreeOnStatus(st);
+}
+
+template Status WriteIndexFiles(const Comm&, const std::vector<uint64_t>&,
+                                const KeyCodec<uint64_t>&, const IndexFilePrefixes&, DType, DType,
+                                const WriteOptions&, uint64_t*);
+template Status WriteIndexFiles(const Comm&, const std::vector<WideKey>&, const KeyCodec<WideKey>&,
+                                const IndexFilePrefixes&, DType, DType, const WriteOptions&,
+                                uint64_t*);
+
+}  // namespace dsanalyze

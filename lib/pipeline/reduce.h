@@ -1,0 +1,55 @@
+// The reduce stage: rank 0 writes the merged files while the other ranks
+// stream their parts to it in rank order, in bounded chunks. Rank 0's memory
+// does not grow with the dataset. All functions are collective; the returned
+// Status is the same on every rank. If rank 0 fails to write, it keeps
+// draining the streams (so no rank blocks) and every rank returns the error.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "comm/comm.h"
+#include "format/dtype.h"
+#include "pipeline/sort_key.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct WriteOptions {
+  CodeTable table = CodeTable::kDeepSpeed;
+  bool sync = false;
+  uint64_t chunk_bytes = 4 << 20;
+};
+
+// Rank 0 writes `prefix` (meaningful on rank 0 only) with one row per value:
+// rank 0's `local` values, then rank 1's, ... (sample_to_metric).
+Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
+                           const std::string& prefix, DType dtype, const WriteOptions& options);
+
+struct IndexFilePrefixes {
+  std::string index_to_metric;
+  std::string index_to_sample;
+  std::string percentile_merged;
+};
+
+// Each rank holds a sorted slice of the global key order, slices in rank order
+// (sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
+// index_to_sample (the ids of each value) and the percentile-merged grouping.
+// A value whose keys continue across a rank boundary becomes one row.
+// `distinct_values` receives U on every rank.
+template <class Key>
+Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
+                       const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
+                       const WriteOptions& options, uint64_t* distinct_values);
+
+// Sums every rank's `local` vector on rank 0 (in rank order, checked for
+// overflow) and writes it there as one row with the fitted dtype (metric_value).
+Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local, const std::string& prefix,
+                         const std::string& metric_name, const WriteOptions& options);
+
+// Percentile-merged grouping step for U distinct values (format.md §2).
+inline uint64_t PercentileStep(uint64_t distinct) { return std::max<uint64_t>(1, distinct / 100); }
+
+}  // namespace dsanalyze

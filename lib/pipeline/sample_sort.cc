@@ -1,0 +1,120 @@
+#include "pipeline/sample_sort.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+
+namespace dsanalyze {
+namespace {
+
+template <class Key>
+uint64_t CountAtMost(const std::vector<Key>& sorted, u128 ordinal) {
+  const Key k = KeyCodec<Key>::FromOrdinal(ordinal);
+  return static_cast<uint64_t>(std::upper_bound(sorted.begin(), sorted.end(), k) - sorted.begin());
+}
+
+// Merges consecutive sorted runs of `data` (lengths `runs`) into one sorted array.
+template <class Key>
+std::vector<Key> MergeRuns(std::vector<Key> data, std::vector<uint64_t> runs) {
+  std::vector<Key> tmp(data.size());
+  while (runs.size() > 1) {
+    std::vector<uint64_t> merged;
+    uint64_t off = 0;
+    for (size_t i = 0; i < runs.size(); i += 2) {
+      if (i + 1 == runs.size()) {
+        std::copy(data.begin() + off, data.begin() + off + runs[i], tmp.begin() + off);
+        merged.push_back(runs[i]);
+        off += runs[i];
+        continue;
+      }
+      auto a = data.begin() + off, b = a + runs[i], e = b + runs[i + 1];
+      std::merge(a, b, b, e, tmp.begin() + off);
+      merged.push_back(runs[i] + runs[i + 1]);
+      off += runs[i] + runs[i + 1];
+    }
+    data.swap(tmp);
+    runs.swap(merged);
+  }
+  return data;
+}
+
+double Now() { return MPI_Wtime(); }
+
+}  // namespace
+
+template <class Key>
+std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>& sorted,
+                                        unsigned key_bits) {
+  const size_t p = static_cast<size_t>(comm.size());
+  const uint64_t total = comm.Allreduce<uint64_t>(sorted.size(), MPI_SUM);
+  std::vector<uint64_t> split(p + 1, 0);
+  split[p] = sorted.size();
+  if (p == 1) return split;
+
+  // Splitter j (1..p-1) is the key of global rank target[j]: the smallest key K
+  // with (number of keys <= K) > target[j]. A rank whose slice would be empty
+  // gets target == total and split == size.
+  std::vector<uint64_t> target(p - 1);
+  for (size_t j = 1; j < p; ++j) target[j - 1] = static_cast<uint64_t>((u128{total} * j) / p);
+  const u128 max_ordinal = key_bits >= 128 ? ~u128{0} : (u128{1} << key_bits) - 1;
+  std::vector<u128> lo(p - 1, 0), hi(p - 1, max_ordinal);
+  std::vector<uint64_t> counts(p - 1);
+  for (unsigned step = 0; step <= key_bits; ++step) {
+    for (size_t j = 0; j < p - 1; ++j) {
+      const u128 mid = lo[j] + (hi[j] - lo[j]) / 2;
+      counts[j] = target[j] >= total ? 0 : CountAtMost(sorted, mid);
+    }
+    std::vector<uint64_t> global = comm.Allreduce<uint64_t>(counts, MPI_SUM);
+    for (size_t j = 0; j < p - 1; ++j) {
+      if (lo[j] == hi[j]) continue;
+      const u128 mid = lo[j] + (hi[j] - lo[j]) / 2;
+      if (global[j] > target[j]) hi[j] = mid;
+      else lo[j] = mid + 1;
+    }
+  }
+  for (size_t j = 1; j < p; ++j) {
+    if (target[j - 1] >= total) {
+      split[j] = sorted.size();
+      continue;
+    }
+    const Key k = KeyCodec<Key>::FromOrdinal(lo[j - 1]);
+    split[j] =
+        static_cast<uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin());
+  }
+  return split;
+}
+
+template <class Key>
+std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned key_bits,
+                            SampleSortTimes* times) {
+  if (comm.size() == 1) return sorted;
+  double t0 = Now();
+  std::vector<uint64_t> split = SelectExactSplits(comm, sorted, key_bits);
+  std::vector<uint64_t> send_counts(split.size() - 1);
+  for (size_t r = 0; r + 1 < split.size(); ++r) send_counts[r] = split[r + 1] - split[r];
+  double t1 = Now();
+  std::vector<uint64_t> recv_counts;
+  std::vector<Key> received =
+      comm.Alltoallv<Key>(std::span<const Key>(sorted), send_counts, &recv_counts);
+  std::vector<Key>().swap(sorted);
+  double t2 = Now();
+  std::vector<Key> merged = MergeRuns(std::move(received), std::move(recv_counts));
+  double t3 = Now();
+  if (times) {
+    times->splitters += t1 - t0;
+    times->exchange += t2 - t1;
+    times->merge += t3 - t2;
+  }
+  return merged;
+}
+
+template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<uint64_t>&,
+                                                 unsigned);
+template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<WideKey>&,
+                                                 unsigned);
+template std::vector<uint64_t> SampleSort(const Comm&, std::vector<uint64_t>, unsigned,
+                                          SampleSortTimes*);
+template std::vector<WideKey> SampleSort(const Comm&, std::vector<WideKey>, unsigned,
+                                         SampleSortTimes*);
+
+}  // namespace dsanalyze

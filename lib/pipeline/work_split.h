@@ -1,0 +1,22 @@
+// How samples are divided among ranks and threads (format.md §2, DeepSpeed's
+// split): part w of W gets [b[w], b[w+1]) with b = floor(linspace(0, n, W+1)).
+// Computed in exact integer arithmetic: floor(w * n / W).
+#pragma once
+
+#include <cstdint>
+
+namespace dsanalyze {
+
+struct SampleRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t size() const { return end - begin; }
+};
+
+inline SampleRange SplitRange(SampleRange whole, uint64_t parts, uint64_t part) {
+  const unsigned __int128 n = whole.size();
+  return {whole.begin + static_cast<uint64_t>(n * part / parts),
+          whole.begin + static_cast<uint64_t>(n * (part + 1) / parts)};
+}
+
+}  // namespace dsanalyze
