@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dsanalyze needs (only the missing ones), then
+# configures and builds Release into build/. Safe to run again: it does only
+# what is missing. Options: --sanitize builds into build-asan/ with ASan+UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake libmpich-dev mpich libcli11-dev nlohmann-json3-dev
+          libspdlog-dev catch2)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}"
+fi
+
+build_dir=build
+cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+if [[ "${1:-}" == "--sanitize" ]]; then
+  build_dir=build-asan
+  cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDSANALYZE_SANITIZE=ON)
+fi
+cmake -S . -B "$build_dir" "${cmake_args[@]}" > /dev/null
+cmake --build "$build_dir" -j "$(nproc)"

@@ -1,0 +1,112 @@
+#include "pipeline/local_sort.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "pipeline/reduce.h"
+#include "pipeline/sort_key.h"
+#include "pipeline/work_split.h"
+
+namespace dsanalyze {
+namespace {
+
+KeyLayout LayoutFor(int64_t vmin, int64_t vmax, int64_t idmin, int64_t idmax) {
+  KeyLayout l;
+  l.value_min = vmin;
+  l.id_min = idmin;
+  l.value_bits = BitsFor(static_cast<uint64_t>(vmax) - static_cast<uint64_t>(vmin));
+  l.id_bits = BitsFor(static_cast<uint64_t>(idmax) - static_cast<uint64_t>(idmin));
+  return l;
+}
+
+TEST_CASE("KeyCodec round-trips pairs and orders them lexicographically", "[sort]") {
+  const KeyLayout l = LayoutFor(-5, 1000, 0, 99999);
+  REQUIRE(l.fits_u64());
+  KeyCodec<uint64_t> c{l};
+  for (int64_t v : {-5, 0, 7, 1000})
+    for (int64_t id : {0, 1, 4242, 99999}) {
+      CHECK(c.Value(c.Encode(v, id)) == v);
+      CHECK(c.Id(c.Encode(v, id)) == id);
+    }
+  CHECK(c.Encode(3, 99999) < c.Encode(4, 0));
+  CHECK(c.Encode(3, 10) < c.Encode(3, 11));
+}
+
+TEST_CASE("Wide keys cover the full int64 range", "[sort]") {
+  const KeyLayout l = LayoutFor(INT64_MIN, INT64_MAX, 0, 1000);
+  REQUIRE_FALSE(l.fits_u64());
+  KeyCodec<WideKey> c{l};
+  CHECK(c.Value(c.Encode(INT64_MIN, 3)) == INT64_MIN);
+  CHECK(c.Value(c.Encode(INT64_MAX, 3)) == INT64_MAX);
+  CHECK(c.Encode(-1, 1000) < c.Encode(0, 0));
+}
+
+TEST_CASE("Radix sort on value bits keeps id order and matches a comparison sort", "[sort]") {
+  std::mt19937_64 rng(42);
+  for (int64_t range : std::initializer_list<int64_t>{1, 2, 255, 10000, 1 << 20, int64_t{1} << 40}) {
+    const int64_t n = 50000;
+    const KeyLayout l = LayoutFor(0, range - 1, 0, n - 1);
+    KeyCodec<uint64_t> c{l};
+    std::vector<uint64_t> keys(n);
+    for (int64_t i = 0; i < n; ++i)
+      keys[i] = c.Encode(static_cast<int64_t>(rng() % static_cast<uint64_t>(range)), i);
+    std::vector<uint64_t> expected = keys;
+    std::sort(expected.begin(), expected.end());
+    SortKeys(keys, l, /*ids_ascending=*/true, 1);
+    CHECK(keys == expected);
+  }
+}
+
+TEST_CASE("Radix sort on full keys when ids are not ascending", "[sort]") {
+  std::mt19937_64 rng(7);
+  const int64_t n = 30000;
+  const KeyLayout l = LayoutFor(-100, 100, 0, n - 1);
+  KeyCodec<uint64_t> c{l};
+  std::vector<int64_t> ids(n);
+  for (int64_t i = 0; i < n; ++i) ids[i] = i;
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<uint64_t> keys(n);
+  for (int64_t i = 0; i < n; ++i) keys[i] = c.Encode(static_cast<int64_t>(rng() % 201) - 100, ids[i]);
+  std::vector<uint64_t> expected = keys;
+  std::sort(expected.begin(), expected.end());
+  SortKeys(keys, l, /*ids_ascending=*/false, 1);
+  CHECK(keys == expected);
+}
+
+TEST_CASE("Wide keys sort lexicographically", "[sort]") {
+  std::mt19937_64 rng(9);
+  const KeyLayout l = LayoutFor(INT64_MIN, INT64_MAX, 0, 999);
+  KeyCodec<WideKey> c{l};
+  std::vector<WideKey> keys;
+  for (int64_t i = 0; i < 1000; ++i) keys.push_back(c.Encode(static_cast<int64_t>(rng() % 7) * (INT64_MAX / 4), i));
+  std::vector<WideKey> expected = keys;
+  std::sort(expected.begin(), expected.end());
+  SortKeys(keys, l, true, 1);
+  CHECK(keys == expected);
+}
+
+TEST_CASE("SplitRange is floor(linspace) and covers the range", "[sort]") {
+  // numpy: np.floor(np.linspace(0, 10, 4)) = [0, 3, 6, 10]
+  CHECK(SplitRange({0, 10}, 3, 0).end == 3);
+  CHECK(SplitRange({0, 10}, 3, 1).end == 6);
+  CHECK(SplitRange({0, 10}, 3, 2).end == 10);
+  CHECK(SplitRange({0, 2}, 4, 0).size() == 0);
+  CHECK(SplitRange({0, 2}, 4, 1).begin == 0);
+  CHECK(SplitRange({0, 2}, 4, 1).end == 1);
+  CHECK(SplitRange({100, 110}, 2, 1).begin == 105);
+  uint64_t covered = 0;
+  for (uint64_t p = 0; p < 7; ++p) covered += SplitRange({5, 1000006}, 7, p).size();
+  CHECK(covered == 1000001);
+}
+
+TEST_CASE("Percentile step follows DeepSpeed", "[sort]") {
+  CHECK(PercentileStep(1) == 1);
+  CHECK(PercentileStep(199) == 1);
+  CHECK(PercentileStep(200) == 2);
+  CHECK(PercentileStep(1834) == 18);
+  CHECK(PercentileStep(5541) == 55);
+}
+
+}  // namespace
+}  // namespace dsanalyze

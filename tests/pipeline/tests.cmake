@@ -1,0 +1,14 @@
+target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/local_sort_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/output_commit_test.cc)
+
+# The distributed sort on its own, under mpiexec: order, exact balance, skew, empty ranks.
+add_executable(sample_sort_mpi_test ${CMAKE_CURRENT_LIST_DIR}/sample_sort_mpi_test.cc)
+target_link_libraries(sample_sort_mpi_test PRIVATE dsanalyze_lib)
+dsanalyze_add_mpi_test(NAME pipeline.sample_sort RANKS 1 2 3 4
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:sample_sort_mpi_test>)
+
+# The whole run: byte-identical to DeepSpeed's golden outputs for every rank and
+# thread count, tiny chunks, skew, fewer samples than ranks.
+dsanalyze_add_mpi_test(NAME pipeline.end_to_end RANKS 1 2 3 4 TIMEOUT 300
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.sh)
