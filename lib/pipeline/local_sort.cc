@@ -1,55 +1,97 @@
 #include "pipeline/local_sort.h"
 
 #include <algorithm>
+#include <thread>
+
+#include "pipeline/work_split.h"
 
 namespace dsanalyze {
 namespace {
 
-// Stable LSD radix sort of keys on bits [lo_bit, hi_bit).
-void RadixSort(std::vector<uint64_t>& keys, unsigned lo_bit, unsigned hi_bit) {
-  const unsigned bits = hi_bit - lo_bit;
-  if (bits == 0 || keys.size() < 2) return;
-  const unsigned passes = (bits + 15) / 16;
-  const unsigned digit_bits = (bits + passes - 1) / passes;
-  const size_t buckets = size_t{1} << digit_bits;
-  const uint64_t mask = buckets - 1;
-  std::vector<uint64_t> tmp(keys.size());
-  std::vector<uint64_t> count(buckets);
-  uint64_t* src = keys.data();
-  uint64_t* dst = tmp.data();
-  const size_t n = keys.size();
-  for (unsigned pass = 0; pass < passes; ++pass) {
-    const unsigned shift = lo_bit + pass * digit_bits;
-    std::fill(count.begin(), count.end(), 0);
-    for (size_t i = 0; i < n; ++i) ++count[(src[i] >> shift) & mask];
-    uint64_t sum = 0;
-    for (size_t b = 0; b < buckets; ++b) {
-      const uint64_t c = count[b];
-      count[b] = sum;
+// Runs fn(t, begin, end) for t in [0, threads) over a split of [0, n).
+template <class F>
+void ParallelChunks(uint64_t n, unsigned threads, F&& fn) {
+  if (threads <= 1 || n < (1u << 16)) {
+    fn(0u, uint64_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    const SampleRange r = SplitRange({0, n}, threads, t);
+    pool.emplace_back([&fn, t, r] { fn(t, r.begin, r.end); });
+  }
+  for (auto& th : pool) th.join();
+}
+
+// One stable counting pass on digit (key >> shift) & mask, from src (read
+// through `load`) to dst. Per-thread histograms keep it stable and deterministic.
+template <class Load>
+void CountingPass(uint64_t n, unsigned shift, uint64_t mask, unsigned threads, Load&& load,
+                  uint64_t* dst) {
+  const size_t buckets = mask + 1;
+  threads = (threads <= 1 || n < (1u << 16)) ? 1 : threads;
+  std::vector<std::vector<uint64_t>> hist(threads, std::vector<uint64_t>(buckets, 0));
+  ParallelChunks(n, threads, [&](unsigned t, uint64_t b, uint64_t e) {
+    uint64_t* h = hist[t].data();
+    for (uint64_t i = b; i < e; ++i) ++h[(load(i) >> shift) & mask];
+  });
+  uint64_t sum = 0;
+  for (size_t d = 0; d < buckets; ++d)
+    for (unsigned t = 0; t < threads; ++t) {
+      const uint64_t c = hist[t][d];
+      hist[t][d] = sum;
       sum += c;
     }
-    for (size_t i = 0; i < n; ++i) dst[count[(src[i] >> shift) & mask]++] = src[i];
-    std::swap(src, dst);
-  }
-  if (src != keys.data()) keys.swap(tmp);
+  ParallelChunks(n, threads, [&](unsigned t, uint64_t b, uint64_t e) {
+    uint64_t* pos = hist[t].data();
+    for (uint64_t i = b; i < e; ++i) {
+      const uint64_t k = load(i);
+      dst[pos[(k >> shift) & mask]++] = k;
+    }
+  });
 }
 
 }  // namespace
 
-void SortKeys(std::vector<uint64_t>& keys, const KeyLayout& layout, bool ids_ascending,
-              unsigned /*threads*/) {
-  const unsigned lo = ids_ascending ? layout.id_bits : 0;
-  RadixSort(keys, std::min(lo, 64u), std::min(layout.total_bits(), 64u));
+std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
+                                const KeyCodec<uint64_t>& codec, unsigned threads) {
+  const uint64_t n = values.size();
+  std::vector<uint64_t> keys(n);
+  const unsigned lo = ids.consecutive() ? std::min(codec.layout.id_bits, 64u) : 0;
+  const unsigned hi = std::min(codec.layout.total_bits(), 64u);
+  auto encode = [&](uint64_t i) { return codec.Encode(values[i], ids[i]); };
+  if (hi <= lo || n < 2) {
+    for (uint64_t i = 0; i < n; ++i) keys[i] = encode(i);
+    return keys;
+  }
+  // An odd number of passes ends in `keys`: values → keys → scratch → keys ...
+  unsigned passes = (hi - lo + 15) / 16;
+  if (passes % 2 == 0) ++passes;
+  const unsigned digit = (hi - lo + passes - 1) / passes;
+  const uint64_t mask = (uint64_t{1} << digit) - 1;
+  uint64_t* scratch = reinterpret_cast<uint64_t*>(values.data());
+  CountingPass(n, lo, mask, threads, encode, keys.data());
+  for (unsigned p = 1; p < passes; ++p) {
+    uint64_t* src = p % 2 ? keys.data() : scratch;
+    uint64_t* dst = p % 2 ? scratch : keys.data();
+    CountingPass(n, lo + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, dst);
+  }
+  std::vector<int64_t>().swap(values);
+  return keys;
 }
 
-void SortKeys(std::vector<WideKey>& keys, const KeyLayout& /*layout*/, bool ids_ascending,
-              unsigned /*threads*/) {
-  if (ids_ascending) {
+std::vector<WideKey> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
+                               const KeyCodec<WideKey>& codec, unsigned /*threads*/) {
+  std::vector<WideKey> keys(values.size());
+  for (size_t i = 0; i < values.size(); ++i) keys[i] = codec.Encode(values[i], ids[i]);
+  std::vector<int64_t>().swap(values);
+  if (ids.consecutive()) {
     std::stable_sort(keys.begin(), keys.end(),
                      [](const WideKey& a, const WideKey& b) { return a.hi < b.hi; });
   } else {
     std::sort(keys.begin(), keys.end());
   }
+  return keys;
 }
 
 }  // namespace dsanalyze

@@ -1,24 +1,38 @@
-// Sorting one rank's keys in memory.
+// Sorting one rank's (value, id) pairs into keys, in memory.
 //
-// SortKeys orders keys ascending. When the caller knows the keys already
-// arrive in ascending id order (ids_ascending: default sample ids, one rank's
-// contiguous range), a stable sort on the value bits alone gives full (value,
-// id) order, so only the value bits are sorted on: with a small value range
-// that is a single counting pass. Packed keys use an LSD radix sort with up to
-// 16-bit digits; wide keys fall back to comparison sorting.
-// `threads` may be used to parallelize; the result does not depend on it.
+// SortPairs turns the rank's values (in iteration order) and their sample ids
+// into sorted keys (sort_key.h). Packed keys use a stable LSD radix sort whose
+// first pass reads the values directly and writes encoded keys, so no unsorted
+// key array is ever built; the values' storage is then reused as the radix
+// scratch buffer (values are consumed). When ids ascend with position (default
+// ids), a stable sort on the value bits alone already gives (value, id) order:
+// for value ranges up to 2^16 that is a single counting pass. Passes use
+// `threads` threads over contiguous chunks with per-thread histograms, so the
+// result does not depend on the thread count. Wide keys fall back to
+// comparison sorting.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "pipeline/sort_key.h"
 
 namespace dsanalyze {
 
-void SortKeys(std::vector<uint64_t>& keys, const KeyLayout& layout, bool ids_ascending,
-              unsigned threads);
-void SortKeys(std::vector<WideKey>& keys, const KeyLayout& layout, bool ids_ascending,
-              unsigned threads);
+// The ids of a rank's samples: explicit (one per value), or first_id + i.
+struct LocalIds {
+  int64_t first_id = 0;
+  std::span<const int64_t> explicit_ids;  // empty: consecutive from first_id
+  bool consecutive() const { return explicit_ids.empty(); }
+  int64_t operator[](size_t i) const {
+    return consecutive() ? first_id + static_cast<int64_t>(i) : explicit_ids[i];
+  }
+};
+
+std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
+                                const KeyCodec<uint64_t>& codec, unsigned threads);
+std::vector<WideKey> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
+                               const KeyCodec<WideKey>& codec, unsigned threads);
 
 }  // namespace dsanalyze

@@ -57,11 +57,9 @@ Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, SampleRange
                     DType sample_dtype, const WriteOptions& wopt, unsigned threads,
                     StageClock* clock) {
   KeyCodec<Key> codec{layout};
-  std::vector<Key> keys(values.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    keys[i] = codec.Encode(values[i], static_cast<int64_t>(range.begin + i));
-  std::vector<int64_t>().swap(values);
-  SortKeys(keys, layout, /*ids_ascending=*/true, threads);
+  LocalIds ids;
+  ids.first_id = static_cast<int64_t>(range.begin);
+  std::vector<Key> keys = SortPairs(std::move(values), ids, codec, threads);
   clock->Lap(kLocalSort);
 
   const unsigned key_bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;

@@ -20,6 +20,16 @@ KeyLayout LayoutFor(int64_t vmin, int64_t vmax, int64_t idmin, int64_t idmax) {
   return l;
 }
 
+// The reference: encode every pair, then std::sort.
+template <class Key>
+std::vector<Key> Reference(const std::vector<int64_t>& values, const LocalIds& ids,
+                           const KeyCodec<Key>& c) {
+  std::vector<Key> keys;
+  for (size_t i = 0; i < values.size(); ++i) keys.push_back(c.Encode(values[i], ids[i]));
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 TEST_CASE("KeyCodec round-trips pairs and orders them lexicographically", "[sort]") {
   const KeyLayout l = LayoutFor(-5, 1000, 0, 99999);
   REQUIRE(l.fits_u64());
@@ -42,48 +52,48 @@ TEST_CASE("Wide keys cover the full int64 range", "[sort]") {
   CHECK(c.Encode(-1, 1000) < c.Encode(0, 0));
 }
 
-TEST_CASE("Radix sort on value bits keeps id order and matches a comparison sort", "[sort]") {
+TEST_CASE("Radix sort of consecutive ids matches a comparison sort", "[sort]") {
   std::mt19937_64 rng(42);
-  for (int64_t range : std::initializer_list<int64_t>{1, 2, 255, 10000, 1 << 20, int64_t{1} << 40}) {
-    const int64_t n = 50000;
-    const KeyLayout l = LayoutFor(0, range - 1, 0, n - 1);
-    KeyCodec<uint64_t> c{l};
-    std::vector<uint64_t> keys(n);
-    for (int64_t i = 0; i < n; ++i)
-      keys[i] = c.Encode(static_cast<int64_t>(rng() % static_cast<uint64_t>(range)), i);
-    std::vector<uint64_t> expected = keys;
-    std::sort(expected.begin(), expected.end());
-    SortKeys(keys, l, /*ids_ascending=*/true, 1);
-    CHECK(keys == expected);
+  // Value ranges needing 0, 1, 8, 14, 17 (three passes), 20 and 40 bits.
+  for (int64_t range : std::initializer_list<int64_t>{1, 2, 255, 10000, 1 << 17, 1 << 20,
+                                                      int64_t{1} << 40}) {
+    for (unsigned threads : {1u, 3u}) {
+      const int64_t n = 100000, first = 5000;
+      const KeyLayout l = LayoutFor(-7, range - 8, first, first + n - 1);
+      KeyCodec<uint64_t> c{l};
+      std::vector<int64_t> values(n);
+      for (auto& v : values) v = static_cast<int64_t>(rng() % static_cast<uint64_t>(range)) - 7;
+      LocalIds ids{first, {}};
+      const std::vector<uint64_t> expected = Reference(values, ids, c);
+      CHECK(SortPairs(std::move(values), ids, c, threads) == expected);
+    }
   }
 }
 
-TEST_CASE("Radix sort on full keys when ids are not ascending", "[sort]") {
+TEST_CASE("Radix sort on full keys when ids are explicit", "[sort]") {
   std::mt19937_64 rng(7);
-  const int64_t n = 30000;
-  const KeyLayout l = LayoutFor(-100, 100, 0, n - 1);
+  const int64_t n = 70000;
+  std::vector<int64_t> id_list(n);
+  for (int64_t i = 0; i < n; ++i) id_list[i] = 3 * i + 11;
+  std::shuffle(id_list.begin(), id_list.end(), rng);
+  const KeyLayout l = LayoutFor(-100, 100, 11, 3 * (n - 1) + 11);
   KeyCodec<uint64_t> c{l};
-  std::vector<int64_t> ids(n);
-  for (int64_t i = 0; i < n; ++i) ids[i] = i;
-  std::shuffle(ids.begin(), ids.end(), rng);
-  std::vector<uint64_t> keys(n);
-  for (int64_t i = 0; i < n; ++i) keys[i] = c.Encode(static_cast<int64_t>(rng() % 201) - 100, ids[i]);
-  std::vector<uint64_t> expected = keys;
-  std::sort(expected.begin(), expected.end());
-  SortKeys(keys, l, /*ids_ascending=*/false, 1);
-  CHECK(keys == expected);
+  std::vector<int64_t> values(n);
+  for (auto& v : values) v = static_cast<int64_t>(rng() % 201) - 100;
+  LocalIds ids{0, id_list};
+  const std::vector<uint64_t> expected = Reference(values, ids, c);
+  CHECK(SortPairs(std::move(values), ids, c, 2) == expected);
 }
 
 TEST_CASE("Wide keys sort lexicographically", "[sort]") {
   std::mt19937_64 rng(9);
   const KeyLayout l = LayoutFor(INT64_MIN, INT64_MAX, 0, 999);
   KeyCodec<WideKey> c{l};
-  std::vector<WideKey> keys;
-  for (int64_t i = 0; i < 1000; ++i) keys.push_back(c.Encode(static_cast<int64_t>(rng() % 7) * (INT64_MAX / 4), i));
-  std::vector<WideKey> expected = keys;
-  std::sort(expected.begin(), expected.end());
-  SortKeys(keys, l, true, 1);
-  CHECK(keys == expected);
+  std::vector<int64_t> values(1000);
+  for (auto& v : values) v = static_cast<int64_t>(rng() % 7) * (INT64_MAX / 4) - INT64_MAX;
+  LocalIds ids{0, {}};
+  const std::vector<WideKey> expected = Reference(values, ids, c);
+  CHECK(SortPairs(std::move(values), ids, c, 1) == expected);
 }
 
 TEST_CASE("SplitRange is floor(linspace) and covers the range", "[sort]") {

@@ -35,10 +35,10 @@ void RunCase(const Comm& comm, const std::string& name, uint64_t n, const KeyLay
              const std::vector<int64_t>& values_by_id) {
   KeyCodec<Key> codec{layout};
   const SampleRange range = SplitRange({0, n}, comm.size(), comm.rank());
-  std::vector<Key> keys;
-  for (uint64_t i = range.begin; i < range.end; ++i)
-    keys.push_back(codec.Encode(values_by_id[i], static_cast<int64_t>(i)));
-  SortKeys(keys, layout, true, 1);
+  std::vector<int64_t> values(values_by_id.begin() + range.begin, values_by_id.begin() + range.end);
+  LocalIds ids;
+  ids.first_id = static_cast<int64_t>(range.begin);
+  std::vector<Key> keys = SortPairs(std::move(values), ids, codec, 2);
   const unsigned bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
   std::vector<Key> out = SampleSort(comm, keys, bits, nullptr);
 
