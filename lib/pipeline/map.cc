@@ -1,8 +1,5 @@
 #include "pipeline/map.h"
 
-#include <string>
-#include <thread>
-
 namespace dsanalyze {
 
 Status AddChecked(std::span<int64_t> acc, std::span<const int64_t> add, const std::string& what) {
@@ -14,73 +11,79 @@ Status AddChecked(std::span<int64_t> acc, std::span<const int64_t> add, const st
   return Status::OK();
 }
 
-namespace {
-
-struct ThreadOutput {
-  Status status;
-  std::vector<std::vector<int64_t>> sums;
-};
-
-void MapThread(const Dataset& dataset, std::span<const Metric* const> single,
-               std::span<const Metric* const> accumulate, SampleRange rank_range,
-               SampleRange range, uint64_t batch_size, MapResult* result, ThreadOutput* out,
-               std::atomic<uint64_t>* progress) {
-  bool need_elements = false;
-  for (const Metric* m : single) need_elements |= m->needs_elements();
-  for (const Metric* m : accumulate) need_elements |= m->needs_elements();
-  out->sums.resize(accumulate.size());
-  for (size_t a = 0; a < accumulate.size(); ++a)
-    out->sums[a].assign(accumulate[a]->accumulate_length(), 0);
-
-  std::unique_ptr<SampleReader> reader = dataset.NewReader();
-  SampleBatch batch;
-  for (uint64_t begin = range.begin; begin < range.end; begin += batch_size) {
-    const uint64_t end = std::min(range.end, begin + batch_size);
-    Status st = reader->Read(begin, end, need_elements, &batch);
-    for (size_t m = 0; st.ok() && m < single.size(); ++m) {
-      std::span<int64_t> dst(result->values[m].data() + (begin - rank_range.begin), end - begin);
-      st = single[m]->Compute(batch, dst);
-    }
-    for (size_t a = 0; st.ok() && a < accumulate.size(); ++a)
-      st = accumulate[a]->Accumulate(batch, out->sums[a]);
-    if (!st.ok()) {
-      out->status = st;
-      return;
-    }
-    if (progress) progress->fetch_add(end - begin, std::memory_order_relaxed);
-  }
+MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
+               std::vector<MapMetric> accumulate, SampleRange range, unsigned threads,
+               uint64_t batch_size)
+    : dataset_(dataset),
+      single_(std::move(single)),
+      accumulate_(std::move(accumulate)),
+      range_(range),
+      batch_size_(std::max<uint64_t>(1, batch_size)) {
+  threads = std::max(1u, threads);
+  workers_.resize(threads);
+  for (unsigned t = 0; t < threads; ++t) workers_[t].range = SplitRange(range, threads, t);
+  result_.values.resize(single_.size());
+  for (auto& v : result_.values) v.resize(range.size());
 }
 
-}  // namespace
+MapJob::~MapJob() {
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
 
-Result<MapResult> RunMap(const Dataset& dataset, std::span<const Metric* const> single,
-                         std::span<const Metric* const> accumulate, SampleRange range,
-                         unsigned threads, uint64_t batch_size,
-                         std::atomic<uint64_t>* progress) {
-  MapResult result;
-  result.values.resize(single.size());
-  for (auto& v : result.values) v.resize(range.size());
-  threads = std::max(1u, threads);
-  std::vector<ThreadOutput> outputs(threads);
-  if (threads == 1) {
-    MapThread(dataset, single, accumulate, range, range, batch_size, &result, &outputs[0],
-              progress);
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-      pool.emplace_back(MapThread, std::cref(dataset), single, accumulate, range,
-                        SplitRange(range, threads, t), batch_size, &result, &outputs[t],
-                        progress);
-    for (auto& th : pool) th.join();
+void MapJob::Start() {
+  for (auto& w : workers_) threads_.emplace_back(&MapJob::Work, this, &w);
+}
+
+bool MapJob::WaitFor(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, timeout, [this] { return Done(); });
+}
+
+void MapJob::Work(Worker* w) {
+  bool need_elements = false;
+  for (const auto& m : single_) need_elements |= m.metric->needs_elements();
+  for (const auto& m : accumulate_) need_elements |= m.metric->needs_elements();
+  w->sums.resize(accumulate_.size());
+  for (size_t a = 0; a < accumulate_.size(); ++a)
+    w->sums[a].assign(accumulate_[a].metric->accumulate_length(), 0);
+
+  std::unique_ptr<SampleReader> reader = dataset_.NewReader();
+  SampleBatch batch;
+  for (uint64_t begin = w->range.begin; begin < w->range.end; begin += batch_size_) {
+    const uint64_t end = std::min(w->range.end, begin + batch_size_);
+    Status st = reader->Read(begin, end, need_elements, &batch);
+    for (size_t m = 0; st.ok() && m < single_.size(); ++m) {
+      std::span<int64_t> dst(result_.values[m].data() + (begin - range_.begin), end - begin);
+      st = single_[m].metric->Compute(batch, dst).WithPrefix("metric " + single_[m].name);
+    }
+    for (size_t a = 0; st.ok() && a < accumulate_.size(); ++a)
+      st = accumulate_[a].metric->Accumulate(batch, w->sums[a])
+               .WithPrefix("metric " + accumulate_[a].name);
+    if (!st.ok()) {
+      w->status = st;
+      break;
+    }
+    done_.fetch_add(end - begin, std::memory_order_relaxed);
   }
-  for (auto& o : outputs) DSA_RETURN_IF_ERROR(o.status);
-  result.sums.resize(accumulate.size());
-  for (size_t a = 0; a < accumulate.size(); ++a) {
-    result.sums[a].assign(accumulate[a]->accumulate_length(), 0);
-    for (auto& o : outputs)
-      DSA_RETURN_IF_ERROR(AddChecked(result.sums[a], o.sums[a], "accumulate metric"));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_.fetch_add(1);
   }
-  return result;
+  cv_.notify_all();
+}
+
+Result<MapResult> MapJob::Finish() {
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  for (auto& w : workers_) DSA_RETURN_IF_ERROR(w.status);
+  result_.sums.resize(accumulate_.size());
+  for (size_t a = 0; a < accumulate_.size(); ++a) {
+    result_.sums[a].assign(accumulate_[a].metric->accumulate_length(), 0);
+    for (auto& w : workers_)
+      DSA_RETURN_IF_ERROR(AddChecked(result_.sums[a], w.sums[a], "metric " + accumulate_[a].name));
+  }
+  return std::move(result_);
 }
 
 }  // namespace dsanalyze

@@ -1,17 +1,26 @@
 // The map stage: runs every metric over one rank's samples.
 //
-// The rank's range is split among `threads` threads exactly as format.md §2
-// says; each thread reads batches of `batch_size` consecutive samples through
-// its own SampleReader and calls each metric once per batch. Single-value
-// metrics write straight into the rank's value arrays (each thread owns a
-// disjoint slice); accumulate metrics sum into per-thread vectors that are
-// added in thread order with overflow checks. The result never depends on the
-// thread count. `progress` (may be null) is advanced by each finished batch.
+// The rank's range is split among `threads` worker threads exactly as
+// format.md §2 says; each reads batches of `batch_size` consecutive samples
+// through its own SampleReader and calls each metric once per batch.
+// Single-value metrics write straight into the rank's value arrays (each
+// thread owns a disjoint slice); accumulate metrics sum into per-thread
+// vectors that are added in thread order with overflow checks. The result
+// never depends on the thread count.
+//
+// MapJob runs in the background so that the calling (MPI) thread can report
+// progress meanwhile: Start(), then WaitFor() until Done(), then Finish().
+// The dataset and metrics must outlive the job.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <span>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "dataset/dataset.h"
@@ -28,10 +37,48 @@ struct MapResult {
   std::vector<std::vector<int64_t>> sums;
 };
 
-Result<MapResult> RunMap(const Dataset& dataset, std::span<const Metric* const> single,
-                         std::span<const Metric* const> accumulate, SampleRange range,
-                         unsigned threads, uint64_t batch_size,
-                         std::atomic<uint64_t>* progress);
+struct MapMetric {
+  const Metric* metric;
+  std::string name;  // for error messages
+};
+
+class MapJob {
+ public:
+  MapJob(const Dataset& dataset, std::vector<MapMetric> single, std::vector<MapMetric> accumulate,
+         SampleRange range, unsigned threads, uint64_t batch_size);
+  ~MapJob();  // joins the workers
+  MapJob(const MapJob&) = delete;
+  MapJob& operator=(const MapJob&) = delete;
+
+  void Start();
+  // Samples finished so far (batch granularity); safe from any thread.
+  uint64_t samples_done() const { return done_.load(std::memory_order_relaxed); }
+  bool Done() const { return finished_.load() == workers_.size(); }
+  // Blocks until the job is done or `timeout` has passed; returns Done().
+  bool WaitFor(std::chrono::milliseconds timeout);
+  // Joins the workers and returns the result or the first error (in thread order).
+  Result<MapResult> Finish();
+
+ private:
+  struct Worker {
+    SampleRange range;
+    Status status;
+    std::vector<std::vector<int64_t>> sums;
+  };
+  void Work(Worker* w);
+
+  const Dataset& dataset_;
+  std::vector<MapMetric> single_, accumulate_;
+  SampleRange range_;
+  uint64_t batch_size_;
+  MapResult result_;
+  std::vector<Worker> workers_;
+  std::vector<std::thread> threads_;
+  std::atomic<uint64_t> done_{0};
+  std::atomic<size_t> finished_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
 
 // acc += add, element-wise, reporting int64 overflow naming `what`.
 Status AddChecked(std::span<int64_t> acc, std::span<const int64_t> add, const std::string& what);

@@ -3,7 +3,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <atomic>
 #include <optional>
 
 #include <spdlog/spdlog.h>
@@ -13,6 +12,7 @@
 #include "pipeline/local_sort.h"
 #include "pipeline/map.h"
 #include "pipeline/output_commit.h"
+#include "pipeline/progress.h"
 #include "pipeline/reduce.h"
 #include "pipeline/sample_sort.h"
 #include "pipeline/work_split.h"
@@ -121,13 +121,17 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
                  n, comm.size(), config.map.threads, config.metrics.size());
   clock.Lap(kOpen);
 
-  // Map.
-  std::vector<const Metric*> single_ptrs, accumulate_ptrs;
-  for (auto& m : single) single_ptrs.push_back(m.metric.get());
-  for (auto& m : accumulate) accumulate_ptrs.push_back(m.metric.get());
-  std::atomic<uint64_t> done{0};
-  auto mapped = RunMap(*dataset, single_ptrs, accumulate_ptrs, range, config.map.threads,
-                       config.map.batch_size, &done);
+  // Map, with job-wide progress on rank 0.
+  std::vector<MapMetric> single_map, accumulate_map;
+  for (auto& m : single) single_map.push_back({m.metric.get(), m.name});
+  for (auto& m : accumulate) accumulate_map.push_back({m.metric.get(), m.name});
+  MapJob job(*dataset, single_map, accumulate_map, range, config.map.threads,
+             config.map.batch_size);
+  job.Start();
+  ProgressOptions progress;
+  progress.show = context.progress;
+  WaitForMap(comm, job, n, progress);
+  auto mapped = job.Finish();
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(mapped.status()));
   MapResult map = std::move(mapped).value();
   clock.Lap(kMap);
@@ -211,7 +215,6 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     summary->stages.push_back({kStageNames[s], clock.seconds[s], slowest[s]});
   summary->peak_rss_bytes = comm.Allgather<int64_t>(PeakRssBytes());
   summary->total_seconds = MPI_Wtime() - start;
-  (void)context;
   return Status::OK();
 }
 
