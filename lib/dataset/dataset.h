@@ -51,6 +51,9 @@ class Dataset {
   // A short description for logs ("synthetic_mod N=100000", "documents 2 files ...").
   virtual std::string Describe() const = 0;
   virtual std::unique_ptr<SampleReader> NewReader() const = 0;
+  // Token ids that per-token metrics leave out (the config's ignore_token_ids),
+  // sorted and without repeats.
+  virtual std::span<const int64_t> ignore_token_ids() const { return {}; }
 };
 
 }  // namespace dsanalyze

@@ -1,0 +1,217 @@
+#include "config/config.h"
+
+#include <array>
+#include <map>
+
+#include "config/json_fields.h"
+
+namespace dsanalyze {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kSyntheticMod = "synthetic_mod";
+constexpr std::string_view kDocuments = "documents";
+constexpr std::array<std::string_view, 2> kDatasetTypes = {kSyntheticMod, kDocuments};
+
+// Keys every dataset type accepts, then the keys of each type.
+constexpr std::array<std::string_view, 3> kCommonDatasetKeys = {"type", "ignore_token_ids",
+                                                                "sample_indices"};
+constexpr std::array<std::string_view, 3> kSyntheticModKeys = {"num_samples", "modulus", "offset"};
+constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_codes"};
+
+Status ParseCodeTable(const JsonFields& f, std::string_view key, CodeTable* out) {
+  std::string name;
+  DSA_RETURN_IF_ERROR(f.String(key, &name));
+  if (name.empty()) return Status::OK();
+  const std::optional<CodeTable> table = CodeTableFromName(name);
+  if (!table)
+    return ConfigError(f.KeyPath(key), "unknown table " + json(name).dump() +
+                                           " (use \"megatron\", \"deepspeed\" or "
+                                           "\"deepspeed-legacy\")");
+  *out = *table;
+  return Status::OK();
+}
+
+Status ParseDataset(const json& j, DatasetConfig* d) {
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "dataset"));
+  DSA_RETURN_IF_ERROR(f.Require("type"));
+  DSA_RETURN_IF_ERROR(f.String("type", &d->type));
+  std::span<const std::string_view> type_keys;
+  if (d->type == kSyntheticMod) {
+    type_keys = kSyntheticModKeys;
+  } else if (d->type == kDocuments) {
+    type_keys = kDocumentsKeys;
+  } else {
+    return ConfigError("dataset.type", "unknown dataset type " + json(d->type).dump() +
+                                           DidYouMean(d->type, kDatasetTypes) +
+                                           "; known types: synthetic_mod, documents");
+  }
+
+  std::vector<std::string_view> known(kCommonDatasetKeys.begin(), kCommonDatasetKeys.end());
+  known.insert(known.end(), type_keys.begin(), type_keys.end());
+  // A key of another type is a mistake worth naming as such.
+  for (std::span<const std::string_view> other :
+       {std::span<const std::string_view>(kSyntheticModKeys),
+        std::span<const std::string_view>(kDocumentsKeys)}) {
+    if (other.data() == type_keys.data()) continue;
+    for (std::string_view key : other) {
+      if (f.has(key))
+        return ConfigError("dataset", "key \"" + std::string(key) + "\" does not apply to type " +
+                                          json(d->type).dump());
+    }
+  }
+  DSA_RETURN_IF_ERROR(f.CheckKnown(known));
+
+  DSA_RETURN_IF_ERROR(f.IntArray("ignore_token_ids", &d->ignore_token_ids));
+  DSA_RETURN_IF_ERROR(f.String("sample_indices", &d->sample_indices));
+  if (d->type == kSyntheticMod) {
+    DSA_RETURN_IF_ERROR(f.Require("num_samples"));
+    DSA_RETURN_IF_ERROR(
+        f.Uint("num_samples", 1, std::numeric_limits<int64_t>::max(), &d->num_samples));
+    DSA_RETURN_IF_ERROR(f.Int("modulus", 1, std::numeric_limits<int64_t>::max(), &d->modulus));
+    DSA_RETURN_IF_ERROR(f.Int("offset", std::numeric_limits<int64_t>::min(),
+                              std::numeric_limits<int64_t>::max(), &d->offset));
+  } else {
+    DSA_RETURN_IF_ERROR(f.Require("prefixes"));
+    DSA_RETURN_IF_ERROR(f.StringArray("prefixes", &d->prefixes));
+    DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  }
+  return Status::OK();
+}
+
+Status ParseMetric(const json& j, size_t index, MetricConfig* m) {
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "metrics[" + std::to_string(index) + "]"));
+  constexpr std::array<std::string_view, 4> kKeys = {"name", "metric", "plugin", "params"};
+  DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
+  m->index = index;
+  DSA_RETURN_IF_ERROR(f.Require("name"));
+  if (!f.at("name").is_string())
+    return ConfigError(f.KeyPath("name"), "expected a string, got " + ShortJson(f.at("name")));
+  m->name = f.at("name").get<std::string>();
+  if (!IsSafeMetricName(m->name)) {
+    const std::string quoted = json(m->name).dump();
+    if (m->name.size() > kMaxMetricNameLength)
+      return ConfigError(f.KeyPath("name"),
+                         "is longer than " + std::to_string(kMaxMetricNameLength) + " characters");
+    if (!m->name.empty() && m->name[0] == '.')
+      return ConfigError(f.KeyPath("name"), quoted +
+                                                " is not a safe file name (a leading '.' makes a "
+                                                "hidden or parent directory name)");
+    return ConfigError(f.KeyPath("name"), quoted + " is not a safe file name (use [A-Za-z0-9_.-])");
+  }
+  DSA_RETURN_IF_ERROR(f.Require("metric"));
+  DSA_RETURN_IF_ERROR(f.String("metric", &m->metric));
+  DSA_RETURN_IF_ERROR(f.String("plugin", &m->plugin));
+  if (f.has("params")) {
+    if (!f.at("params").is_object())
+      return ConfigError(f.KeyPath("params"),
+                         "expected a JSON object {...}, got " + ShortJson(f.at("params")));
+    m->params = f.at("params");
+  }
+  return Status::OK();
+}
+
+Status ParseMetrics(const json& j, std::vector<MetricConfig>* metrics) {
+  if (!j.is_array() || j.empty())
+    return ConfigError("metrics",
+                       "expected a non-empty array of metric entries, got " + ShortJson(j));
+  std::map<std::string, size_t> seen;  // name → index
+  for (size_t i = 0; i < j.size(); ++i) {
+    MetricConfig m;
+    DSA_RETURN_IF_ERROR(ParseMetric(j[i], i, &m));
+    auto [it, inserted] = seen.emplace(m.name, i);
+    if (!inserted)
+      return ConfigError("metrics[" + std::to_string(i) + "].name",
+                         json(m.name).dump() + " is already the name of metrics[" +
+                             std::to_string(it->second) + "]; names must be unique");
+    metrics->push_back(std::move(m));
+  }
+  return Status::OK();
+}
+
+Status ParseOutput(const json& j, OutputConfig* o) {
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "output"));
+  constexpr std::array<std::string_view, 4> kKeys = {"path", "dtype_codes", "chunk_bytes", "fsync"};
+  DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
+  DSA_RETURN_IF_ERROR(f.Require("path"));
+  DSA_RETURN_IF_ERROR(f.String("path", &o->path));
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &o->dtype_codes));
+  // Megatron's table has no uint32/uint64 codes, which sample ids past 65535
+  // need; refuse it now rather than after the whole analysis has run.
+  if (o->dtype_codes == CodeTable::kMegatron)
+    return ConfigError(f.KeyPath("dtype_codes"),
+                       "\"megatron\" cannot be written (it has no uint32 or uint64 code); use "
+                       "\"deepspeed\" or \"deepspeed-legacy\"");
+  DSA_RETURN_IF_ERROR(f.Uint("chunk_bytes", kMinChunkBytes, kMaxChunkBytes, &o->chunk_bytes));
+  DSA_RETURN_IF_ERROR(f.Bool("fsync", &o->fsync));
+  return Status::OK();
+}
+
+Status ParseMap(const json& j, MapConfig* m) {
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "map"));
+  constexpr std::array<std::string_view, 2> kKeys = {"threads", "batch_size"};
+  DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
+  uint64_t threads = m->threads;
+  DSA_RETURN_IF_ERROR(f.Uint("threads", 1, kMaxThreads, &threads));
+  m->threads = static_cast<unsigned>(threads);
+  DSA_RETURN_IF_ERROR(f.Uint("batch_size", 1, kMaxBatchSize, &m->batch_size));
+  return Status::OK();
+}
+
+}  // namespace
+
+bool IsSafeMetricName(const std::string& name) {
+  if (name.empty() || name.size() > kMaxMetricNameLength || name[0] == '.') return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<Config> ParseConfig(const json& j) {
+  Config c;
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, ""));
+  constexpr std::array<std::string_view, 4> kKeys = {"dataset", "metrics", "output", "map"};
+  DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
+  for (std::string_view key : {"dataset", "metrics", "output"}) DSA_RETURN_IF_ERROR(f.Require(key));
+  DSA_RETURN_IF_ERROR(ParseDataset(f.at("dataset"), &c.dataset));
+  DSA_RETURN_IF_ERROR(ParseMetrics(f.at("metrics"), &c.metrics));
+  DSA_RETURN_IF_ERROR(ParseOutput(f.at("output"), &c.output));
+  if (f.has("map")) DSA_RETURN_IF_ERROR(ParseMap(f.at("map"), &c.map));
+  c.source = j;
+  return c;
+}
+
+json ConfigToJson(const Config& c) {
+  const DatasetConfig& d = c.dataset;
+  json dataset = {{"type", d.type}, {"ignore_token_ids", d.ignore_token_ids}};
+  if (!d.sample_indices.empty()) dataset["sample_indices"] = d.sample_indices;
+  if (d.type == kSyntheticMod) {
+    dataset["num_samples"] = d.num_samples;
+    dataset["modulus"] = d.modulus;
+    dataset["offset"] = d.offset;
+  } else if (d.type == kDocuments) {
+    dataset["prefixes"] = d.prefixes;
+    dataset["dtype_codes"] = CodeTableName(d.dtype_codes);
+  }
+  json metrics = json::array();
+  for (const MetricConfig& m : c.metrics) {
+    json entry = {{"name", m.name}, {"metric", m.metric}, {"params", m.params}};
+    if (!m.plugin.empty()) entry["plugin"] = m.plugin;
+    metrics.push_back(std::move(entry));
+  }
+  const OutputConfig& o = c.output;
+  return {{"dataset", std::move(dataset)},
+          {"metrics", std::move(metrics)},
+          {"output",
+           {{"path", o.path},
+            {"dtype_codes", CodeTableName(o.dtype_codes)},
+            {"chunk_bytes", o.chunk_bytes},
+            {"fsync", o.fsync}}},
+          {"map", {{"threads", c.map.threads}, {"batch_size", c.map.batch_size}}}};
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,101 @@
+// The run configuration: JSON → typed Config, with every check done up front.
+//
+// ParseConfig validates the whole document before anything runs, so a bad
+// config fails identically on every rank with one line naming the key path:
+//   config: metrics[1].name: "a/b" is not a safe file name (use [A-Za-z0-9_.-])
+// What it cannot know is left to the layer that does: whether metric names are
+// registered (metrics/registry.h) and whether dataset files exist and agree
+// (dataset/open_dataset.h). Relative paths are kept as written and resolve
+// against the current working directory. docs/config.md documents every key.
+//
+// All types are plain values, safe to copy and to read from several threads.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "format/dtype.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct DatasetConfig {
+  std::string type;  // "synthetic_mod" | "documents"
+  // synthetic_mod (format.md §4): sample x is the single integer (x + offset) mod modulus
+  // (a result in [0, modulus), as Python's % gives).
+  uint64_t num_samples = 0;
+  int64_t modulus = 10000;
+  int64_t offset = 7;
+  // documents: one document (row) = one sample, prefixes concatenated in order.
+  std::vector<std::string> prefixes;
+  CodeTable dtype_codes = CodeTable::kMegatron;  // table the input .idx files were written with
+  std::vector<int64_t> ignore_token_ids;         // excluded from per-token metrics (seqlen counts)
+  std::string sample_indices;  // optional int64 .npy path (parsed and stored only)
+
+  bool operator==(const DatasetConfig&) const = default;
+};
+
+struct MetricConfig {
+  std::string name;    // output name, used in file names: [A-Za-z0-9_.-]+, no leading '.', unique
+  std::string metric;  // registry name of a built-in metric, or the name a plugin exports
+  std::string plugin;  // optional path of a plugin .so (parsed and stored only)
+  nlohmann::json params = nlohmann::json::object();
+  size_t index = 0;  // position in the "metrics" array, for error messages
+
+  bool operator==(const MetricConfig&) const = default;
+};
+
+struct OutputConfig {
+  std::string path;                               // save path (required)
+  CodeTable dtype_codes = CodeTable::kDeepSpeed;  // table for written files (not megatron)
+  uint64_t chunk_bytes = 4 << 20;  // max bytes per message when ranks stream to rank 0 (>= 64)
+  bool fsync = false;              // fdatasync output files before renaming into place
+
+  bool operator==(const OutputConfig&) const = default;
+};
+
+struct MapConfig {
+  unsigned threads = 1;        // 1..256
+  uint64_t batch_size = 1024;  // samples per Read/Compute call, 1..2^24
+
+  bool operator==(const MapConfig&) const = default;
+};
+
+struct Config {
+  DatasetConfig dataset;
+  std::vector<MetricConfig> metrics;
+  OutputConfig output;
+  MapConfig map;
+  nlohmann::json source;  // the parsed JSON as given
+};
+
+// Limits that ParseConfig enforces (documented in docs/config.md).
+inline constexpr unsigned kMaxThreads = 256;
+inline constexpr uint64_t kMaxBatchSize = uint64_t{1} << 24;
+inline constexpr uint64_t kMinChunkBytes = 64;
+inline constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
+// Longest metric name: "<name>_index_to_sample_percentile_merged.idx" must fit
+// in a 255-byte file name.
+inline constexpr size_t kMaxMetricNameLength = 200;
+
+// Validates `j` and returns the typed config (source = j). Errors are
+// Status::BadInput with one line "config: <key path>: <problem>".
+Result<Config> ParseConfig(const nlohmann::json& j);
+
+// Reads `path` and parses it. JSON syntax errors name the file, line and
+// column ("run.json:3:7: invalid JSON: ..."); so do duplicate keys, which JSON
+// parsers would otherwise resolve silently to the last one.
+Result<Config> LoadConfig(const std::string& path);
+
+// Every key with its effective value (defaults filled in), in the shape
+// ParseConfig reads: ParseConfig(ConfigToJson(c)) gives back c (with that JSON
+// as its source).
+nlohmann::json ConfigToJson(const Config& config);
+
+// True if `name` can be a metric's output name: [A-Za-z0-9_.-]+, not starting
+// with '.', at most kMaxMetricNameLength characters.
+bool IsSafeMetricName(const std::string& name);
+
+}  // namespace dsanalyze

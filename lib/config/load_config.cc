@@ -1,0 +1,79 @@
+// LoadConfig: the file half of config.h (reading, JSON syntax and duplicate keys).
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "config/config.h"
+
+namespace dsanalyze {
+namespace {
+
+using nlohmann::json;
+
+// "3:7" for the 1-based line and column of byte `offset` (0-based) in `text`.
+std::string LineColumn(const std::string& text, size_t offset) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line L,
+// column C: " preamble, since we print our own position.
+std::string SyntaxProblem(const std::string& what) {
+  const size_t column = what.find("column ");
+  const size_t colon = column == std::string::npos ? column : what.find(": ", column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+}  // namespace
+
+Result<Config> LoadConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::BadInput(path + ": cannot read the config file: " + std::strerror(errno));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::IoError(path + ": read error");
+  const std::string text = buffer.str();
+
+  // One set of keys per open object, to catch a key given twice (which a JSON
+  // parser otherwise resolves silently to the last value).
+  std::vector<std::set<std::string>> open_objects;
+  std::string duplicate;
+  const json::parser_callback_t on_event = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      open_objects.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      open_objects.pop_back();
+    } else if (event == json::parse_event_t::key && duplicate.empty()) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (!open_objects.back().insert(key).second) duplicate = key;
+    }
+    return true;
+  };
+
+  json j;
+  try {
+    j = json::parse(text, on_event);
+  } catch (const json::parse_error& e) {
+    // e.byte is the 1-based offset just past the offending character.
+    const size_t offset = e.byte == 0 ? 0 : e.byte - 1;
+    return Status::BadInput(path + ":" + LineColumn(text, offset) +
+                            ": invalid JSON: " + SyntaxProblem(e.what()));
+  }
+  if (!duplicate.empty())
+    return Status::BadInput(path + ": key " + json(duplicate).dump() +
+                            " appears twice in one object; give each key once");
+  return ParseConfig(j);
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,149 @@
+// documents: the rows of one or more MMapIndexedDataset files, one row = one
+// sample, files concatenated in config order.
+//
+// Lengths come from the .idx sizes alone, so a lengths-only read never touches
+// the .bin. Elements point into the .bin mapping when a batch lies in one
+// file; a batch that crosses a file boundary is copied into the reader's
+// buffer (the only case where the rows are not contiguous in memory).
+#include <algorithm>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "dataset/open_dataset.h"
+
+namespace dsanalyze {
+namespace {
+
+class DocumentsDataset : public Dataset {
+ public:
+  DocumentsDataset(std::vector<IndexedDataset> files, CodeTable table, std::vector<int64_t> ignore)
+      : files_(std::move(files)), table_(table), ignore_(std::move(ignore)) {
+    starts_.push_back(0);
+    for (const IndexedDataset& f : files_) starts_.push_back(starts_.back() + f.num_rows());
+  }
+
+  uint64_t size() const override { return starts_.back(); }
+  DType dtype() const override { return files_.front().dtype(); }
+  std::string Describe() const override {
+    return "documents " + std::to_string(files_.size()) + " file(s), " + std::to_string(size()) +
+           " rows of " + std::string(DTypeName(dtype())) + " (" +
+           std::string(CodeTableName(table_)) + " codes), first " + files_.front().prefix();
+  }
+  std::unique_ptr<SampleReader> NewReader() const override;
+  std::span<const int64_t> ignore_token_ids() const override { return ignore_; }
+
+  const std::vector<IndexedDataset>& files() const { return files_; }
+  // starts()[f] is the sample index of file f's first row; starts().back() == size().
+  const std::vector<uint64_t>& starts() const { return starts_; }
+
+ private:
+  std::vector<IndexedDataset> files_;
+  CodeTable table_;
+  std::vector<int64_t> ignore_;
+  std::vector<uint64_t> starts_;
+};
+
+class DocumentsReader : public SampleReader {
+ public:
+  explicit DocumentsReader(const DocumentsDataset& ds) : ds_(ds) {}
+
+  Status Read(uint64_t begin, uint64_t end, bool need_elements, SampleBatch* batch) override {
+    if (begin > end || end > ds_.size())
+      return Status::Internal("documents: read of samples [" + std::to_string(begin) + ", " +
+                              std::to_string(end) + ") outside [0, " + std::to_string(ds_.size()) +
+                              ")");
+    const std::vector<uint64_t>& starts = ds_.starts();
+    const size_t count = static_cast<size_t>(end - begin);
+    offsets_.resize(count + 1);
+    offsets_[0] = 0;
+    batch->first = begin;
+    batch->dtype = ds_.dtype();
+    batch->offsets = std::span<const uint64_t>(offsets_.data(), count + 1);
+    batch->elements = nullptr;
+    if (count == 0) return Status::OK();
+
+    // The file holding `begin`: the last one starting at or before it (empty
+    // files share their start with the next file and are skipped).
+    const size_t first_file =
+        std::upper_bound(starts.begin(), starts.end(), begin) - starts.begin() - 1;
+    size_t f = first_file;
+    for (uint64_t s = begin; s < end; ++f) {
+      const IndexedDataset& file = ds_.files()[f];
+      const uint64_t row_end = std::min(end, starts[f + 1]) - starts[f];
+      for (uint64_t row = s - starts[f]; row < row_end; ++row, ++s) {
+        const size_t i = static_cast<size_t>(s - begin);
+        offsets_[i + 1] = offsets_[i] + static_cast<uint64_t>(file.row_size(row));
+      }
+    }
+    if (!need_elements) return Status::OK();
+
+    const size_t last_file = f - 1;
+    if (first_file == last_file) {
+      batch->elements =
+          ds_.files()[first_file].rows(begin - starts[first_file], end - starts[first_file]).data;
+      return Status::OK();
+    }
+    const size_t itemsize = ItemSize(batch->dtype);
+    if (copy_.size() < offsets_[count] * itemsize) copy_.resize(offsets_[count] * itemsize);
+    std::byte* out = copy_.data();
+    for (size_t g = first_file; g <= last_file; ++g) {
+      const uint64_t lo = std::max(begin, starts[g]) - starts[g];
+      const uint64_t hi = std::min(end, starts[g + 1]) - starts[g];
+      const ElementView v = ds_.files()[g].rows(lo, hi);
+      if (v.count == 0) continue;
+      std::memcpy(out, v.data, v.count * itemsize);
+      out += v.count * itemsize;
+    }
+    batch->elements = copy_.data();
+    return Status::OK();
+  }
+
+ private:
+  const DocumentsDataset& ds_;
+  std::vector<uint64_t> offsets_;
+  std::vector<std::byte> copy_;
+};
+
+std::unique_ptr<SampleReader> DocumentsDataset::NewReader() const {
+  return std::make_unique<DocumentsReader>(*this);
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Dataset>> OpenDocuments(const DatasetConfig& config) {
+  if (config.prefixes.empty())
+    return Status::BadInput("config: dataset.prefixes: expected a non-empty array of strings");
+  IndexedDataset::Options options;
+  options.table = config.dtype_codes;
+  std::vector<IndexedDataset> files;
+  for (size_t i = 0; i < config.prefixes.size(); ++i) {
+    const std::string& prefix = config.prefixes[i];
+    Result<IndexedDataset> file = IndexedDataset::Open(prefix, options);
+    if (!file.ok()) {
+      Status st = file.status().WithPrefix("dataset.prefixes[" + std::to_string(i) + "]");
+      if (EndsWith(prefix, ".idx") || EndsWith(prefix, ".bin"))
+        st = Status::BadInput(st.message() + " (give the prefix, without .idx or .bin)");
+      return st;
+    }
+    if (!files.empty() && file->dtype() != files.front().dtype())
+      return Status::BadInput("dataset.prefixes: " + files.front().prefix() + ".idx holds " +
+                              std::string(DTypeName(files.front().dtype())) + " but " + prefix +
+                              ".idx holds " + std::string(DTypeName(file->dtype())) +
+                              " (read with the " + std::string(CodeTableName(config.dtype_codes)) +
+                              " dtype_codes table); all prefixes must share one dtype");
+    files.push_back(std::move(file).value());
+  }
+  auto ds = std::make_unique<DocumentsDataset>(std::move(files), config.dtype_codes,
+                                               SortedUnique(config.ignore_token_ids));
+  if (ds->size() == 0)
+    return Status::BadInput("dataset.prefixes: the files hold no rows, so there are no samples");
+  return std::unique_ptr<Dataset>(std::move(ds));
+}
+
+}  // namespace dsanalyze

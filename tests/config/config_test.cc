@@ -1,0 +1,291 @@
+#include "config/config.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace dsanalyze {
+namespace {
+
+using nlohmann::json;
+
+json SyntheticShape() {
+  return json::parse(R"({"dataset": {"type": "synthetic_mod", "num_samples": 100000},
+    "metrics": [{"name": "mod", "metric": "value"}, {"name": "batch_sum", "metric": "sum"}],
+    "output": {"path": "out"}, "map": {"threads": 1, "batch_size": 1024}})");
+}
+
+json DocumentsShape() {
+  return json::parse(R"({"dataset": {"type": "documents",
+      "prefixes": ["data/corpus_text_document"], "dtype_codes": "megatron"},
+    "metrics": [{"name": "seqlen", "metric": "seqlen"}], "output": {"path": "out"}})");
+}
+
+// The error ParseConfig gives for `j` (which must be refused); every error is one line.
+std::string ErrorOf(const json& j) {
+  Result<Config> c = ParseConfig(j);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.status().code() == Status::Code::kBadInput);
+  CHECK(c.status().message().find('\n') == std::string::npos);
+  return c.status().message();
+}
+
+// SyntheticShape with `patch` (a JSON merge patch) applied.
+json Synthetic(const char* patch) {
+  json j = SyntheticShape();
+  j.merge_patch(json::parse(patch));
+  return j;
+}
+
+json Documents(const char* patch) {
+  json j = DocumentsShape();
+  j.merge_patch(json::parse(patch));
+  return j;
+}
+
+TEST_CASE("config: the synthetic_mod shape parses with its values and defaults", "[config]") {
+  Result<Config> c = ParseConfig(SyntheticShape());
+  REQUIRE(c.ok());
+  CHECK(c->dataset.type == "synthetic_mod");
+  CHECK(c->dataset.num_samples == 100000);
+  CHECK(c->dataset.modulus == 10000);
+  CHECK(c->dataset.offset == 7);
+  CHECK(c->dataset.ignore_token_ids.empty());
+  CHECK(c->dataset.sample_indices.empty());
+  REQUIRE(c->metrics.size() == 2);
+  CHECK(c->metrics[0].name == "mod");
+  CHECK(c->metrics[0].metric == "value");
+  CHECK(c->metrics[0].index == 0);
+  CHECK(c->metrics[0].params == json::object());
+  CHECK(c->metrics[1].name == "batch_sum");
+  CHECK(c->metrics[1].metric == "sum");
+  CHECK(c->metrics[1].index == 1);
+  CHECK(c->metrics[1].plugin.empty());
+  CHECK(c->output.path == "out");
+  CHECK(c->output.dtype_codes == CodeTable::kDeepSpeed);
+  CHECK(c->output.chunk_bytes == 4u << 20);
+  CHECK_FALSE(c->output.fsync);
+  CHECK(c->map.threads == 1);
+  CHECK(c->map.batch_size == 1024);
+  CHECK(c->source == SyntheticShape());
+}
+
+TEST_CASE("config: the documents shape parses; map is optional", "[config]") {
+  Result<Config> c = ParseConfig(DocumentsShape());
+  REQUIRE(c.ok());
+  CHECK(c->dataset.type == "documents");
+  CHECK(c->dataset.prefixes == std::vector<std::string>{"data/corpus_text_document"});
+  CHECK(c->dataset.dtype_codes == CodeTable::kMegatron);
+  REQUIRE(c->metrics.size() == 1);
+  CHECK(c->metrics[0].name == "seqlen");
+  CHECK(c->map.threads == 1);
+  CHECK(c->map.batch_size == 1024);
+}
+
+TEST_CASE("config: every optional key is read", "[config]") {
+  json j = json::parse(R"({
+    "dataset": {"type": "documents", "prefixes": ["a", "b/c"], "dtype_codes": "deepspeed-legacy",
+                "ignore_token_ids": [0, -1, 50256], "sample_indices": "ids.npy"},
+    "metrics": [{"name": "x.y-z_1", "metric": "m", "plugin": "./p.so", "params": {"k": [1, 2]}}],
+    "output": {"path": "o", "dtype_codes": "deepspeed-legacy", "chunk_bytes": 64, "fsync": true},
+    "map": {"threads": 256, "batch_size": 1e3}})");
+  Result<Config> c = ParseConfig(j);
+  REQUIRE(c.ok());
+  CHECK(c->dataset.prefixes == std::vector<std::string>{"a", "b/c"});
+  CHECK(c->dataset.dtype_codes == CodeTable::kDeepSpeedLegacy);
+  CHECK(c->dataset.ignore_token_ids == std::vector<int64_t>{0, -1, 50256});
+  CHECK(c->dataset.sample_indices == "ids.npy");
+  CHECK(c->metrics[0].plugin == "./p.so");
+  CHECK(c->metrics[0].params == json::parse(R"({"k": [1, 2]})"));
+  CHECK(c->output.dtype_codes == CodeTable::kDeepSpeedLegacy);
+  CHECK(c->output.chunk_bytes == 64);
+  CHECK(c->output.fsync);
+  CHECK(c->map.threads == 256);
+  CHECK(c->map.batch_size == 1000);  // 1e3 is an integral float
+
+  Result<Config> s = ParseConfig(Synthetic(R"({"dataset": {"modulus": 3, "offset": -5}})"));
+  REQUIRE(s.ok());
+  CHECK(s->dataset.modulus == 3);
+  CHECK(s->dataset.offset == -5);
+}
+
+TEST_CASE("config: ConfigToJson round-trips and fills in defaults", "[config]") {
+  for (const json& j :
+       {SyntheticShape(), DocumentsShape(),
+        Documents(R"({"dataset": {"ignore_token_ids": [3, 1], "sample_indices": "s.npy"},
+                      "metrics": [{"name": "p", "metric": "q", "plugin": "x.so",
+                                   "params": {"a": 1}}],
+                      "output": {"fsync": true, "chunk_bytes": 100}})")}) {
+    Result<Config> c = ParseConfig(j);
+    REQUIRE(c.ok());
+    const json effective = ConfigToJson(*c);
+    CHECK(effective["map"]["threads"] == c->map.threads);
+    CHECK(effective["output"]["dtype_codes"] == "deepspeed");
+    Result<Config> again = ParseConfig(effective);
+    REQUIRE(again.ok());
+    CHECK(again->dataset == c->dataset);
+    CHECK(again->metrics == c->metrics);
+    CHECK(again->output == c->output);
+    CHECK(again->map == c->map);
+    CHECK(again->source == effective);
+    CHECK(ConfigToJson(*again) == effective);
+  }
+}
+
+TEST_CASE("config: errors name the key path", "[config]") {
+  CHECK(ErrorOf(Synthetic(R"({"metrics": [{"name": "a/b", "metric": "value"}]})")) ==
+        "config: metrics[0].name: \"a/b\" is not a safe file name (use [A-Za-z0-9_.-])");
+  CHECK(ErrorOf(Synthetic(R"({"map": {"threads": "2"}})")) ==
+        "config: map.threads: expected a positive integer, got \"2\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"num_samples": null, "num_sample": 5}})")) ==
+        "config: dataset: unknown key \"num_sample\" (did you mean \"num_samples\"?)");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"pth": "x"}})")) ==
+        "config: output: unknown key \"pth\" (did you mean \"path\"?)");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"zzzzzzzz": 1}})")) ==
+        "config: output: unknown key \"zzzzzzzz\"");
+  json top = SyntheticShape();
+  top["metric"] = json::array();
+  CHECK(ErrorOf(top) == "config: unknown key \"metric\" (did you mean \"metrics\"?)");
+  CHECK(ErrorOf(json::array()) == "config: expected a JSON object {...}, got []");
+}
+
+TEST_CASE("config: missing required keys", "[config]") {
+  for (const char* key : {"dataset", "metrics", "output"}) {
+    json j = SyntheticShape();
+    j.erase(key);
+    CHECK(ErrorOf(j) == std::string("config: ") + key + ": required key is missing");
+  }
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": null}})")) ==
+        "config: dataset.type: required key is missing");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"num_samples": null}})")) ==
+        "config: dataset.num_samples: required key is missing");
+  json no_prefixes = DocumentsShape();
+  no_prefixes["dataset"].erase("prefixes");
+  CHECK(ErrorOf(no_prefixes) == "config: dataset.prefixes: required key is missing");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"path": null, "fsync": true}})")) ==
+        "config: output.path: required key is missing");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": [{"metric": "value"}]})")) ==
+        "config: metrics[0].name: required key is missing");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": [{"name": "v"}]})")) ==
+        "config: metrics[0].metric: required key is missing");
+}
+
+TEST_CASE("config: wrong types", "[config]") {
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"num_samples": "100"}})")) ==
+        "config: dataset.num_samples: expected a positive integer, got \"100\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"num_samples": 1.5}})")) ==
+        "config: dataset.num_samples: expected a positive integer, got 1.5");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"offset": true}})")) ==
+        "config: dataset.offset: expected an integer, got true");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": "synthetic_mod"})")) ==
+        "config: dataset: expected a JSON object {...}, got \"synthetic_mod\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"ignore_token_ids": [1, "x"]}})")) ==
+        "config: dataset.ignore_token_ids[1]: expected an integer, got \"x\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"ignore_token_ids": 5}})")) ==
+        "config: dataset.ignore_token_ids: expected an array of integers, got 5");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": {"name": "x"}})")) ==
+        "config: metrics: expected a non-empty array of metric entries, got {\"name\":\"x\"}");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": [{"name": "v", "metric": "value", "params": [1]}]})")) ==
+        "config: metrics[0].params: expected a JSON object {...}, got [1]");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": [{"name": 5, "metric": "value"}]})")) ==
+        "config: metrics[0].name: expected a string, got 5");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": ["value"]})")) ==
+        "config: metrics[0]: expected a JSON object {...}, got \"value\"");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"fsync": "yes"}})")) ==
+        "config: output.fsync: expected true or false, got \"yes\"");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"path": ""}})")) ==
+        "config: output.path: expected a non-empty string, got \"\"");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"prefixes": "data/x"}})")) ==
+        "config: dataset.prefixes: expected a non-empty array of strings, got \"data/x\"");
+  // A long value is shortened in the message.
+  const std::string long_error = ErrorOf(
+      Synthetic(R"({"map": {"batch_size": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}})"));
+  CHECK(long_error.size() < 100);
+  CHECK(long_error.find("...") != std::string::npos);
+}
+
+TEST_CASE("config: ranges (N = 0, threads, batch size, chunk bytes, modulus)", "[config]") {
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"num_samples": 0}})")) ==
+        "config: dataset.num_samples: expected a positive integer, got 0");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"num_samples": -3}})")) ==
+        "config: dataset.num_samples: expected a positive integer, got -3");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"num_samples": 18446744073709551615}})")) ==
+        "config: dataset.num_samples: must be at most 9223372036854775807, got "
+        "18446744073709551615");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"modulus": 0}})")) ==
+        "config: dataset.modulus: expected a positive integer, got 0");
+  CHECK(ErrorOf(Synthetic(R"({"map": {"threads": 0}})")) ==
+        "config: map.threads: expected a positive integer, got 0");
+  CHECK(ErrorOf(Synthetic(R"({"map": {"threads": 257}})")) ==
+        "config: map.threads: must be between 1 and 256, got 257");
+  CHECK(ErrorOf(Synthetic(R"({"map": {"batch_size": 0}})")) ==
+        "config: map.batch_size: expected a positive integer, got 0");
+  CHECK(ErrorOf(Synthetic(R"({"map": {"batch_size": 16777217}})")) ==
+        "config: map.batch_size: must be between 1 and 16777216, got 16777217");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"chunk_bytes": 63}})")) ==
+        "config: output.chunk_bytes: must be between 64 and 1073741824, got 63");
+  CHECK(ErrorOf(Synthetic(R"({"map": {"threads": 1e300}})")) ==
+        "config: map.threads: is out of the 64-bit integer range, got 1e+300");
+}
+
+TEST_CASE("config: metric names must be safe file names and unique", "[config]") {
+  for (const char* name : {"a/b", "", "a b", "x\\y", "na\u00efve", "a:b"}) {
+    json j = SyntheticShape();
+    j["metrics"][1]["name"] = name;
+    CHECK(ErrorOf(j) == "config: metrics[1].name: " + json(name).dump() +
+                            " is not a safe file name (use [A-Za-z0-9_.-])");
+  }
+  for (const char* name : {".", "..", ".hidden"}) {
+    json j = SyntheticShape();
+    j["metrics"][0]["name"] = name;
+    CHECK(ErrorOf(j) == "config: metrics[0].name: " + json(name).dump() +
+                            " is not a safe file name (a leading '.' makes a hidden or parent "
+                            "directory name)");
+  }
+  json too_long = SyntheticShape();
+  too_long["metrics"][0]["name"] = std::string(kMaxMetricNameLength + 1, 'a');
+  CHECK(ErrorOf(too_long) == "config: metrics[0].name: is longer than 200 characters");
+  too_long["metrics"][0]["name"] = std::string(kMaxMetricNameLength, 'a');
+  CHECK(ParseConfig(too_long).ok());
+
+  CHECK(IsSafeMetricName("a.b-c_D9"));
+  CHECK(IsSafeMetricName("a.."));
+  CHECK_FALSE(IsSafeMetricName("..a"));
+
+  CHECK(ErrorOf(Synthetic(R"({"metrics": [{"name": "m", "metric": "value"},
+                                          {"name": "n", "metric": "sum"},
+                                          {"name": "m", "metric": "sum"}]})")) ==
+        "config: metrics[2].name: \"m\" is already the name of metrics[0]; names must be unique");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": []})")) ==
+        "config: metrics: expected a non-empty array of metric entries, got []");
+  CHECK(ErrorOf(Synthetic(R"({"metrics": [{"name": "m", "metric": "value", "param": {}}]})")) ==
+        "config: metrics[0]: unknown key \"param\" (did you mean \"params\"?)");
+}
+
+TEST_CASE("config: dataset types, tables and prefixes", "[config]") {
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "synthetic"}})")) ==
+        "config: dataset.type: unknown dataset type \"synthetic\" (did you mean "
+        "\"synthetic_mod\"?); known types: synthetic_mod, documents");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "parquet"}})")) ==
+        "config: dataset.type: unknown dataset type \"parquet\"; known types: synthetic_mod, "
+        "documents");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"dtype_codes": "megatron2"}})")) ==
+        "config: dataset.dtype_codes: unknown table \"megatron2\" (use \"megatron\", "
+        "\"deepspeed\" or \"deepspeed-legacy\")");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"dtype_codes": "numpy"}})")) ==
+        "config: output.dtype_codes: unknown table \"numpy\" (use \"megatron\", \"deepspeed\" or "
+        "\"deepspeed-legacy\")");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"dtype_codes": "megatron"}})")) ==
+        "config: output.dtype_codes: \"megatron\" cannot be written (it has no uint32 or uint64 "
+        "code); use \"deepspeed\" or \"deepspeed-legacy\"");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"prefixes": []}})")) ==
+        "config: dataset.prefixes: expected a non-empty array of strings, got []");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"prefixes": ["a", ""]}})")) ==
+        "config: dataset.prefixes[1]: expected a non-empty string, got \"\"");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"num_samples": 5}})")) ==
+        "config: dataset: key \"num_samples\" does not apply to type \"documents\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"dtype_codes": "megatron"}})")) ==
+        "config: dataset: key \"dtype_codes\" does not apply to type \"synthetic_mod\"");
+}
+
+}  // namespace
+}  // namespace dsanalyze

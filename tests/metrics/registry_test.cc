@@ -1,0 +1,139 @@
+#include "metrics/registry.h"
+
+#include <catch2/catch.hpp>
+
+#include "dataset/open_dataset.h"
+#include "format/indexed_dataset.h"
+#include "metrics/batch_builder.h"
+#include "support/test_util.h"
+
+namespace dsanalyze {
+namespace {
+
+std::unique_ptr<Dataset> Synthetic(std::vector<int64_t> ignore = {}) {
+  DatasetConfig c;
+  c.type = "synthetic_mod";
+  c.num_samples = 10;
+  c.ignore_token_ids = std::move(ignore);
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
+  REQUIRE(ds.ok());
+  return std::move(ds).value();
+}
+
+MetricConfig Entry(std::string name, std::string metric, size_t index = 0) {
+  MetricConfig m;
+  m.name = std::move(name);
+  m.metric = std::move(metric);
+  m.index = index;
+  return m;
+}
+
+TEST_CASE("registry: lists the built-ins sorted, with their types", "[metrics]") {
+  std::vector<MetricInfo> infos = ListBuiltinMetrics();
+  REQUIRE(infos.size() == 3);
+  CHECK(infos[0].name == "seqlen");
+  CHECK(infos[0].type == MetricType::kSingleValuePerSample);
+  CHECK(infos[1].name == "sum");
+  CHECK(infos[1].type == MetricType::kAccumulateValueOverSamples);
+  CHECK(infos[2].name == "value");
+  CHECK(infos[2].type == MetricType::kSingleValuePerSample);
+  for (const MetricInfo& info : infos) CHECK_FALSE(info.description.empty());
+}
+
+TEST_CASE("registry: creates each built-in with the listed type", "[metrics]") {
+  std::unique_ptr<Dataset> ds = Synthetic();
+  for (const MetricInfo& info : ListBuiltinMetrics()) {
+    Result<std::unique_ptr<Metric>> m = CreateMetric(Entry("out", info.name), *ds);
+    REQUIRE(m.ok());
+    CHECK((*m)->type() == info.type);
+  }
+}
+
+TEST_CASE("registry: seqlen takes the dataset's ignore_token_ids", "[metrics]") {
+  std::unique_ptr<Dataset> plain = Synthetic();
+  std::unique_ptr<Dataset> ignoring = Synthetic({9, 3});
+  Result<std::unique_ptr<Metric>> a = CreateMetric(Entry("len", "seqlen"), *plain);
+  Result<std::unique_ptr<Metric>> b = CreateMetric(Entry("len", "seqlen"), *ignoring);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK_FALSE((*a)->needs_elements());
+  CHECK((*b)->needs_elements());
+  ignoring.reset();  // the metric keeps its own copy
+  test::OwnedBatch<int32_t> batch(0, DType::kI32, {{3, 4, 9}, {1}});
+  std::vector<int64_t> out(2);
+  REQUIRE((*b)->Compute(batch.batch, out).ok());
+  CHECK(out == std::vector<int64_t>{1, 1});
+}
+
+TEST_CASE("registry: an unknown metric lists the available ones", "[metrics]") {
+  std::unique_ptr<Dataset> ds = Synthetic();
+  Result<std::unique_ptr<Metric>> m = CreateMetric(Entry("x", "seqlenn", 2), *ds);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.status().code() == Status::Code::kBadInput);
+  CHECK(m.status().message() ==
+        "config: metrics[2].metric: unknown metric \"seqlenn\" (did you mean \"seqlen\"?); "
+        "available: seqlen, sum, value");
+  Result<std::unique_ptr<Metric>> far = CreateMetric(Entry("x", "vocab_rarity"), *ds);
+  CHECK(far.status().message() ==
+        "config: metrics[0].metric: unknown metric \"vocab_rarity\"; available: seqlen, sum, "
+        "value");
+}
+
+TEST_CASE("registry: params the metric does not take are refused by key path", "[metrics]") {
+  std::unique_ptr<Dataset> ds = Synthetic();
+  MetricConfig m = Entry("mod", "value", 1);
+  m.params = {{"scale", 2}};
+  Result<std::unique_ptr<Metric>> r = CreateMetric(m, *ds);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message() ==
+        "config: metrics[1].params.scale: unknown parameter (metric \"value\" takes no params)");
+  m.params = nlohmann::json::array();
+  CHECK(CreateMetric(m, *ds).status().message() ==
+        "config: metrics[1].params: expected a JSON object {...}, got []");
+}
+
+TEST_CASE("registry: plugins are not loaded yet", "[metrics]") {
+  std::unique_ptr<Dataset> ds = Synthetic();
+  MetricConfig m = Entry("p", "anything", 3);
+  m.plugin = "./libp.so";
+  CHECK(CreateMetric(m, *ds).status().message() ==
+        "config: metrics[3].plugin: loading metric plugins is not supported yet");
+}
+
+TEST_CASE("registry: seqlen over the golden tokens matches DeepSpeed's sample_to_metric",
+          "[metrics][golden]") {
+  const std::string tokens = test::GoldenDir() / "tokens";
+  DatasetConfig c;
+  c.type = "documents";
+  c.prefixes = {tokens + "/data/tok_d20000_v50000_s1234"};
+  c.dtype_codes = CodeTable::kDeepSpeed;  // written by DeepSpeed's builder
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
+  REQUIRE(ds.ok());
+  Result<IndexedDataset> golden =
+      IndexedDataset::Open(tokens + "/dda/seqlen/seqlen_sample_to_metric");
+  REQUIRE(golden.ok());
+  REQUIRE(golden->num_rows() == (*ds)->size());
+
+  Result<std::unique_ptr<Metric>> m = CreateMetric(Entry("seqlen", "seqlen"), **ds);
+  REQUIRE(m.ok());
+  std::unique_ptr<SampleReader> r = (*ds)->NewReader();
+  SampleBatch b;
+  std::vector<int64_t> out;
+  uint64_t mismatches = 0;
+  for (uint64_t begin = 0; begin < (*ds)->size(); begin += 1024) {
+    const uint64_t end = std::min<uint64_t>(begin + 1024, (*ds)->size());
+    REQUIRE(r->Read(begin, end, (*m)->needs_elements(), &b).ok());
+    out.resize(b.size());
+    REQUIRE((*m)->Compute(b, out).ok());
+    for (size_t i = 0; i < out.size(); ++i) {
+      const int64_t expected = VisitIntDType(golden->dtype(), [&](auto zero) {
+        return static_cast<int64_t>(golden->typed_row<decltype(zero)>(begin + i)[0]);
+      });
+      mismatches += out[i] != expected;
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+}  // namespace
+}  // namespace dsanalyze
