@@ -8,7 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include "dataset/open_dataset.h"
+#include "dataset/sample_ids.h"
 #include "metrics/registry.h"
+#include "pipeline/dependencies.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/map.h"
 #include "pipeline/output_commit.h"
@@ -52,13 +54,11 @@ struct NamedMetric {
 
 // Sorts one single-value metric's pairs across ranks and writes its index files.
 template <class Key>
-Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, SampleRange range,
+Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const LocalIds& ids,
                     const KeyLayout& layout, const IndexFilePrefixes& prefixes, DType metric_dtype,
                     DType sample_dtype, const WriteOptions& wopt, unsigned threads,
                     StageClock* clock) {
   KeyCodec<Key> codec{layout};
-  LocalIds ids;
-  ids.first_id = static_cast<int64_t>(range.begin);
   std::vector<Key> keys = SortPairs(std::move(values), ids, codec, threads);
   clock->Lap(kLocalSort);
 
@@ -93,9 +93,15 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   // Open the dataset and create the metrics on every rank; agree before any work.
   std::unique_ptr<Dataset> dataset;
+  std::optional<SampleIds> sample_ids;
   std::vector<NamedMetric> single, accumulate;
   Status st = [&]() -> Status {
     DSA_ASSIGN_OR_RETURN(dataset, OpenDataset(config.dataset));
+    if (!config.dataset.sample_indices.empty()) {
+      DSA_ASSIGN_OR_RETURN(SampleIds ids,
+                           SampleIds::Open(config.dataset.sample_indices, dataset->size()));
+      sample_ids.emplace(std::move(ids));
+    }
     for (size_t i = 0; i < config.metrics.size(); ++i) {
       DSA_ASSIGN_OR_RETURN(auto metric, CreateMetric(config.metrics[i], *dataset));
       auto& list = metric->type() == MetricType::kSingleValuePerSample ? single : accumulate;
@@ -121,6 +127,13 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
                  n, comm.size(), config.map.threads, config.metrics.size());
   clock.Lap(kOpen);
 
+  // Results over the whole dataset that metrics need first (a pass of its own).
+  std::vector<Metric*> metric_ptrs;
+  for (auto& m : single) metric_ptrs.push_back(m.metric.get());
+  for (auto& m : accumulate) metric_ptrs.push_back(m.metric.get());
+  DSA_RETURN_IF_ERROR(ResolveDependencies(comm, *dataset, metric_ptrs, config.map.threads,
+                                          config.map.batch_size));
+
   // Map, with job-wide progress on rank 0.
   std::vector<MapMetric> single_map, accumulate_map;
   for (auto& m : single) single_map.push_back({m.metric.get(), m.name});
@@ -141,9 +154,17 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   wopt.sync = config.output.fsync;
   wopt.chunk_bytes = config.output.chunk_bytes;
 
-  // Default sample ids are the iteration positions 0..N-1.
-  const int64_t id_min = 0, id_max = static_cast<int64_t>(n) - 1;
-  const DType sample_dtype = FitIntDType(std::min<int64_t>(0, id_min), id_max);
+  // Sample ids: the iteration positions 0..N-1, or the config's sample_indices.
+  LocalIds local_ids;
+  local_ids.first_id = static_cast<int64_t>(range.begin);
+  int64_t id_min = 0, id_max = static_cast<int64_t>(n) - 1;
+  if (sample_ids) {
+    local_ids.explicit_ids = sample_ids->ids().subspan(range.begin, range.size());
+    id_min = sample_ids->min();
+    id_max = sample_ids->max();
+  }
+  const DType sample_dtype =
+      FitIntDType(std::min<int64_t>(0, id_min), std::max(static_cast<int64_t>(n) - 1, id_max));
 
   std::vector<std::string> committed;
   for (size_t m = 0; m < single.size(); ++m) {
@@ -179,10 +200,10 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     const IndexFilePrefixes prefixes{dir + "_index_to_metric", dir + "_index_to_sample",
                                      dir + "_index_to_sample_percentile_merged"};
     if (layout.fits_u64()) {
-      st = SortAndIndex<uint64_t>(comm, std::move(values), range, layout, prefixes, metric_dtype,
+      st = SortAndIndex<uint64_t>(comm, std::move(values), local_ids, layout, prefixes, metric_dtype,
                                   sample_dtype, wopt, config.map.threads, &clock);
     } else {
-      st = SortAndIndex<WideKey>(comm, std::move(values), range, layout, prefixes, metric_dtype,
+      st = SortAndIndex<WideKey>(comm, std::move(values), local_ids, layout, prefixes, metric_dtype,
                                  sample_dtype, wopt, config.map.threads, &clock);
     }
     DSA_RETURN_IF_ERROR(st);

@@ -72,4 +72,30 @@ assert rows(d + "/v_index_to_sample") == [[x] for x in range(n)]
 assert rows(d + "/v_index_to_sample_percentile_merged") == [[x] for x in range(n)]
 PY
 done
+# sample_indices: sample i gets id (i*7919 % N)*3 + 5 (a permutation, spread out).
+python3 - "$work/ids.npy" <<'PY'
+import struct, sys
+n = 100000
+header = "{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }" % n
+header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+data = struct.pack(f"<{n}q", *[(i * 7919 % n) * 3 + 5 for i in range(n)])
+open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
+PY
+run ids '{"dataset": {"type": "synthetic_mod", "num_samples": 100000, "sample_indices": "'"$work/ids.npy"'"},
+  "metrics": [{"name": "v", "metric": "value"}], "map": {"threads": 2},
+  "output": {"path": "'"$work/ids"'"}}'
+python3 - "$work/ids/v" <<'PY'
+import struct, sys
+d, n = sys.argv[1], 100000
+ids = [(i * 7919 % n) * 3 + 5 for i in range(n)]
+vals = [(i + 7) % 10000 for i in range(n)]
+order = sorted(range(n), key=lambda i: (vals[i], ids[i]))
+idx = open(d + "/v_index_to_sample.idx", "rb").read()
+assert idx[17] == 7, f"sample dtype code {idx[17]}, expected 7 (uint32)"
+got = struct.unpack(f"<{n}I", open(d + "/v_index_to_sample.bin", "rb").read())
+assert list(got) == [ids[i] for i in order], "sample_indices: index_to_sample ids wrong"
+s2m = struct.unpack(f"<{n}H", open(d + "/v_sample_to_metric.bin", "rb").read())
+assert list(s2m) == vals, "sample_indices: sample_to_metric must stay in iteration order"
+PY
+
 echo "end_to_end on $NP ranks: all checks passed"
