@@ -55,8 +55,9 @@ run_case() {
 import json, sys
 name, ranks, t0, t1, summary = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 s = json.load(open(summary))
-print(json.dumps({"case": name, "ranks": ranks, "wall": t1 - t0, "samples": s.get("samples"),
-                  "timings": s.get("timings"), "peak_rss_bytes": s.get("peak_rss_bytes")}))
+samples = max(m.get("samples", 0) for m in s["metrics"].values())
+print(json.dumps({"case": name, "ranks": ranks, "wall": t1 - t0, "samples": samples,
+                  "timings": s["timings"], "peak_rss_bytes": s["peak_rss_bytes"]}))
 PY
   done
   rm -rf "$scratch/out-$name"
@@ -98,7 +99,7 @@ print(f"{'case':4} {'ranks':>5} {'samples':>11} {'wall s':>8} {'ns/sample':>9}  
 for (case, ranks), runs in sorted(cases.items()):
     runs.sort(key=lambda r: r["wall"])
     med = runs[len(runs) // 2]
-    stages = {t["stage"]: t["slowest"] for t in (med["timings"] or [])}
+    stages = {t["stage"]: t["max_seconds"] for t in (med["timings"] or [])}
     stage_txt = " ".join(f"{k}={v:.3f}" for k, v in stages.items() if v >= 0.005)
     rss = [round(b / 2**20) for b in (med["peak_rss_bytes"] or [])]
     ns = med["wall"] / med["samples"] * 1e9 if med["samples"] else 0

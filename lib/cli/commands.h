@@ -22,7 +22,7 @@ int Run(const RunOptions& options, int argc, char** argv);
 
 struct InspectOptions {
   std::string prefix;
-  std::string rows;                      // "A:B" (Python-style, end exclusive), empty: a few
+  std::string rows;                       // "A:B" (Python-style, end exclusive), empty: a few
   std::string dtype_codes = "deepspeed";  // megatron, deepspeed, deepspeed-legacy
   bool json = false;
 };

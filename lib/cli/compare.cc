@@ -1,11 +1,36 @@
-// Placeholder until the subcommand lands; replaced by its implementation.
+// `dsanalyze compare A B [--strict]`: compares two outputs by content
+// (report/compare.h). Exit 0 when equal, 1 when any pair differs (with
+// --strict, doc_idx too), 2 when a directory is missing or neither has pairs.
+#include "report/compare.h"
+
 #include <cstdio>
 
 #include "cli/commands.h"
 
 namespace dsanalyze::cli {
-int Compare(const CompareOptions&) {
-  std::fprintf(stderr, "dsanalyze: error: 'compare' is not implemented yet\n");
-  return 3;
+namespace {
+
+void PrintDifference(const char* label, const FileDifference& d) {
+  std::printf("%s: %s: %s%s\n", label, d.prefix.c_str(),
+              d.row ? ("row " + std::to_string(*d.row) + ": ").c_str() : "", d.message.c_str());
 }
+
+}  // namespace
+
+int Compare(const CompareOptions& options) {
+  Result<CompareReport> report = CompareOutputs(options.a, options.b, options.strict);
+  if (!report.ok()) {
+    std::fprintf(stderr, "dsanalyze: error: %s\n", report.status().message().c_str());
+    return report.status().exit_code();
+  }
+  for (const FileDifference& d : report->different) PrintDifference("different", d);
+  for (const FileDifference& d : report->equal_except_doc_idx)
+    PrintDifference("equal except doc_idx", d);
+  std::printf("compare: A = %s, B = %s: %zu equal, %zu equal except doc_idx, %zu different%s\n",
+              options.a.c_str(), options.b.c_str(), report->equal.size(),
+              report->equal_except_doc_idx.size(), report->different.size(),
+              options.strict ? " (strict)" : "");
+  return report->same() ? kExitOk : kExitDifferent;
+}
+
 }  // namespace dsanalyze::cli

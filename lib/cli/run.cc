@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "comm/comm.h"
+#include "comm/launch_guard.h"
 #include "config/config.h"
 #include "pipeline/pipeline.h"
 
@@ -42,8 +43,7 @@ void PrintTimings(const RunSummary& s) {
   std::string table = "stage              rank0 s  slowest s\n";
   char line[128];
   for (const StageTime& t : s.stages) {
-    std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", t.stage.c_str(), t.rank0,
-                  t.slowest);
+    std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", t.stage.c_str(), t.rank0, t.slowest);
     table += line;
   }
   for (size_t r = 0; r < s.peak_rss_bytes.size(); ++r) {
@@ -59,6 +59,10 @@ void PrintTimings(const RunSummary& s) {
 int Run(const RunOptions& options, int argc, char** argv) {
   MpiEnvironment env(&argc, &argv);
   const Comm comm;
+  if (Status guard = CheckLaunchMode(comm.size()); !guard.ok()) {
+    if (comm.is_root()) std::fprintf(stderr, "dsanalyze: error: %s\n", guard.message().c_str());
+    return guard.exit_code();
+  }
   SetUpLogging(options, comm.rank());
 
   Status st;

@@ -37,13 +37,20 @@ class MpiEnvironment {
 
 template <class T>
 MPI_Datatype MpiType() {
-  if constexpr (std::is_same_v<T, int64_t>) return MPI_INT64_T;
-  else if constexpr (std::is_same_v<T, uint64_t>) return MPI_UINT64_T;
-  else if constexpr (std::is_same_v<T, int32_t>) return MPI_INT32_T;
-  else if constexpr (std::is_same_v<T, uint32_t>) return MPI_UINT32_T;
-  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
-  else if constexpr (std::is_same_v<T, int>) return MPI_INT;
-  else static_assert(sizeof(T) == 0, "no MPI datatype for this type");
+  if constexpr (std::is_same_v<T, int64_t>)
+    return MPI_INT64_T;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return MPI_UINT64_T;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return MPI_INT32_T;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return MPI_UINT32_T;
+  else if constexpr (std::is_same_v<T, double>)
+    return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, int>)
+    return MPI_INT;
+  else
+    static_assert(sizeof(T) == 0, "no MPI datatype for this type");
 }
 
 class Comm {
@@ -90,8 +97,10 @@ class Comm {
     static_assert(std::is_trivially_copyable_v<T>);
     std::vector<uint64_t> rc;
     std::vector<T> out;
-    AlltoallvBytes(send.data(), send_counts, sizeof(T), &rc,
-                   [&](uint64_t total) { out.resize(total); return static_cast<void*>(out.data()); });
+    AlltoallvBytes(send.data(), send_counts, sizeof(T), &rc, [&](uint64_t total) {
+      out.resize(total);
+      return static_cast<void*>(out.data());
+    });
     if (recv_counts) *recv_counts = std::move(rc);
     return out;
   }
@@ -105,8 +114,8 @@ class Comm {
   template <class T>
   void Recv(std::span<T> data, int source, int tag) const {
     static_assert(std::is_trivially_copyable_v<T>);
-    MPI_Recv_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, source, tag,
-               comm_, MPI_STATUS_IGNORE);
+    MPI_Recv_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, source, tag, comm_,
+               MPI_STATUS_IGNORE);
   }
   template <class T>
   MPI_Request Irecv(std::span<T> data, int source, int tag) const {
@@ -118,8 +127,8 @@ class Comm {
   template <class T>
   MPI_Request Isend(std::span<const T> data, int dest, int tag) const {
     MPI_Request req;
-    MPI_Isend_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, dest, tag,
-                comm_, &req);
+    MPI_Isend_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, dest, tag, comm_,
+                &req);
     return req;
   }
   static void Wait(MPI_Request* req) { MPI_Wait(req, MPI_STATUS_IGNORE); }
@@ -146,8 +155,8 @@ class Comm {
 };
 
 template <class F>
-void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts,
-                          size_t elem_size, std::vector<uint64_t>* recv_counts, F&& alloc) const {
+void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts, size_t elem_size,
+                          std::vector<uint64_t>* recv_counts, F&& alloc) const {
   const size_t p = static_cast<size_t>(size_);
   recv_counts->assign(p, 0);
   MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts->data(), 1, MPI_UINT64_T, comm_);

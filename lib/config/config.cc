@@ -1,7 +1,10 @@
 #include "config/config.h"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
+#include <span>
 
 #include "config/json_fields.h"
 
@@ -12,13 +15,26 @@ using nlohmann::json;
 
 constexpr std::string_view kSyntheticMod = "synthetic_mod";
 constexpr std::string_view kDocuments = "documents";
-constexpr std::array<std::string_view, 2> kDatasetTypes = {kSyntheticMod, kDocuments};
+constexpr std::string_view kPacked = "packed";
+constexpr std::string_view kMegatronGpt = "megatron_gpt";
+constexpr std::array<std::string_view, 4> kDatasetTypes = {kSyntheticMod, kDocuments, kPacked,
+                                                           kMegatronGpt};
+constexpr std::string_view kKnownTypes =
+    "known types: synthetic_mod, documents, packed, megatron_gpt";
 
-// Keys every dataset type accepts, then the keys of each type.
+// Keys every dataset type accepts, then the keys of each type (in kDatasetTypes order).
 constexpr std::array<std::string_view, 3> kCommonDatasetKeys = {"type", "ignore_token_ids",
                                                                 "sample_indices"};
 constexpr std::array<std::string_view, 3> kSyntheticModKeys = {"num_samples", "modulus", "offset"};
 constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_codes"};
+constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_codes", "seq_length"};
+constexpr std::array<std::string_view, 7> kMegatronGptKeys = {
+    "prefix", "dtype_codes", "seq_length", "index_prefix", "doc_idx", "sample_idx", "shuffle_idx"};
+constexpr std::array<std::span<const std::string_view>, 4> kTypeKeys = {
+    kSyntheticModKeys, kDocumentsKeys, kPackedKeys, kMegatronGptKeys};
+
+// The keys of megatron_gpt's three index-map paths.
+constexpr std::array<std::string_view, 3> kIndexMapKeys = {"doc_idx", "sample_idx", "shuffle_idx"};
 
 Status ParseCodeTable(const JsonFields& f, std::string_view key, CodeTable* out) {
   std::string name;
@@ -33,30 +49,57 @@ Status ParseCodeTable(const JsonFields& f, std::string_view key, CodeTable* out)
   return Status::OK();
 }
 
+bool Contains(std::span<const std::string_view> keys, std::string_view key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
+  const bool any_path = f.has("doc_idx") || f.has("sample_idx") || f.has("shuffle_idx");
+  if (f.has("index_prefix")) {
+    if (any_path)
+      return ConfigError("dataset",
+                         "give \"index_prefix\" or the paths \"doc_idx\", \"sample_idx\" and "
+                         "\"shuffle_idx\", not both");
+    DSA_RETURN_IF_ERROR(f.String("index_prefix", &d->index_prefix));
+    // The names Megatron-LM's legacy GPTDataset and Megatron-DeepSpeed cache
+    // the maps under: <prefix>_<split>_indexmap_<N>ns_<L>sl_<seed>s_doc_idx.npy.
+    d->doc_idx = d->index_prefix + "_doc_idx.npy";
+    d->sample_idx = d->index_prefix + "_sample_idx.npy";
+    d->shuffle_idx = d->index_prefix + "_shuffle_idx.npy";
+    return Status::OK();
+  }
+  if (!any_path)
+    return ConfigError("dataset.index_prefix",
+                       "required key is missing (or give the paths \"doc_idx\", \"sample_idx\" "
+                       "and \"shuffle_idx\")");
+  std::string* paths[] = {&d->doc_idx, &d->sample_idx, &d->shuffle_idx};
+  for (size_t i = 0; i < kIndexMapKeys.size(); ++i) {
+    if (!f.has(kIndexMapKeys[i]))
+      return ConfigError(f.KeyPath(kIndexMapKeys[i]),
+                         "required key is missing (\"doc_idx\", \"sample_idx\" and "
+                         "\"shuffle_idx\" go together)");
+    DSA_RETURN_IF_ERROR(f.String(kIndexMapKeys[i], paths[i]));
+  }
+  return Status::OK();
+}
+
 Status ParseDataset(const json& j, DatasetConfig* d) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "dataset"));
   DSA_RETURN_IF_ERROR(f.Require("type"));
   DSA_RETURN_IF_ERROR(f.String("type", &d->type));
-  std::span<const std::string_view> type_keys;
-  if (d->type == kSyntheticMod) {
-    type_keys = kSyntheticModKeys;
-  } else if (d->type == kDocuments) {
-    type_keys = kDocumentsKeys;
-  } else {
+  const auto type = std::find(kDatasetTypes.begin(), kDatasetTypes.end(), d->type);
+  if (type == kDatasetTypes.end())
     return ConfigError("dataset.type", "unknown dataset type " + json(d->type).dump() +
-                                           DidYouMean(d->type, kDatasetTypes) +
-                                           "; known types: synthetic_mod, documents");
-  }
+                                           DidYouMean(d->type, kDatasetTypes) + "; " +
+                                           std::string(kKnownTypes));
+  const std::span<const std::string_view> type_keys = kTypeKeys[type - kDatasetTypes.begin()];
 
   std::vector<std::string_view> known(kCommonDatasetKeys.begin(), kCommonDatasetKeys.end());
   known.insert(known.end(), type_keys.begin(), type_keys.end());
   // A key of another type is a mistake worth naming as such.
-  for (std::span<const std::string_view> other :
-       {std::span<const std::string_view>(kSyntheticModKeys),
-        std::span<const std::string_view>(kDocumentsKeys)}) {
-    if (other.data() == type_keys.data()) continue;
+  for (std::span<const std::string_view> other : kTypeKeys) {
     for (std::string_view key : other) {
-      if (f.has(key))
+      if (f.has(key) && !Contains(type_keys, key))
         return ConfigError("dataset", "key \"" + std::string(key) + "\" does not apply to type " +
                                           json(d->type).dump());
     }
@@ -72,10 +115,20 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
     DSA_RETURN_IF_ERROR(f.Int("modulus", 1, std::numeric_limits<int64_t>::max(), &d->modulus));
     DSA_RETURN_IF_ERROR(f.Int("offset", std::numeric_limits<int64_t>::min(),
                               std::numeric_limits<int64_t>::max(), &d->offset));
-  } else {
-    DSA_RETURN_IF_ERROR(f.Require("prefixes"));
-    DSA_RETURN_IF_ERROR(f.StringArray("prefixes", &d->prefixes));
-    DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+    return Status::OK();
+  }
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  if (d->type == kMegatronGpt) {
+    DSA_RETURN_IF_ERROR(f.Require("prefix"));
+    DSA_RETURN_IF_ERROR(f.String("prefix", &d->prefix));
+    DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
+    return ParseIndexMaps(f, d);
+  }
+  DSA_RETURN_IF_ERROR(f.Require("prefixes"));
+  DSA_RETURN_IF_ERROR(f.StringArray("prefixes", &d->prefixes));
+  if (d->type == kPacked) {
+    DSA_RETURN_IF_ERROR(f.Require("seq_length"));
+    DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
   }
   return Status::OK();
 }
@@ -193,9 +246,21 @@ json ConfigToJson(const Config& c) {
     dataset["num_samples"] = d.num_samples;
     dataset["modulus"] = d.modulus;
     dataset["offset"] = d.offset;
-  } else if (d.type == kDocuments) {
+  } else if (d.type == kDocuments || d.type == kPacked) {
     dataset["prefixes"] = d.prefixes;
     dataset["dtype_codes"] = CodeTableName(d.dtype_codes);
+    if (d.type == kPacked) dataset["seq_length"] = d.seq_length;
+  } else if (d.type == kMegatronGpt) {
+    dataset["prefix"] = d.prefix;
+    dataset["dtype_codes"] = CodeTableName(d.dtype_codes);
+    if (d.seq_length != 0) dataset["seq_length"] = d.seq_length;
+    if (!d.index_prefix.empty()) {
+      dataset["index_prefix"] = d.index_prefix;
+    } else {
+      dataset["doc_idx"] = d.doc_idx;
+      dataset["sample_idx"] = d.sample_idx;
+      dataset["shuffle_idx"] = d.shuffle_idx;
+    }
   }
   json metrics = json::array();
   for (const MetricConfig& m : c.metrics) {

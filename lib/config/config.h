@@ -22,17 +22,31 @@
 namespace dsanalyze {
 
 struct DatasetConfig {
-  std::string type;  // "synthetic_mod" | "documents"
+  std::string type;  // "synthetic_mod" | "documents" | "packed" | "megatron_gpt"
   // synthetic_mod (format.md §4): sample x is the single integer (x + offset) mod modulus
   // (a result in [0, modulus), as Python's % gives).
   uint64_t num_samples = 0;
   int64_t modulus = 10000;
   int64_t offset = 7;
   // documents: one document (row) = one sample, prefixes concatenated in order.
+  // packed: the rows' tokens concatenated in that order, cut into samples of
+  // seq_length + 1 tokens with stride seq_length.
   std::vector<std::string> prefixes;
+  // megatron_gpt: the samples Megatron's GPTDataset builds from the rows of
+  // `prefix` through its cached index maps (format.md §3). The maps are the
+  // three paths, given directly or as index_prefix + "_doc_idx.npy", ... (then
+  // index_prefix is kept too, for messages and ConfigToJson).
+  std::string prefix;
+  std::string index_prefix;
+  std::string doc_idx;
+  std::string sample_idx;
+  std::string shuffle_idx;
+  // packed: required, >= 1. megatron_gpt: optional (0 = not given); when given,
+  // every sample must have seq_length + 1 tokens.
+  uint64_t seq_length = 0;
   CodeTable dtype_codes = CodeTable::kMegatron;  // table the input .idx files were written with
   std::vector<int64_t> ignore_token_ids;         // excluded from per-token metrics (seqlen counts)
-  std::string sample_indices;  // optional int64 .npy path (parsed and stored only)
+  std::string sample_indices;  // optional .npy path: id of sample i (dataset/sample_ids.h)
 
   bool operator==(const DatasetConfig&) const = default;
 };
@@ -76,6 +90,9 @@ inline constexpr unsigned kMaxThreads = 256;
 inline constexpr uint64_t kMaxBatchSize = uint64_t{1} << 24;
 inline constexpr uint64_t kMinChunkBytes = 64;
 inline constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
+// Longest seq_length: seq_length + 1 tokens must fit an int32, as in Megatron's
+// index builder.
+inline constexpr uint64_t kMaxSeqLength = (uint64_t{1} << 31) - 2;
 // Longest metric name: "<name>_index_to_sample_percentile_merged.idx" must fit
 // in a 255-byte file name.
 inline constexpr size_t kMaxMetricNameLength = 200;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "dataset/open_dataset.h"
+#include "dataset/token_files.h"
 
 namespace dsanalyze {
 namespace {
@@ -109,36 +110,11 @@ std::unique_ptr<SampleReader> DocumentsDataset::NewReader() const {
   return std::make_unique<DocumentsReader>(*this);
 }
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Dataset>> OpenDocuments(const DatasetConfig& config) {
-  if (config.prefixes.empty())
-    return Status::BadInput("config: dataset.prefixes: expected a non-empty array of strings");
-  IndexedDataset::Options options;
-  options.table = config.dtype_codes;
-  std::vector<IndexedDataset> files;
-  for (size_t i = 0; i < config.prefixes.size(); ++i) {
-    const std::string& prefix = config.prefixes[i];
-    Result<IndexedDataset> file = IndexedDataset::Open(prefix, options);
-    if (!file.ok()) {
-      Status st = file.status().WithPrefix("dataset.prefixes[" + std::to_string(i) + "]");
-      if (EndsWith(prefix, ".idx") || EndsWith(prefix, ".bin"))
-        st = Status::BadInput(st.message() + " (give the prefix, without .idx or .bin)");
-      return st;
-    }
-    if (!files.empty() && file->dtype() != files.front().dtype())
-      return Status::BadInput("dataset.prefixes: " + files.front().prefix() + ".idx holds " +
-                              std::string(DTypeName(files.front().dtype())) + " but " + prefix +
-                              ".idx holds " + std::string(DTypeName(file->dtype())) +
-                              " (read with the " + std::string(CodeTableName(config.dtype_codes)) +
-                              " dtype_codes table); all prefixes must share one dtype");
-    files.push_back(std::move(file).value());
-  }
+  DSA_ASSIGN_OR_RETURN(std::vector<IndexedDataset> files,
+                       OpenTokenFiles(config.prefixes, config.dtype_codes));
   auto ds = std::make_unique<DocumentsDataset>(std::move(files), config.dtype_codes,
                                                SortedUnique(config.ignore_token_ids));
   if (ds->size() == 0)

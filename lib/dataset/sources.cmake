@@ -1,4 +1,8 @@
 target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/documents.cc
+  ${CMAKE_CURRENT_LIST_DIR}/megatron_gpt.cc
   ${CMAKE_CURRENT_LIST_DIR}/open_dataset.cc
-  ${CMAKE_CURRENT_LIST_DIR}/synthetic_mod.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/packed.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sample_ids.cc
+  ${CMAKE_CURRENT_LIST_DIR}/synthetic_mod.cc
+  ${CMAKE_CURRENT_LIST_DIR}/token_files.cc)

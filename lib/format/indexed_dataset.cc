@@ -69,9 +69,21 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
     if (size < 0)
       return bad("row " + std::to_string(i) + " has negative size " + std::to_string(size));
     const int64_t ptr = ds.row_pointer(i);
-    if (ptr < 0 || static_cast<uint64_t>(ptr) != offset)
+    if (ptr < 0 || static_cast<uint64_t>(ptr) != offset) {
+      // The usual cause is a file read with the wrong code table (Megatron's
+      // uint16 code 8 is uint64 to DeepSpeed): then the pointers fit another
+      // element size exactly. Say so, since the numbers alone do not.
+      std::string hint;
+      const uint64_t before = offset / ds.itemsize_;
+      for (uint64_t size : {1, 2, 4, 8})
+        if (size != ds.itemsize_ && before > 0 && static_cast<uint64_t>(ptr) == before * size)
+          hint = "; they fit " + std::to_string(size) +
+                 "-byte elements, so the dtype code table is probably wrong (code " +
+                 std::to_string(ds.code_) + " is " + std::string(DTypeName(ds.dtype_)) +
+                 " in the " + std::string(CodeTableName(options.table)) + " table)";
       return bad("pointer of row " + std::to_string(i) + " is " + std::to_string(ptr) +
-                 " but the sizes before it give " + std::to_string(offset));
+                 " but the sizes before it give " + std::to_string(offset) + hint);
+    }
     const uint64_t row_bytes = static_cast<uint64_t>(size) * ds.itemsize_;
     if (offset > max_bytes - row_bytes)
       return bad("row sizes overflow the 64-bit byte offset at row " + std::to_string(i));
@@ -95,9 +107,8 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
   if (bin_size != offset)
     return Status::BadInput(bin_path + ": file is " + std::to_string(bin_size) + " bytes but " +
                             idx_path + " describes " + std::to_string(offset) + " (" +
-                            std::to_string(ds.elements_) + " " +
-                            std::string(DTypeName(ds.dtype_)) + " elements); .bin is too " +
-                            (bin_size < offset ? "short" : "long"));
+                            std::to_string(ds.elements_) + " " + std::string(DTypeName(ds.dtype_)) +
+                            " elements); .bin is too " + (bin_size < offset ? "short" : "long"));
   return ds;
 }
 

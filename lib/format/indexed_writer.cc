@@ -1,5 +1,6 @@
 #include "format/indexed_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -21,8 +22,8 @@ void PutU64(std::byte* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
 }  // namespace
 
-Result<std::unique_ptr<IndexedWriter>> IndexedWriter::Create(const std::string& prefix,
-                                                             DType dtype, const Options& options) {
+Result<std::unique_ptr<IndexedWriter>> IndexedWriter::Create(const std::string& prefix, DType dtype,
+                                                             const Options& options) {
   if (!IsInteger(dtype))
     return Status::Internal(prefix + ": cannot write float dtype " + std::string(DTypeName(dtype)));
   if (!CodeForDType(options.table, dtype))
@@ -144,8 +145,8 @@ Status IndexedWriter::AddScalarRows(std::span<const int64_t> values) {
 Status IndexedWriter::FlushIdx() {
   if (sizes_.empty()) return Status::OK();
   const uint64_t total = options_.rows ? *options_.rows : rows_;
-  DSA_RETURN_IF_ERROR(idx_.WriteAt(kIdxHeaderSize + 4 * meta_first_row_, sizes_.data(),
-                                   4 * sizes_.size()));
+  DSA_RETURN_IF_ERROR(
+      idx_.WriteAt(kIdxHeaderSize + 4 * meta_first_row_, sizes_.data(), 4 * sizes_.size()));
   if (options_.rows) {
     DSA_RETURN_IF_ERROR(idx_.WriteAt(kIdxHeaderSize + 4 * total + 8 * meta_first_row_,
                                      pointers_.data(), 8 * pointers_.size()));
@@ -171,6 +172,24 @@ Status IndexedWriter::FlushIdx() {
   return Status::OK();
 }
 
+// doc_idx follows the pointers; the per-row form is written in bounded batches.
+Status IndexedWriter::WriteDocIdx() {
+  const uint64_t base = kIdxHeaderSize + 12 * rows_;
+  if (!options_.doc_idx_per_row) {
+    const int64_t doc_idx[2] = {0, static_cast<int64_t>(rows_)};
+    return idx_.WriteAt(base, doc_idx, sizeof(doc_idx));
+  }
+  std::vector<int64_t> batch;
+  batch.reserve(kMetaBatchRows);
+  for (uint64_t start = 0; start <= rows_; start += kMetaBatchRows) {
+    const uint64_t end = std::min<uint64_t>(rows_ + 1, start + kMetaBatchRows);
+    batch.clear();
+    for (uint64_t i = start; i < end; ++i) batch.push_back(static_cast<int64_t>(i));
+    DSA_RETURN_IF_ERROR(idx_.WriteAt(base + 8 * start, batch.data(), 8 * batch.size()));
+  }
+  return Status::OK();
+}
+
 Status IndexedWriter::Finish() {
   if (finished_) return Status::Internal(prefix_ + ": Finish called twice");
   if (row_start_element_ != elements_)
@@ -187,10 +206,9 @@ Status IndexedWriter::Finish() {
   PutU64(header + 9, 1);
   header[17] = static_cast<std::byte>(*CodeForDType(options_.table, dtype_));
   PutU64(header + 18, rows_);
-  PutU64(header + 26, 2);
+  PutU64(header + 26, options_.doc_idx_per_row ? rows_ + 1 : 2);
   DSA_RETURN_IF_ERROR(idx_.WriteAt(0, header, sizeof(header)));
-  const int64_t doc_idx[2] = {0, static_cast<int64_t>(rows_)};
-  DSA_RETURN_IF_ERROR(idx_.WriteAt(kIdxHeaderSize + 12 * rows_, doc_idx, sizeof(doc_idx)));
+  DSA_RETURN_IF_ERROR(WriteDocIdx());
 
   DSA_RETURN_IF_ERROR(bin_.Close(options_.sync));
   DSA_RETURN_IF_ERROR(idx_.Close(options_.sync));

@@ -12,7 +12,10 @@
 // names (PREFIX.bin.tmp, PREFIX.idx.tmp) and renamed into place only by a
 // successful Finish(); a writer destroyed without Finish() removes them.
 //
-// doc_idx is always [0, rows], as DeepSpeed's DistributedDataAnalyzer writes.
+// doc_idx is [0, rows] (one document spanning all rows), as DeepSpeed's
+// DistributedDataAnalyzer writes; with Options::doc_idx_per_row it is
+// [0, 1, ..., rows] (every row its own document), as Megatron's builder writes
+// when each document is one row. Either way it costs no per-row memory.
 // Not thread-safe: one writer is used by one thread.
 #pragma once
 
@@ -36,6 +39,7 @@ class IndexedWriter {
     std::optional<uint64_t> rows;  // exact row count, if known up front
     bool sync = false;             // fdatasync before renaming into place
     size_t buffer_bytes = 4 << 20;
+    bool doc_idx_per_row = false;  // doc_idx [0, 1, ..., rows] instead of [0, rows]
   };
 
   static Result<std::unique_ptr<IndexedWriter>> Create(const std::string& prefix, DType dtype,
@@ -74,6 +78,7 @@ class IndexedWriter {
   Status FlushBin();
   Status FlushIdx();
   Status StartRow(uint64_t size);
+  Status WriteDocIdx();
 
   std::string prefix_;
   DType dtype_ = DType::kU8;
@@ -89,7 +94,7 @@ class IndexedWriter {
   uint64_t bin_offset_ = 0;  // bytes flushed to .bin
 
   uint64_t rows_ = 0;
-  uint64_t elements_ = 0;          // total elements appended
+  uint64_t elements_ = 0;           // total elements appended
   uint64_t row_start_element_ = 0;  // first element of the open row
 
   // Row metadata waiting to be written: with a known row count these are

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/metric.h"
 
@@ -22,6 +24,34 @@ std::unique_ptr<Metric> NewSumMetric(std::string name);
 // are not in `ignore_token_ids` (sorted, unique).
 std::unique_ptr<Metric> NewSeqlenMetric(std::string name,
                                         std::span<const int64_t> ignore_token_ids);
+
+// Largest params.vocab_size: 2 GiB of counts per map thread.
+inline constexpr uint64_t kMaxVocabSize = uint64_t{1} << 28;
+
+// total_vocab_freq: accumulate_value_over_samples of length vocab_size + 1,
+// the number of times each token id occurs. Ignored ids are not counted; any
+// other id outside 0..vocab_size is a BadInput error naming the sample.
+std::unique_ptr<Metric> NewTotalVocabFreqMetric(std::string name, uint64_t vocab_size,
+                                                std::span<const int64_t> ignore_token_ids);
+
+struct VocabRarityOptions {
+  std::string name;
+  size_t config_index = 0;  // metrics[i], for the dependencies' messages
+  uint64_t vocab_size = 0;
+  std::span<const int64_t> ignore_token_ids;  // left out of sums and seqlen
+  // seqlen_vocab_rarity: seqlen · C + vocab_rarity (rarity.h, SeqlenCoefficient).
+  bool with_seqlen = false;
+  // seqlen_vocab_rarity's seq_length; 0: the longest sample's seqlen, found by
+  // a dependency pass.
+  uint64_t seq_length = 0;
+  // The corpus token counts (vocab_size + 1), e.g. read from a previous run's
+  // total_vocab_freq; without them they are a dependency (total_vocab_freq).
+  std::optional<std::vector<int64_t>> counts;
+};
+// vocab_rarity / seqlen_vocab_rarity: single_value_per_sample,
+// int64(Σ_t -ln p_t) over the sample's tokens, summed exactly (rarity.h).
+// Errors only if the given counts are invalid.
+Result<std::unique_ptr<Metric>> NewVocabRarityMetric(const VocabRarityOptions& options);
 
 // Writes each sample's single integer to out[i] (out.size() == batch.size()),
 // dispatching on the dtype once. A sample without exactly one element, or a

@@ -12,6 +12,11 @@ std::string_view MetricTypeName(MetricType t) {
   }
 }
 
+Status Metric::SetDependencyResults(std::span<const std::vector<int64_t>> results) {
+  if (results.empty()) return Status::OK();
+  return Status::Internal("dependency results given to a metric that declared no dependencies");
+}
+
 // The pipeline calls only the method that matches type(); reaching a default
 // is a bug in the caller or the metric.
 Status Metric::Compute(const SampleBatch&, std::span<int64_t>) const {

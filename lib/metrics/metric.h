@@ -6,13 +6,21 @@
 // their config `params` and then called concurrently from all map threads:
 // Compute and Accumulate must be thread-safe (they are const; per-call state
 // lives on the stack or in the output spans).
+//
+// A metric may need other metrics' results over the whole dataset before it
+// can compute anything (vocab_rarity needs total_vocab_freq). It names them in
+// dependencies(); the pipeline runs them first, on all ranks, and hands their
+// global results to SetDependencyResults (pipeline/dependencies.h). That call
+// happens once, from one thread, before the first Compute or Accumulate.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "config/config.h"
 #include "dataset/dataset.h"
 #include "util/status.h"
 
@@ -30,6 +38,15 @@ class Metric {
   virtual size_t accumulate_length() const { return 0; }
   // False when the metric needs only sample lengths (lets readers skip element data).
   virtual bool needs_elements() const { return true; }
+
+  // The metrics whose results over the whole dataset this one needs, as
+  // config entries for CreateMetric (their `name` is only used in messages).
+  // Entries equal in plugin, metric and params are computed once per run.
+  virtual std::vector<MetricConfig> dependencies() const { return {}; }
+  // results[i] belongs to dependencies()[i]: for an accumulate metric, its
+  // element-wise sum over all samples; for a single-value metric, {smallest,
+  // largest} value over all samples. Errors are the metric's to explain.
+  virtual Status SetDependencyResults(std::span<const std::vector<int64_t>> results);
 
   // single_value_per_sample: writes one value per sample of `batch` into
   // `values` (values.size() == batch.size()).

@@ -6,30 +6,98 @@
 
 #include "config/json_fields.h"
 #include "metrics/builtin_metrics.h"
+#include "metrics/plugin_library.h"
+#include "metrics/plugin_metric.h"
+#include "metrics/rarity.h"
 
 namespace dsanalyze {
 namespace {
+
+using Made = Result<std::unique_ptr<Metric>>;
+using MakeFn = Made (*)(const MetricConfig& config, const JsonFields& params,
+                        const Dataset& dataset);
 
 struct Builtin {
   std::string_view name;
   std::string_view description;
   MetricType type;
-  std::unique_ptr<Metric> (*make)(const MetricConfig& config, const Dataset& dataset);
+  std::span<const std::string_view> params;  // the keys it takes
+  MakeFn make;
 };
 
-// Sorted by name. None of the built-ins takes params.
-const std::array<Builtin, 3> kBuiltins = {{
+Result<uint64_t> VocabSize(const JsonFields& params) {
+  uint64_t vocab_size = 0;
+  DSA_RETURN_IF_ERROR(params.Require("vocab_size"));
+  DSA_RETURN_IF_ERROR(params.Uint("vocab_size", 1, kMaxVocabSize, &vocab_size));
+  return vocab_size;
+}
+
+Result<std::unique_ptr<Metric>> MakeVocabRarity(const MetricConfig& config,
+                                                const JsonFields& params, const Dataset& dataset,
+                                                bool with_seqlen) {
+  VocabRarityOptions o;
+  o.name = config.name;
+  o.config_index = config.index;
+  o.ignore_token_ids = dataset.ignore_token_ids();
+  o.with_seqlen = with_seqlen;
+  DSA_ASSIGN_OR_RETURN(o.vocab_size, VocabSize(params));
+  if (with_seqlen) DSA_RETURN_IF_ERROR(params.Uint("seq_length", 1, UINT64_MAX, &o.seq_length));
+  std::string counts_path;
+  DSA_RETURN_IF_ERROR(params.String("total_vocab_freq", &counts_path));
+  if (!counts_path.empty()) {
+    Result<std::vector<int64_t>> counts = ReadVocabCounts(counts_path, o.vocab_size);
+    if (!counts.ok())
+      return ConfigError(params.KeyPath("total_vocab_freq"), counts.status().message());
+    o.counts = std::move(counts).value();
+  }
+  return NewVocabRarityMetric(o);
+}
+
+constexpr std::array<std::string_view, 0> kNoParams = {};
+constexpr std::array<std::string_view, 1> kVocabParams = {"vocab_size"};
+constexpr std::array<std::string_view, 2> kRarityParams = {"vocab_size", "total_vocab_freq"};
+constexpr std::array<std::string_view, 3> kSeqlenRarityParams = {"vocab_size", "total_vocab_freq",
+                                                                 "seq_length"};
+
+// Sorted by name.
+const std::array<Builtin, 6> kBuiltins = {{
     {"seqlen", "number of elements (tokens) in the sample, not counting dataset.ignore_token_ids",
-     MetricType::kSingleValuePerSample,
-     [](const MetricConfig& c, const Dataset& d) {
+     MetricType::kSingleValuePerSample, kNoParams,
+     [](const MetricConfig& c, const JsonFields&, const Dataset& d) -> Made {
        return NewSeqlenMetric(c.name, d.ignore_token_ids());
      }},
+    {"seqlen_vocab_rarity",
+     "seqlen * C + vocab_rarity, C a power of ten above any vocab_rarity (params: vocab_size; "
+     "optional total_vocab_freq, seq_length)",
+     MetricType::kSingleValuePerSample, kSeqlenRarityParams,
+     [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
+       return MakeVocabRarity(c, p, d, true);
+     }},
     {"sum", "sum of the samples' single integers, in int64 (overflow is an error)",
-     MetricType::kAccumulateValueOverSamples,
-     [](const MetricConfig& c, const Dataset&) { return NewSumMetric(c.name); }},
+     MetricType::kAccumulateValueOverSamples, kNoParams,
+     [](const MetricConfig& c, const JsonFields&, const Dataset&) -> Made {
+       return NewSumMetric(c.name);
+     }},
+    {"total_vocab_freq",
+     "count of every token id 0..vocab_size over all samples, ignored ids not counted (params: "
+     "vocab_size)",
+     MetricType::kAccumulateValueOverSamples, kVocabParams,
+     [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
+       DSA_ASSIGN_OR_RETURN(uint64_t vocab_size, VocabSize(p));
+       return NewTotalVocabFreqMetric(c.name, vocab_size, d.ignore_token_ids());
+     }},
     {"value", "the sample's single integer (each sample must have exactly one element)",
-     MetricType::kSingleValuePerSample,
-     [](const MetricConfig& c, const Dataset&) { return NewValueMetric(c.name); }},
+     MetricType::kSingleValuePerSample, kNoParams,
+     [](const MetricConfig& c, const JsonFields&, const Dataset&) -> Made {
+       return NewValueMetric(c.name);
+     }},
+    {"vocab_rarity",
+     "sum over the sample's tokens of -ln(freq/total) from total_vocab_freq, truncated "
+     "(params: vocab_size; optional total_vocab_freq file)",
+     MetricType::kSingleValuePerSample, kRarityParams,
+     [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
+       return MakeVocabRarity(c, p, d, false);
+     }},
 }};
 
 std::string EntryPath(const MetricConfig& config) {
@@ -39,9 +107,7 @@ std::string EntryPath(const MetricConfig& config) {
 }  // namespace
 
 Result<std::unique_ptr<Metric>> CreateMetric(const MetricConfig& config, const Dataset& dataset) {
-  if (!config.plugin.empty())
-    return ConfigError(EntryPath(config) + ".plugin",
-                       "loading metric plugins is not supported yet");
+  if (!config.plugin.empty()) return NewPluginMetric(config);
 
   const auto it = std::find_if(kBuiltins.begin(), kBuiltins.end(),
                                [&](const Builtin& b) { return b.name == config.metric; });
@@ -54,17 +120,17 @@ Result<std::unique_ptr<Metric>> CreateMetric(const MetricConfig& config, const D
     }
     return ConfigError(EntryPath(config) + ".metric",
                        "unknown metric " + nlohmann::json(config.metric).dump() +
-                           DidYouMean(config.metric, names) + "; available: " + list);
+                           DidYouMean(config.metric, names) + "; available: " + list +
+                           " (or a plugin's metric, with \"plugin\")");
   }
 
-  if (!config.params.is_object())
-    return ConfigError(EntryPath(config) + ".params",
-                       "expected a JSON object {...}, got " + ShortJson(config.params));
-  if (!config.params.empty())
+  DSA_ASSIGN_OR_RETURN(JsonFields params, JsonFields::Of(config.params, EntryPath(config) + ".params"));
+  if (it->params.empty() && !config.params.empty())
     return ConfigError(
-        EntryPath(config) + ".params." + config.params.begin().key(),
+        params.KeyPath(config.params.begin().key()),
         "unknown parameter (metric \"" + std::string(it->name) + "\" takes no params)");
-  return it->make(config, dataset);
+  DSA_RETURN_IF_ERROR(params.CheckKnown(it->params));
+  return it->make(config, params, dataset);
 }
 
 std::vector<MetricInfo> ListBuiltinMetrics() {
@@ -72,6 +138,18 @@ std::vector<MetricInfo> ListBuiltinMetrics() {
   for (const Builtin& b : kBuiltins)
     infos.push_back({std::string(b.name), std::string(b.description), b.type});
   return infos;
+}
+
+Result<PluginInfo> DescribePlugin(const std::string& path) {
+  DSA_ASSIGN_OR_RETURN(std::shared_ptr<const PluginLibrary> library, PluginLibrary::Load(path));
+  const auto text = [](const char* s) { return std::string(s ? s : ""); };
+  PluginInfo info{text(library->plugin().name), text(library->plugin().description), {}};
+  for (const dsa_metric_def& m : library->metrics())
+    info.metrics.push_back({m.name, text(m.description),
+                            m.type == DSA_SINGLE_VALUE_PER_SAMPLE
+                                ? MetricType::kSingleValuePerSample
+                                : MetricType::kAccumulateValueOverSamples});
+  return info;
 }
 
 }  // namespace dsanalyze

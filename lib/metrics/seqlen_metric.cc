@@ -1,48 +1,8 @@
-#include <algorithm>
-#include <limits>
-#include <type_traits>
-#include <vector>
-
 #include "metrics/builtin_metrics.h"
+#include "metrics/ignore_set.h"
 
 namespace dsanalyze {
 namespace {
-
-// Membership test for the ignored ids: a dense table over [lo, hi] when that
-// range is small (the usual case: a few special tokens), else binary search.
-class IgnoreSet {
- public:
-  explicit IgnoreSet(std::span<const int64_t> sorted_ids)
-      : ids_(sorted_ids.begin(), sorted_ids.end()) {
-    if (ids_.empty()) return;
-    lo_ = ids_.front();
-    hi_ = ids_.back();
-    constexpr uint64_t kMaxDense = uint64_t{1} << 16;
-    if (static_cast<uint64_t>(hi_) - static_cast<uint64_t>(lo_) < kMaxDense) {
-      dense_.assign(static_cast<size_t>(hi_ - lo_) + 1, 0);
-      for (int64_t id : ids_) dense_[static_cast<size_t>(id - lo_)] = 1;
-    }
-  }
-
-  bool empty() const { return ids_.empty(); }
-
-  template <class T>
-  bool contains(T value) const {
-    if constexpr (std::is_same_v<T, uint64_t>) {
-      if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
-    }
-    const int64_t v = static_cast<int64_t>(value);
-    if (v < lo_ || v > hi_) return false;
-    if (!dense_.empty()) return dense_[static_cast<size_t>(v - lo_)] != 0;
-    return std::binary_search(ids_.begin(), ids_.end(), v);
-  }
-
- private:
-  std::vector<int64_t> ids_;
-  int64_t lo_ = 0;
-  int64_t hi_ = -1;
-  std::vector<uint8_t> dense_;
-};
 
 class SeqlenMetric : public Metric {
  public:

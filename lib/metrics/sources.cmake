@@ -1,7 +1,12 @@
 target_sources(dsanalyze_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/exact_sum.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric.cc
+  ${CMAKE_CURRENT_LIST_DIR}/plugin_library.cc
+  ${CMAKE_CURRENT_LIST_DIR}/plugin_metric.cc
+  ${CMAKE_CURRENT_LIST_DIR}/rarity.cc
   ${CMAKE_CURRENT_LIST_DIR}/registry.cc
   ${CMAKE_CURRENT_LIST_DIR}/seqlen_metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/single_values.cc
   ${CMAKE_CURRENT_LIST_DIR}/sum_metric.cc
-  ${CMAKE_CURRENT_LIST_DIR}/value_metric.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/value_metric.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vocab_metrics.cc)

@@ -74,7 +74,8 @@ std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& i
   for (unsigned p = 1; p < passes; ++p) {
     uint64_t* src = p % 2 ? keys.data() : scratch;
     uint64_t* dst = p % 2 ? scratch : keys.data();
-    CountingPass(n, lo + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, dst);
+    CountingPass(
+        n, lo + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, dst);
   }
   std::vector<int64_t>().swap(values);
   return keys;

@@ -5,8 +5,7 @@ namespace dsanalyze {
 Status AddChecked(std::span<int64_t> acc, std::span<const int64_t> add, const std::string& what) {
   for (size_t i = 0; i < acc.size(); ++i) {
     if (__builtin_add_overflow(acc[i], add[i], &acc[i]))
-      return Status::BadInput(what + ": sum of element " + std::to_string(i) +
-                              " overflows int64");
+      return Status::BadInput(what + ": sum of element " + std::to_string(i) + " overflows int64");
   }
   return Status::OK();
 }
@@ -58,7 +57,8 @@ void MapJob::Work(Worker* w) {
       st = single_[m].metric->Compute(batch, dst).WithPrefix("metric " + single_[m].name);
     }
     for (size_t a = 0; st.ok() && a < accumulate_.size(); ++a)
-      st = accumulate_[a].metric->Accumulate(batch, w->sums[a])
+      st = accumulate_[a]
+               .metric->Accumulate(batch, w->sums[a])
                .WithPrefix("metric " + accumulate_[a].name);
     if (!st.ok()) {
       w->status = st;

@@ -34,8 +34,7 @@ Result<StagedOutput> StagedOutput::Create(const std::string& save_path) {
     return Status::BadInput(save_path + ": save path exists and is not a directory");
   std::string tmpl = (fs::path(save_path) / ".dsanalyze-staging-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr)
-    return Status::IoError(save_path + ": cannot create a staging directory: " +
-                           ErrnoText(errno));
+    return Status::IoError(save_path + ": cannot create a staging directory: " + ErrnoText(errno));
   StagedOutput out;
   out.save_path_ = save_path;
   out.staging_ = tmpl;
@@ -80,8 +79,8 @@ Status StagedOutput::Commit(const std::vector<std::string>& metric_names,
     DSA_RETURN_IF_ERROR(RenameFile(staged, final_dir));
   }
   for (const std::string& file : files)
-    DSA_RETURN_IF_ERROR(RenameFile((fs::path(staging_) / file).string(),
-                                   (fs::path(save_path_) / file).string()));
+    DSA_RETURN_IF_ERROR(
+        RenameFile((fs::path(staging_) / file).string(), (fs::path(save_path_) / file).string()));
   std::error_code ec;
   fs::remove_all(staging_, ec);
   active_ = false;

@@ -33,7 +33,8 @@ class StagedOutput {
 
   // Moves the staged metric directories `metric_names` and top-level `files`
   // into the save path, then removes the staging directory.
-  Status Commit(const std::vector<std::string>& metric_names, const std::vector<std::string>& files);
+  Status Commit(const std::vector<std::string>& metric_names,
+                const std::vector<std::string>& files);
 
  private:
   StagedOutput() = default;

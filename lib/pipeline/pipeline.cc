@@ -1,11 +1,11 @@
 #include "pipeline/pipeline.h"
 
+#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
-
-#include <spdlog/spdlog.h>
 
 #include "dataset/open_dataset.h"
 #include "dataset/sample_ids.h"
@@ -18,16 +18,30 @@
 #include "pipeline/reduce.h"
 #include "pipeline/sample_sort.h"
 #include "pipeline/work_split.h"
+#include "report/output_layout.h"
+#include "report/report.h"
 
 namespace dsanalyze {
 namespace {
 
 // Stage names in report order.
-enum Stage { kOpen, kMap, kMinMax, kSampleToMetric, kLocalSort, kSplitters, kExchange, kMerge,
-             kWrite, kAccumulate, kCommit, kNumStages };
+enum Stage {
+  kStageOpen,
+  kStageMap,
+  kStageMinMax,
+  kStageSampleToMetric,
+  kStageLocalSort,
+  kStageSplitters,
+  kStageExchange,
+  kStageMerge,
+  kStageWrite,
+  kStageAccumulate,
+  kStageCommit,
+  kNumStages
+};
 constexpr const char* kStageNames[kNumStages] = {
-    "open", "map", "minmax", "sample_to_metric", "local_sort", "splitters", "exchange",
-    "merge", "write", "accumulate", "commit"};
+    "open",     "map",   "minmax", "sample_to_metric", "local_sort",   "splitters",
+    "exchange", "merge", "write",  "accumulate",       "report_commit"};
 
 class StageClock {
  public:
@@ -60,25 +74,25 @@ Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const Local
                     StageClock* clock) {
   KeyCodec<Key> codec{layout};
   std::vector<Key> keys = SortPairs(std::move(values), ids, codec, threads);
-  clock->Lap(kLocalSort);
+  clock->Lap(kStageLocalSort);
 
   const unsigned key_bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
   SampleSortTimes st;
   keys = SampleSort(comm, std::move(keys), key_bits, &st);
-  clock->Add(kSplitters, st.splitters);
-  clock->Add(kExchange, st.exchange);
-  clock->Add(kMerge, st.merge);
+  clock->Add(kStageSplitters, st.splitters);
+  clock->Add(kStageExchange, st.exchange);
+  clock->Add(kStageMerge, st.merge);
   clock->Restart();
 
   uint64_t distinct = 0;
-  Status s = WriteIndexFiles(comm, keys, codec, prefixes, metric_dtype, sample_dtype, wopt,
-                             &distinct);
-  clock->Lap(kWrite);
+  Status s =
+      WriteIndexFiles(comm, keys, codec, prefixes, metric_dtype, sample_dtype, wopt, &distinct);
+  clock->Lap(kStageWrite);
   return s;
 }
 
 int64_t PeakRssBytes() {
-  struct rusage ru{};
+  struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<int64_t>(ru.ru_maxrss) * 1024;
 }
@@ -120,19 +134,19 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
 
   const uint64_t n = dataset->size();
-  const SampleRange range = SplitRange({0, n}, static_cast<uint64_t>(comm.size()),
-                                       static_cast<uint64_t>(comm.rank()));
+  const SampleRange range =
+      SplitRange({0, n}, static_cast<uint64_t>(comm.size()), static_cast<uint64_t>(comm.rank()));
   if (comm.is_root())
     spdlog::info("{}: {} samples on {} rank(s) x {} thread(s), {} metric(s)", dataset->Describe(),
                  n, comm.size(), config.map.threads, config.metrics.size());
-  clock.Lap(kOpen);
+  clock.Lap(kStageOpen);
 
   // Results over the whole dataset that metrics need first (a pass of its own).
   std::vector<Metric*> metric_ptrs;
   for (auto& m : single) metric_ptrs.push_back(m.metric.get());
   for (auto& m : accumulate) metric_ptrs.push_back(m.metric.get());
-  DSA_RETURN_IF_ERROR(ResolveDependencies(comm, *dataset, metric_ptrs, config.map.threads,
-                                          config.map.batch_size));
+  DSA_RETURN_IF_ERROR(
+      ResolveDependencies(comm, *dataset, metric_ptrs, config.map.threads, config.map.batch_size));
 
   // Map, with job-wide progress on rank 0.
   std::vector<MapMetric> single_map, accumulate_map;
@@ -147,7 +161,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   auto mapped = job.Finish();
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(mapped.status()));
   MapResult map = std::move(mapped).value();
-  clock.Lap(kMap);
+  clock.Lap(kStageMap);
 
   WriteOptions wopt;
   wopt.table = config.output.dtype_codes;
@@ -179,29 +193,27 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     const int64_t vmin = comm.Allreduce(local_mm[0], MPI_MIN);
     const int64_t vmax = comm.Allreduce(local_mm[1], MPI_MAX);
     const DType metric_dtype = FitIntDType(vmin, vmax);
-    clock.Lap(kMinMax);
+    clock.Lap(kStageMinMax);
 
-    std::string dir;
-    if (comm.is_root()) {
-      auto made = staged->MakeMetricDir(name);
-      st = made.status();
-      if (made.ok()) dir = *made + "/" + name;
-    }
+    if (comm.is_root()) st = staged->MakeMetricDir(name).status();
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+    auto prefix = [&](std::string_view kind) {
+      return comm.is_root() ? MetricFilePrefix(staged->staging_dir(), name, kind) : std::string();
+    };
     DSA_RETURN_IF_ERROR(
-        WriteOrderedScalars(comm, values, dir + "_sample_to_metric", metric_dtype, wopt));
-    clock.Lap(kSampleToMetric);
+        WriteOrderedScalars(comm, values, prefix(kSampleToMetric), metric_dtype, wopt));
+    clock.Lap(kStageSampleToMetric);
 
     KeyLayout layout;
     layout.value_min = vmin;
     layout.id_min = id_min;
     layout.value_bits = BitsFor(static_cast<uint64_t>(vmax) - static_cast<uint64_t>(vmin));
     layout.id_bits = BitsFor(static_cast<uint64_t>(id_max) - static_cast<uint64_t>(id_min));
-    const IndexFilePrefixes prefixes{dir + "_index_to_metric", dir + "_index_to_sample",
-                                     dir + "_index_to_sample_percentile_merged"};
+    const IndexFilePrefixes prefixes{prefix(kIndexToMetric), prefix(kIndexToSample),
+                                     prefix(kIndexToSamplePercentile)};
     if (layout.fits_u64()) {
-      st = SortAndIndex<uint64_t>(comm, std::move(values), local_ids, layout, prefixes, metric_dtype,
-                                  sample_dtype, wopt, config.map.threads, &clock);
+      st = SortAndIndex<uint64_t>(comm, std::move(values), local_ids, layout, prefixes,
+                                  metric_dtype, sample_dtype, wopt, config.map.threads, &clock);
     } else {
       st = SortAndIndex<WideKey>(comm, std::move(values), local_ids, layout, prefixes, metric_dtype,
                                  sample_dtype, wopt, config.map.threads, &clock);
@@ -214,27 +226,49 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     const std::string& name = accumulate[a].name;
     std::string prefix;
     if (comm.is_root()) {
-      auto made = staged->MakeMetricDir(name);
-      st = made.status();
-      if (made.ok()) prefix = *made + "/" + name + "_metric_value";
+      st = staged->MakeMetricDir(name).status();
+      prefix = MetricFilePrefix(staged->staging_dir(), name, kMetricValue);
     }
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
     DSA_RETURN_IF_ERROR(WriteSummedVector(comm, map.sums[a], prefix, name, wopt));
     committed.push_back(name);
   }
-  clock.Lap(kAccumulate);
+  clock.Lap(kStageAccumulate);
 
-  if (comm.is_root()) st = staged->Commit(committed, {});
-  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
-  clock.Lap(kCommit);
-
-  // Timings: rank 0's and the slowest rank's, and every rank's peak RSS.
+  // Timings of rank 0 and the slowest rank, every rank's peak RSS; then the
+  // reports and the commit on rank 0.
   const std::vector<double> slowest = comm.Allreduce<double>(clock.seconds, MPI_MAX);
   summary->samples = n;
   summary->stages.clear();
   for (int s = 0; s < kNumStages; ++s)
     summary->stages.push_back({kStageNames[s], clock.seconds[s], slowest[s]});
   summary->peak_rss_bytes = comm.Allgather<int64_t>(PeakRssBytes());
+  if (comm.is_root()) {
+    RunInfo info;
+    info.tool_version = DSANALYZE_VERSION;
+    info.ranks = comm.size();
+    info.threads = config.map.threads;
+    info.config_hash = context.config_hash;
+    info.config = ConfigToJson(config);
+    for (const StageTime& t : summary->stages)
+      info.timings.push_back({t.stage, t.rank0, t.slowest});
+    info.peak_rss_bytes = summary->peak_rss_bytes;
+    info.save_path = config.output.path;
+    std::vector<MetricEntry> entries;
+    for (const auto& m : single) entries.push_back({m.name, MetricType::kSingleValuePerSample});
+    for (const auto& m : accumulate)
+      entries.push_back({m.name, MetricType::kAccumulateValueOverSamples});
+    st = WriteReports(staged->staging_dir(), entries, info);
+    std::vector<std::string> files;
+    for (const char* f : {"summary.json", "curriculum_config.json"})
+      if (std::filesystem::exists(std::filesystem::path(staged->staging_dir()) / f))
+        files.push_back(f);
+    if (st.ok()) st = staged->Commit(committed, files);
+  }
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+  clock.Lap(kStageCommit);
+  // Measured after the summary was written: only the log shows it (rank 0's work).
+  summary->stages.back().rank0 = summary->stages.back().slowest = clock.seconds[kStageCommit];
   summary->total_seconds = MPI_Wtime() - start;
   return Status::OK();
 }

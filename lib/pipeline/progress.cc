@@ -1,11 +1,10 @@
 #include "pipeline/progress.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 namespace dsanalyze {
 namespace {
@@ -14,10 +13,14 @@ using Clock = std::chrono::steady_clock;
 
 std::string FormatCount(double n) {
   char buf[32];
-  if (n >= 1e9) std::snprintf(buf, sizeof(buf), "%.2fG", n / 1e9);
-  else if (n >= 1e6) std::snprintf(buf, sizeof(buf), "%.2fM", n / 1e6);
-  else if (n >= 1e3) std::snprintf(buf, sizeof(buf), "%.1fk", n / 1e3);
-  else std::snprintf(buf, sizeof(buf), "%.0f", n);
+  if (n >= 1e9)
+    std::snprintf(buf, sizeof(buf), "%.2fG", n / 1e9);
+  else if (n >= 1e6)
+    std::snprintf(buf, sizeof(buf), "%.2fM", n / 1e6);
+  else if (n >= 1e3)
+    std::snprintf(buf, sizeof(buf), "%.1fk", n / 1e3);
+  else
+    std::snprintf(buf, sizeof(buf), "%.0f", n);
   return buf;
 }
 

@@ -46,15 +46,13 @@ class IndexStreamWriter {
 
   Status Open(const IndexFilePrefixes& p, DType metric_dtype, DType sample_dtype,
               const WriteOptions& o, uint64_t distinct) {
-    DSA_ASSIGN_OR_RETURN(metric_,
-                         IndexedWriter::Create(p.index_to_metric, metric_dtype,
-                                               WriterOptions(o, distinct)));
-    DSA_ASSIGN_OR_RETURN(sample_,
-                         IndexedWriter::Create(p.index_to_sample, sample_dtype,
-                                               WriterOptions(o, distinct)));
-    DSA_ASSIGN_OR_RETURN(
-        percentile_, IndexedWriter::Create(p.percentile_merged, sample_dtype,
-                                           WriterOptions(o, (distinct + step_ - 1) / step_)));
+    DSA_ASSIGN_OR_RETURN(metric_, IndexedWriter::Create(p.index_to_metric, metric_dtype,
+                                                        WriterOptions(o, distinct)));
+    DSA_ASSIGN_OR_RETURN(sample_, IndexedWriter::Create(p.index_to_sample, sample_dtype,
+                                                        WriterOptions(o, distinct)));
+    DSA_ASSIGN_OR_RETURN(percentile_,
+                         IndexedWriter::Create(p.percentile_merged, sample_dtype,
+                                               WriterOptions(o, (distinct + step_ - 1) / step_)));
     return Status::OK();
   }
 
@@ -84,7 +82,8 @@ class IndexStreamWriter {
 
  private:
   Status EndRun() {
-    values_.push_back(static_cast<int64_t>(run_value_ + static_cast<uint64_t>(codec_.layout.value_min)));
+    values_.push_back(
+        static_cast<int64_t>(run_value_ + static_cast<uint64_t>(codec_.layout.value_min)));
     DSA_RETURN_IF_ERROR(sample_->EndRowOfSize(run_len_));
     group_len_ += run_len_;
     if (++group_rows_ == step_) {
@@ -176,8 +175,8 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
     IndexStreamWriter<Key> writer(codec, distinct);
     st = writer.Open(prefixes, metric_dtype, sample_dtype, options, distinct);
     for (uint64_t off = 0; st.ok() && off < slice.size(); off += chunk)
-      st = writer.Consume(std::span<const Key>(slice).subspan(
-          off, std::min<uint64_t>(chunk, slice.size() - off)));
+      st = writer.Consume(
+          std::span<const Key>(slice).subspan(off, std::min<uint64_t>(chunk, slice.size() - off)));
     for (int r = 1; r < comm.size(); ++r) {
       ReceiveChunks<Key>(comm, all[r].count, r, kTagKeys, chunk, [&](std::span<const Key> part) {
         if (st.ok()) st = writer.Consume(part);
@@ -190,21 +189,22 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
   return comm.AgreeOnStatus(st);
 }
 
-Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local, const std::string& prefix,
-                         const std::string& metric_name, const WriteOptions& options) {
+Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local,
+                         const std::string& prefix, const std::string& metric_name,
+                         const WriteOptions& options) {
   const uint64_t chunk = ChunkElems<int64_t>(options);
   Status st;
   if (comm.is_root()) {
     std::vector<int64_t> total(local.begin(), local.end());
     for (int r = 1; r < comm.size(); ++r) {
       uint64_t off = 0;
-      ReceiveChunks<int64_t>(comm, local.size(), r, kTagSums, chunk,
-                             [&](std::span<const int64_t> part) {
-                               if (st.ok())
-                                 st = AddChecked(std::span<int64_t>(total).subspan(off, part.size()),
-                                                 part, "metric " + metric_name);
-                               off += part.size();
-                             });
+      ReceiveChunks<int64_t>(
+          comm, local.size(), r, kTagSums, chunk, [&](std::span<const int64_t> part) {
+            if (st.ok())
+              st = AddChecked(std::span<int64_t>(total).subspan(off, part.size()), part,
+                              "metric " + metric_name);
+            off += part.size();
+          });
     }
     if (st.ok() && !total.empty()) {
       const auto [mn, mx] = std::minmax_element(total.begin(), total.end());

@@ -46,8 +46,9 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
 
 // Sums every rank's `local` vector on rank 0 (in rank order, checked for
 // overflow) and writes it there as one row with the fitted dtype (metric_value).
-Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local, const std::string& prefix,
-                         const std::string& metric_name, const WriteOptions& options);
+Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local,
+                         const std::string& prefix, const std::string& metric_name,
+                         const WriteOptions& options);
 
 // Percentile-merged grouping step for U distinct values (format.md §2).
 inline uint64_t PercentileStep(uint64_t distinct) { return std::max<uint64_t>(1, distinct / 100); }

@@ -68,8 +68,10 @@ std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>
     for (size_t j = 0; j < p - 1; ++j) {
       if (lo[j] == hi[j]) continue;
       const u128 mid = lo[j] + (hi[j] - lo[j]) / 2;
-      if (global[j] > target[j]) hi[j] = mid;
-      else lo[j] = mid + 1;
+      if (global[j] > target[j])
+        hi[j] = mid;
+      else
+        lo[j] = mid + 1;
     }
   }
   for (size_t j = 1; j < p; ++j) {

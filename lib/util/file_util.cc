@@ -40,7 +40,7 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
     if (err == ENOENT) return Status::BadInput(path + ": file not found");
     return Status::BadInput(path + ": cannot open: " + ErrnoText(err));
   }
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);

@@ -89,17 +89,16 @@ class Result {
 }  // namespace dsanalyze
 
 // Returns from the enclosing function if `expr` (a Status) is an error.
-#define DSA_RETURN_IF_ERROR(expr)            \
-  do {                                       \
-    ::dsanalyze::Status _st = (expr);        \
-    if (!_st.ok()) return _st;               \
+#define DSA_RETURN_IF_ERROR(expr)     \
+  do {                                \
+    ::dsanalyze::Status _st = (expr); \
+    if (!_st.ok()) return _st;        \
   } while (0)
 
 #define DSA_CONCAT_INNER(a, b) a##b
 #define DSA_CONCAT(a, b) DSA_CONCAT_INNER(a, b)
 // `DSA_ASSIGN_OR_RETURN(auto x, MakeX());` declares x from a Result or returns its error.
-#define DSA_ASSIGN_OR_RETURN(decl, expr)                         \
-  auto DSA_CONCAT(_res_, __LINE__) = (expr);                     \
-  if (!DSA_CONCAT(_res_, __LINE__).ok())                         \
-    return DSA_CONCAT(_res_, __LINE__).status();                 \
+#define DSA_ASSIGN_OR_RETURN(decl, expr)                                              \
+  auto DSA_CONCAT(_res_, __LINE__) = (expr);                                          \
+  if (!DSA_CONCAT(_res_, __LINE__).ok()) return DSA_CONCAT(_res_, __LINE__).status(); \
   decl = std::move(DSA_CONCAT(_res_, __LINE__)).value()

@@ -20,6 +20,18 @@ json DocumentsShape() {
     "metrics": [{"name": "seqlen", "metric": "seqlen"}], "output": {"path": "out"}})");
 }
 
+json PackedShape() {
+  return json::parse(R"({"dataset": {"type": "packed", "prefixes": ["data/a", "data/b"],
+      "seq_length": 2048},
+    "metrics": [{"name": "seqlen", "metric": "seqlen"}], "output": {"path": "out"}})");
+}
+
+json GptShape() {
+  return json::parse(R"({"dataset": {"type": "megatron_gpt", "prefix": "data/a",
+      "index_prefix": "data/a_train_indexmap_100ns_2048sl_1234s"},
+    "metrics": [{"name": "seqlen", "metric": "seqlen"}], "output": {"path": "out"}})");
+}
+
 // The error ParseConfig gives for `j` (which must be refused); every error is one line.
 std::string ErrorOf(const json& j) {
   Result<Config> c = ParseConfig(j);
@@ -38,6 +50,18 @@ json Synthetic(const char* patch) {
 
 json Documents(const char* patch) {
   json j = DocumentsShape();
+  j.merge_patch(json::parse(patch));
+  return j;
+}
+
+json Packed(const char* patch) {
+  json j = PackedShape();
+  j.merge_patch(json::parse(patch));
+  return j;
+}
+
+json Gpt(const char* patch) {
+  json j = GptShape();
   j.merge_patch(json::parse(patch));
   return j;
 }
@@ -110,7 +134,9 @@ TEST_CASE("config: every optional key is read", "[config]") {
 
 TEST_CASE("config: ConfigToJson round-trips and fills in defaults", "[config]") {
   for (const json& j :
-       {SyntheticShape(), DocumentsShape(),
+       {SyntheticShape(), DocumentsShape(), PackedShape(), GptShape(),
+        Gpt(R"({"dataset": {"index_prefix": null, "doc_idx": "d.npy", "sample_idx": "s.npy",
+                            "shuffle_idx": "h.npy", "seq_length": 8}})"),
         Documents(R"({"dataset": {"ignore_token_ids": [3, 1], "sample_indices": "s.npy"},
                       "metrics": [{"name": "p", "metric": "q", "plugin": "x.so",
                                    "params": {"a": 1}}],
@@ -264,10 +290,10 @@ TEST_CASE("config: metric names must be safe file names and unique", "[config]")
 TEST_CASE("config: dataset types, tables and prefixes", "[config]") {
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "synthetic"}})")) ==
         "config: dataset.type: unknown dataset type \"synthetic\" (did you mean "
-        "\"synthetic_mod\"?); known types: synthetic_mod, documents");
+        "\"synthetic_mod\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "parquet"}})")) ==
         "config: dataset.type: unknown dataset type \"parquet\"; known types: synthetic_mod, "
-        "documents");
+        "documents, packed, megatron_gpt");
   CHECK(ErrorOf(Documents(R"({"dataset": {"dtype_codes": "megatron2"}})")) ==
         "config: dataset.dtype_codes: unknown table \"megatron2\" (use \"megatron\", "
         "\"deepspeed\" or \"deepspeed-legacy\")");
@@ -285,6 +311,101 @@ TEST_CASE("config: dataset types, tables and prefixes", "[config]") {
         "config: dataset: key \"num_samples\" does not apply to type \"documents\"");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"dtype_codes": "megatron"}})")) ==
         "config: dataset: key \"dtype_codes\" does not apply to type \"synthetic_mod\"");
+}
+
+TEST_CASE("config: packed reads prefixes, dtype_codes and seq_length", "[config]") {
+  Result<Config> c = ParseConfig(PackedShape());
+  REQUIRE(c.ok());
+  CHECK(c->dataset.type == "packed");
+  CHECK(c->dataset.prefixes == std::vector<std::string>{"data/a", "data/b"});
+  CHECK(c->dataset.seq_length == 2048);
+  CHECK(c->dataset.dtype_codes == CodeTable::kMegatron);
+  Result<Config> d = ParseConfig(Packed(R"({"dataset": {"dtype_codes": "deepspeed",
+                                             "ignore_token_ids": [0]}})"));
+  REQUIRE(d.ok());
+  CHECK(d->dataset.dtype_codes == CodeTable::kDeepSpeed);
+  CHECK(d->dataset.ignore_token_ids == std::vector<int64_t>{0});
+
+  CHECK(ErrorOf(Packed(R"({"dataset": {"seq_length": null}})")) ==
+        "config: dataset.seq_length: required key is missing");
+  CHECK(ErrorOf(Packed(R"({"dataset": {"seq_length": 0}})")) ==
+        "config: dataset.seq_length: expected a positive integer, got 0");
+  CHECK(ErrorOf(Packed(R"({"dataset": {"seq_length": 2147483647}})")) ==
+        "config: dataset.seq_length: must be between 1 and 2147483646, got 2147483647");
+  CHECK(ErrorOf(Packed(R"({"dataset": {"seq_length": "2048"}})")) ==
+        "config: dataset.seq_length: expected a positive integer, got \"2048\"");
+  CHECK(ErrorOf(Packed(R"({"dataset": {"prefixes": null}})")) ==
+        "config: dataset.prefixes: required key is missing");
+  CHECK(ErrorOf(Packed(R"({"dataset": {"prefix": "x"}})")) ==
+        "config: dataset: key \"prefix\" does not apply to type \"packed\"");
+  CHECK(ErrorOf(Packed(R"({"dataset": {"seq_lenght": 5}})")) ==
+        "config: dataset: unknown key \"seq_lenght\" (did you mean \"seq_length\"?)");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"seq_length": 5}})")) ==
+        "config: dataset: key \"seq_length\" does not apply to type \"documents\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "pack"}})")) ==
+        "config: dataset.type: unknown dataset type \"pack\" (did you mean \"packed\"?); "
+        "known types: synthetic_mod, documents, packed, megatron_gpt");
+}
+
+TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[config]") {
+  Result<Config> c = ParseConfig(GptShape());
+  REQUIRE(c.ok());
+  const std::string maps = "data/a_train_indexmap_100ns_2048sl_1234s";
+  CHECK(c->dataset.type == "megatron_gpt");
+  CHECK(c->dataset.prefix == "data/a");
+  CHECK(c->dataset.index_prefix == maps);
+  CHECK(c->dataset.doc_idx == maps + "_doc_idx.npy");
+  CHECK(c->dataset.sample_idx == maps + "_sample_idx.npy");
+  CHECK(c->dataset.shuffle_idx == maps + "_shuffle_idx.npy");
+  CHECK(c->dataset.seq_length == 0);
+  CHECK(c->dataset.prefixes.empty());
+
+  Result<Config> e = ParseConfig(Gpt(R"({"dataset": {"index_prefix": null,
+      "doc_idx": "c/x-document_index.npy", "sample_idx": "c/x-sample_index.npy",
+      "shuffle_idx": "c/x-shuffle_index.npy", "seq_length": 4096,
+      "dtype_codes": "deepspeed-legacy", "sample_indices": "ids.npy"}})"));
+  REQUIRE(e.ok());
+  CHECK(e->dataset.index_prefix.empty());
+  CHECK(e->dataset.doc_idx == "c/x-document_index.npy");
+  CHECK(e->dataset.sample_idx == "c/x-sample_index.npy");
+  CHECK(e->dataset.shuffle_idx == "c/x-shuffle_index.npy");
+  CHECK(e->dataset.seq_length == 4096);
+  CHECK(e->dataset.dtype_codes == CodeTable::kDeepSpeedLegacy);
+  CHECK(e->dataset.sample_indices == "ids.npy");
+
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"prefix": null}})")) ==
+        "config: dataset.prefix: required key is missing");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"prefix": ["data/a"]}})")) ==
+        "config: dataset.prefix: expected a non-empty string, got [\"data/a\"]");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"prefixes": ["data/a"]}})")) ==
+        "config: dataset: key \"prefixes\" does not apply to type \"megatron_gpt\"");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"index_prefix": null}})")) ==
+        "config: dataset.index_prefix: required key is missing (or give the paths \"doc_idx\", "
+        "\"sample_idx\" and \"shuffle_idx\")");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"doc_idx": "d.npy"}})")) ==
+        "config: dataset: give \"index_prefix\" or the paths \"doc_idx\", \"sample_idx\" and "
+        "\"shuffle_idx\", not both");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"index_prefix": null, "doc_idx": "d.npy",
+                                     "shuffle_idx": "h.npy"}})")) ==
+        "config: dataset.sample_idx: required key is missing (\"doc_idx\", \"sample_idx\" and "
+        "\"shuffle_idx\" go together)");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"index_prefix": null, "doc_idx": "d.npy",
+                                     "sample_idx": "s.npy", "shuffle_idx": ""}})")) ==
+        "config: dataset.shuffle_idx: expected a non-empty string, got \"\"");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"index_prefix": 3}})")) ==
+        "config: dataset.index_prefix: expected a non-empty string, got 3");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"seq_length": -1}})")) ==
+        "config: dataset.seq_length: expected a positive integer, got -1");
+  CHECK(ErrorOf(Gpt(R"({"dataset": {"dtype_codes": "numpy"}})")) ==
+        "config: dataset.dtype_codes: unknown table \"numpy\" (use \"megatron\", "
+        "\"deepspeed\" or \"deepspeed-legacy\")");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"index_prefix": "x"}})")) ==
+        "config: dataset: key \"index_prefix\" does not apply to type \"documents\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"shuffle_idx": "x"}})")) ==
+        "config: dataset: key \"shuffle_idx\" does not apply to type \"synthetic_mod\"");
+  CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "megatron"}})")) ==
+        "config: dataset.type: unknown dataset type \"megatron\" (did you mean "
+        "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
 }
 
 }  // namespace

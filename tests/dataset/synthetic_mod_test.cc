@@ -103,7 +103,7 @@ TEST_CASE("synthetic_mod: an empty dataset is refused at open", "[dataset]") {
   REQUIRE_FALSE(u.ok());
   CHECK(u.status().message() ==
         "config: dataset.type: unknown dataset type \"csv\"; known types: synthetic_mod, "
-        "documents");
+        "documents, packed, megatron_gpt");
 }
 
 }  // namespace

@@ -1,3 +1,36 @@
 target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/builtin_metrics_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/registry_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/exact_sum_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/plugin_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/registry_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vocab_metrics_test.cc)
+
+# Deliberately broken plugins, one way each (plugin_test.cc).
+foreach(plugin bad_abi bad_table faulty no_register)
+  add_library(test_plugin_${plugin} MODULE ${CMAKE_CURRENT_LIST_DIR}/plugins/${plugin}_plugin.cc)
+  target_include_directories(test_plugin_${plugin} PRIVATE ${PROJECT_SOURCE_DIR}/lib/include)
+  set_target_properties(test_plugin_${plugin} PROPERTIES CXX_VISIBILITY_PRESET hidden)
+  string(TOUPPER ${plugin} upper)
+  target_compile_definitions(unit_tests PRIVATE
+    DSANALYZE_TEST_PLUGIN_${upper}="$<TARGET_FILE:test_plugin_${plugin}>")
+  add_dependencies(unit_tests test_plugin_${plugin})
+endforeach()
+target_compile_definitions(unit_tests PRIVATE
+  DSANALYZE_EXAMPLE_PLUGIN="$<TARGET_FILE:dsanalyze_example_plugin>")
+add_dependencies(unit_tests dsanalyze_example_plugin)
+
+# Dependencies between metrics across ranks: exact checked sums, one shared pass.
+add_executable(dependencies_mpi_test ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
+target_link_libraries(dependencies_mpi_test PRIVATE dsanalyze_lib)
+dsanalyze_add_mpi_test(NAME metrics.dependencies RANKS 1 2 3
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:dependencies_mpi_test>)
+
+# The golden tokens end to end: seqlen, total_vocab_freq and vocab_rarity
+# byte-identical to DeepSpeed's, also vocab_rarity alone and from a file.
+dsanalyze_add_mpi_test(NAME metrics.vocab_golden RANKS 1 2 3 TIMEOUT 300
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/vocab_golden_test.sh)
+
+# The example plugin in a run, and plugin errors through the command line.
+dsanalyze_add_mpi_test(NAME metrics.plugin_run RANKS 1 2 3
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/plugin_run_test.sh
+          $<TARGET_FILE:dsanalyze_example_plugin> $<TARGET_FILE:test_plugin_faulty>)

@@ -1,0 +1,45 @@
+#include "dataset/token_files.h"
+
+namespace dsanalyze {
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Result<IndexedDataset> OpenTokenFile(const std::string& prefix, CodeTable table,
+                                     const std::string& key) {
+  IndexedDataset::Options options;
+  options.table = table;
+  Result<IndexedDataset> file = IndexedDataset::Open(prefix, options);
+  if (file.ok()) return file;
+  Status st = file.status().WithPrefix(key);
+  if (EndsWith(prefix, ".idx") || EndsWith(prefix, ".bin"))
+    st = Status::BadInput(st.message() + " (give the prefix, without .idx or .bin)");
+  return st;
+}
+
+Result<std::vector<IndexedDataset>> OpenTokenFiles(const std::vector<std::string>& prefixes,
+                                                   CodeTable table) {
+  if (prefixes.empty())
+    return Status::BadInput("config: dataset.prefixes: expected a non-empty array of strings");
+  std::vector<IndexedDataset> files;
+  for (size_t i = 0; i < prefixes.size(); ++i) {
+    DSA_ASSIGN_OR_RETURN(
+        IndexedDataset file,
+        OpenTokenFile(prefixes[i], table, "dataset.prefixes[" + std::to_string(i) + "]"));
+    if (!files.empty() && file.dtype() != files.front().dtype())
+      return Status::BadInput("dataset.prefixes: " + files.front().prefix() + ".idx holds " +
+                              std::string(DTypeName(files.front().dtype())) + " but " +
+                              prefixes[i] + ".idx holds " + std::string(DTypeName(file.dtype())) +
+                              " (read with the " + std::string(CodeTableName(table)) +
+                              " dtype_codes table); all prefixes must share one dtype");
+    files.push_back(std::move(file));
+  }
+  return files;
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,255 @@
+// total_vocab_freq, vocab_rarity and seqlen_vocab_rarity (builtin_metrics.h;
+// the arithmetic is in rarity.h, the exact per-sample sum in exact_sum.h).
+#include <algorithm>
+#include <type_traits>
+
+#include "metrics/builtin_metrics.h"
+#include "metrics/exact_sum.h"
+#include "metrics/ignore_set.h"
+#include "metrics/rarity.h"
+
+namespace dsanalyze {
+namespace {
+
+// True if `v` is a token id of a vocabulary with ids 0..vocab_size.
+template <class T>
+bool InVocab(T v, uint64_t vocab_size) {
+  if constexpr (std::is_signed_v<T>) {
+    if (v < 0) return false;
+  }
+  return static_cast<uint64_t>(v) <= vocab_size;
+}
+
+template <class T>
+Status OutOfVocab(const std::string& name, uint64_t position, T token, uint64_t vocab_size) {
+  return Status::BadInput("metric \"" + name + "\": sample " + std::to_string(position) +
+                          " has token " + std::to_string(token) + ", outside the vocabulary 0.." +
+                          std::to_string(vocab_size) + " of params.vocab_size " +
+                          std::to_string(vocab_size) +
+                          " (list it in dataset.ignore_token_ids to leave it out)");
+}
+
+Status CheckOutputSize(const std::string& name, size_t got, size_t expected) {
+  if (got == expected) return Status::OK();
+  return Status::Internal("metric \"" + name + "\": output of length " + std::to_string(got) +
+                          ", expected " + std::to_string(expected));
+}
+
+// The ignored ids that are also vocabulary ids (the others never reach a table).
+std::vector<size_t> IgnoredInVocab(const IgnoreSet& ignore, uint64_t vocab_size) {
+  std::vector<size_t> ids;
+  for (int64_t id : ignore.ids())
+    if (InVocab(id, vocab_size)) ids.push_back(static_cast<size_t>(id));
+  return ids;
+}
+
+class TotalVocabFreqMetric : public Metric {
+ public:
+  TotalVocabFreqMetric(std::string name, uint64_t vocab_size, std::span<const int64_t> ignore)
+      : name_(std::move(name)),
+        vocab_size_(vocab_size),
+        ignore_(ignore),
+        ignored_in_vocab_(IgnoredInVocab(ignore_, vocab_size)) {}
+
+  MetricType type() const override { return MetricType::kAccumulateValueOverSamples; }
+  size_t accumulate_length() const override { return static_cast<size_t>(vocab_size_) + 1; }
+
+  Status Accumulate(const SampleBatch& batch, std::span<int64_t> acc) const override {
+    DSA_RETURN_IF_ERROR(CheckOutputSize(name_, acc.size(), accumulate_length()));
+    const uint64_t* offsets = batch.offsets.data();
+    // A count cannot overflow: it is at most the number of elements read.
+    const Status st = VisitIntDType(batch.dtype, [&](auto zero) -> Status {
+      using T = decltype(zero);
+      const T* elements = reinterpret_cast<const T*>(batch.elements);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        for (uint64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+          const T v = elements[k];
+          if (InVocab(v, vocab_size_)) {
+            ++acc[static_cast<size_t>(v)];
+          } else if (!ignore_.contains(v)) {
+            return OutOfVocab(name_, batch.first + i, v, vocab_size_);
+          }
+        }
+      }
+      return Status::OK();
+    });
+    // Ignored vocabulary ids were counted above like any other (one test less
+    // per token); their entries are zero before every batch, so reset them.
+    for (size_t id : ignored_in_vocab_) acc[id] = 0;
+    return st;
+  }
+
+ private:
+  std::string name_;
+  uint64_t vocab_size_;
+  IgnoreSet ignore_;
+  std::vector<size_t> ignored_in_vocab_;
+};
+
+// vocab_rarity, and seqlen_vocab_rarity when options.with_seqlen is set. Not
+// ready to compute until it has the corpus counts and (seqlen_vocab_rarity)
+// the sequence length: from the options, or as dependency results.
+class VocabRarityMetric : public Metric {
+ public:
+  explicit VocabRarityMetric(const VocabRarityOptions& o)
+      : name_(o.name),
+        index_(o.config_index),
+        vocab_size_(o.vocab_size),
+        ignore_(o.ignore_token_ids),
+        with_seqlen_(o.with_seqlen),
+        seq_length_(o.seq_length) {}
+
+  MetricType type() const override { return MetricType::kSingleValuePerSample; }
+
+  std::vector<MetricConfig> dependencies() const override {
+    std::vector<MetricConfig> deps;
+    if (!have_counts_) deps.push_back(Dependency("total_vocab_freq", {{"vocab_size", vocab_size_}}));
+    if (with_seqlen_ && seq_length_ == 0) deps.push_back(Dependency("seqlen", {}));
+    return deps;
+  }
+
+  Status SetDependencyResults(std::span<const std::vector<int64_t>> results) override {
+    const size_t expected = dependencies().size();
+    if (results.size() != expected)
+      return Status::Internal("metric \"" + name_ + "\": " + std::to_string(results.size()) +
+                              " dependency results for " + std::to_string(expected) +
+                              " dependencies");
+    size_t next = 0;
+    std::span<const int64_t> counts;
+    if (!have_counts_) counts = results[next++];
+    if (with_seqlen_ && seq_length_ == 0) {
+      const std::vector<int64_t>& seqlen_range = results[next++];
+      if (seqlen_range.size() != 2 || seqlen_range[1] < 0)
+        return Status::Internal("metric \"" + name_ + "\": bad seqlen range from the dependency");
+      // An all-empty dataset has no longest sample; 1 keeps the coefficient defined.
+      seq_length_ = std::max<uint64_t>(1, static_cast<uint64_t>(seqlen_range[1]));
+    }
+    if (!have_counts_) DSA_RETURN_IF_ERROR(SetCounts(counts));
+    return Finish();
+  }
+
+  // Builds the per-token table from the corpus counts (size vocab_size + 1).
+  Status SetCounts(std::span<const int64_t> counts) {
+    if (counts.size() != vocab_size_ + 1)
+      return Status::Internal("metric \"" + name_ + "\": " + std::to_string(counts.size()) +
+                              " token counts for vocab_size " + std::to_string(vocab_size_));
+    Result<std::vector<double>> rarity = TokenRarities(counts);
+    if (!rarity.ok()) return rarity.status().WithPrefix("metric \"" + name_ + "\"");
+    DSA_ASSIGN_OR_RETURN(scale_, ScaleFor(*rarity));
+    max_rarity_ = *std::max_element(rarity->begin(), rarity->end());
+    units_.resize(rarity->size());
+    for (size_t t = 0; t < units_.size(); ++t) units_[t] = ToUnits((*rarity)[t], scale_);
+    // Ignored tokens add nothing to the sum.
+    ignored_.assign(ignore_.empty() ? 0 : units_.size(), 0);
+    for (size_t id : IgnoredInVocab(ignore_, vocab_size_)) {
+      units_[id] = 0;
+      ignored_[id] = 1;
+    }
+    have_counts_ = true;
+    return Status::OK();
+  }
+
+  // Completes the setup once counts and seq_length are known.
+  Status Finish() {
+    if (!have_counts_ || (with_seqlen_ && seq_length_ == 0)) return Status::OK();
+    if (with_seqlen_) {
+      Result<int64_t> c = SeqlenCoefficient(seq_length_, max_rarity_);
+      if (!c.ok()) return c.status().WithPrefix("metric \"" + name_ + "\"");
+      coefficient_ = *c;
+    }
+    ready_ = true;
+    return Status::OK();
+  }
+
+  Status Compute(const SampleBatch& batch, std::span<int64_t> values) const override {
+    if (!ready_)
+      return Status::Internal("metric \"" + name_ + "\": computed before its dependencies");
+    DSA_RETURN_IF_ERROR(CheckOutputSize(name_, values.size(), batch.size()));
+    const uint64_t* offsets = batch.offsets.data();
+    const bool count_ignored = with_seqlen_ && !ignored_.empty();
+    return VisitIntDType(batch.dtype, [&](auto zero) -> Status {
+      using T = decltype(zero);
+      const T* elements = reinterpret_cast<const T*>(batch.elements);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        ExactSum sum;
+        uint64_t ignored = 0;
+        for (uint64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+          const T v = elements[k];
+          if (InVocab(v, vocab_size_)) {
+            sum.Add(units_[static_cast<size_t>(v)]);
+            if (count_ignored) ignored += ignored_[static_cast<size_t>(v)];
+          } else if (ignore_.contains(v)) {
+            ++ignored;
+          } else {
+            return OutOfVocab(name_, batch.first + i, v, vocab_size_);
+          }
+        }
+        const double rarity = sum.ToDouble(scale_);
+        if (!(rarity < 0x1p63))
+          return Status::BadInput("metric \"" + name_ + "\": the rarity of sample " +
+                                  std::to_string(batch.first + i) + " does not fit in int64");
+        // int() in DeepSpeed: truncation (the sum is never negative).
+        values[i] = static_cast<int64_t>(rarity);
+        if (with_seqlen_) DSA_RETURN_IF_ERROR(AddSeqlen(batch.first + i, offsets[i + 1] - offsets[i] - ignored, &values[i]));
+      }
+      return Status::OK();
+    });
+  }
+
+ private:
+  MetricConfig Dependency(std::string metric, nlohmann::json params) const {
+    MetricConfig c;
+    c.name = metric + " (for " + name_ + ")";
+    c.metric = std::move(metric);
+    c.params = std::move(params);
+    c.index = index_;
+    return c;
+  }
+
+  // *value = seqlen · C + *value, checked.
+  Status AddSeqlen(uint64_t position, uint64_t seqlen, int64_t* value) const {
+    if (seqlen > seq_length_)
+      return Status::BadInput("metric \"" + name_ + "\": sample " + std::to_string(position) +
+                              " has " + std::to_string(seqlen) + " tokens, more than " +
+                              "params.seq_length " + std::to_string(seq_length_));
+    int64_t scaled = 0;
+    if (__builtin_mul_overflow(static_cast<int64_t>(seqlen), coefficient_, &scaled) ||
+        __builtin_add_overflow(scaled, *value, value))
+      return Status::BadInput("metric \"" + name_ + "\": sample " + std::to_string(position) +
+                              ": seqlen " + std::to_string(seqlen) + " x coefficient " +
+                              std::to_string(coefficient_) + " + rarity overflows int64");
+    return Status::OK();
+  }
+
+  std::string name_;
+  size_t index_;
+  uint64_t vocab_size_;
+  IgnoreSet ignore_;
+  bool with_seqlen_;
+  uint64_t seq_length_;  // 0 until known
+
+  // Set up by SetCounts and Finish, then read-only.
+  bool have_counts_ = false;
+  bool ready_ = false;
+  FixedPointScale scale_;
+  std::vector<Units> units_;      // per token id: -ln p exactly, in units of 2^-F (0 if ignored)
+  std::vector<uint8_t> ignored_;  // per token id: 1 if ignored (empty if nothing is)
+  double max_rarity_ = 0;
+  int64_t coefficient_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Metric> NewTotalVocabFreqMetric(std::string name, uint64_t vocab_size,
+                                                std::span<const int64_t> ignore_token_ids) {
+  return std::make_unique<TotalVocabFreqMetric>(std::move(name), vocab_size, ignore_token_ids);
+}
+
+Result<std::unique_ptr<Metric>> NewVocabRarityMetric(const VocabRarityOptions& options) {
+  auto metric = std::make_unique<VocabRarityMetric>(options);
+  if (options.counts) DSA_RETURN_IF_ERROR(metric->SetCounts(*options.counts));
+  DSA_RETURN_IF_ERROR(metric->Finish());
+  return std::unique_ptr<Metric>(std::move(metric));
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,152 @@
+#include "report/compare.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <system_error>
+
+#include "format/indexed_dataset.h"
+#include "report/element_search.h"
+#include "report/output_layout.h"
+
+namespace dsanalyze {
+namespace {
+
+namespace fs = std::filesystem;
+using std::to_string;
+
+// Relative prefixes of the .bin and .idx files under `dir`, skipping dot-entries.
+Result<std::set<std::string>> PairPrefixes(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return Status::BadInput(dir + ": " +
+                            (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+  std::set<std::string> prefixes;
+  fs::recursive_directory_iterator it(dir, ec);
+  if (ec) return Status::IoError(dir + ": cannot list: " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const fs::path& p = it->path();
+    if (IsHiddenName(p.filename().string())) {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    const std::string ext = p.extension().string();
+    if ((ext == ".bin" || ext == ".idx") && it->is_regular_file(ec))
+      prefixes.insert(p.lexically_relative(dir).replace_extension().generic_string());
+  }
+  if (ec) return Status::IoError(dir + ": cannot list: " + ec.message());
+  return prefixes;
+}
+
+// "[1, 2, 3, ...] (40 elements)" for messages.
+std::string RowPreview(const IndexedDataset& ds, uint64_t r) {
+  if (r >= ds.num_rows()) return "(no such row)";
+  constexpr uint64_t kShown = 8;
+  std::string s = "[";
+  VisitIntDType(ds.dtype(), [&](auto tag) {
+    const auto row = ds.row(r).as<decltype(tag)>();
+    for (uint64_t i = 0; i < std::min<uint64_t>(row.size(), kShown); ++i)
+      s += (i ? ", " : "") + to_string(row[i]);
+    if (row.size() > kShown) s += ", ...";
+  });
+  return s + "] (" + to_string(ds.row_size(r)) + " elements)";
+}
+
+std::string DocIdxText(const IndexedDataset& ds) {
+  constexpr uint64_t kShown = 6;
+  std::string s = "[";
+  for (uint64_t i = 0; i < std::min(ds.doc_count(), kShown); ++i)
+    s += (i ? ", " : "") + to_string(ds.doc_idx(i));
+  if (ds.doc_count() > kShown) s += ", ... (" + to_string(ds.doc_count()) + " entries)";
+  return s + "]";
+}
+
+bool SameDocIdx(const IndexedDataset& a, const IndexedDataset& b) {
+  if (a.doc_count() != b.doc_count()) return false;
+  for (uint64_t i = 0; i < a.doc_count(); ++i)
+    if (a.doc_idx(i) != b.doc_idx(i)) return false;
+  return true;
+}
+
+// The content difference of two valid pairs (dtype, rows, row sizes, values), if any.
+std::optional<FileDifference> ContentDifference(const std::string& prefix, const IndexedDataset& a,
+                                                const IndexedDataset& b) {
+  if (a.dtype() != b.dtype())
+    return FileDifference{prefix, std::nullopt,
+                          "dtype " + std::string(DTypeName(a.dtype())) + " in A, " +
+                              std::string(DTypeName(b.dtype())) + " in B"};
+  const uint64_t common = std::min(a.num_rows(), b.num_rows());
+  uint64_t first = common;  // first row whose size differs
+  for (uint64_t r = 0; r < common; ++r) {
+    if (a.row_size(r) != b.row_size(r)) {
+      first = r;
+      break;
+    }
+  }
+  // Rows before `first` have equal sizes, so their elements line up byte for byte.
+  const size_t item = ItemSize(a.dtype());
+  std::optional<uint64_t> element;  // first differing element, inside a row of equal size
+  if (std::optional<uint64_t> byte =
+          FirstDifferentByte(a.elements().data, b.elements().data, a.row_begin(first) * item)) {
+    element = *byte / item;
+    first = RowOfElement(a, *element);
+  }
+  if (first == common && a.num_rows() == b.num_rows()) return std::nullopt;
+
+  std::string msg;
+  if (a.num_rows() != b.num_rows())
+    msg = to_string(a.num_rows()) + " rows in A, " + to_string(b.num_rows()) + " in B; ";
+  if (element) {
+    VisitIntDType(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      msg += "element " + to_string(*element - a.row_begin(first)) + " of " +
+             to_string(a.row_size(first)) + ": " + to_string(a.elements().as<T>()[*element]) +
+             " in A, " + to_string(b.elements().as<T>()[*element]) + " in B";
+    });
+  } else {
+    msg += "A " + RowPreview(a, first) + ", B " + RowPreview(b, first);
+  }
+  return FileDifference{prefix, first, msg};
+}
+
+}  // namespace
+
+Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b, bool strict) {
+  DSA_ASSIGN_OR_RETURN(std::set<std::string> in_a, PairPrefixes(a));
+  DSA_ASSIGN_OR_RETURN(std::set<std::string> in_b, PairPrefixes(b));
+  if (in_a.empty() && in_b.empty())
+    return Status::BadInput("neither " + a + " nor " + b + " holds any .bin/.idx pair");
+  std::set<std::string> all = in_a;
+  all.insert(in_b.begin(), in_b.end());
+
+  CompareReport report;
+  for (const std::string& prefix : all) {
+    if (!in_b.count(prefix) || !in_a.count(prefix)) {
+      report.different.push_back(
+          {prefix, std::nullopt, std::string("only in ") + (in_b.count(prefix) ? "B" : "A")});
+      continue;
+    }
+    // Analysis outputs are integer; a float file is reported as not comparable.
+    Result<IndexedDataset> da = IndexedDataset::Open((fs::path(a) / prefix).string());
+    Result<IndexedDataset> db = IndexedDataset::Open((fs::path(b) / prefix).string());
+    if (!da.ok() || !db.ok()) {
+      report.different.push_back(
+          {prefix, std::nullopt,
+           "cannot compare: " + (da.ok() ? db.status() : da.status()).message()});
+      continue;
+    }
+    if (std::optional<FileDifference> d = ContentDifference(prefix, *da, *db)) {
+      report.different.push_back(std::move(*d));
+    } else if (!SameDocIdx(*da, *db)) {
+      FileDifference d{prefix, std::nullopt,
+                       "doc_idx " + DocIdxText(*da) + " in A, " + DocIdxText(*db) + " in B"};
+      (strict ? report.different : report.equal_except_doc_idx).push_back(std::move(d));
+    } else {
+      report.equal.push_back(prefix);
+    }
+  }
+  return report;
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,40 @@
+// The DeepSpeed config block that trains with a finished analysis.
+//
+// DeepSpeed's curriculum sampler (deepspeed/runtime/data_pipeline/
+// data_sampling/data_sampler.py, keys in ../constants.py) reads, per metric
+// under data_efficiency.data_sampling.curriculum_learning.curriculum_metrics:
+// index_to_sample_path, index_to_metric_path, difficulty_type ("value" or
+// "percentile"), clustering_type, min/max_difficulty, schedule_type and
+// schedule_config. Its scripts note that the *_percentile_merged index only
+// works with "percentile"; "value" needs the plain index_to_sample.
+//
+// The active entry is percentile-based (difficulty 1..100 = share of samples,
+// read from the merged index of <= 100 rows, so building a cluster is cheap
+// and the schedule does not depend on the metric's units). A value-based
+// alternative (index_to_sample, difficulty = metric min..max) is written next
+// to data_efficiency under "value_based_alternative"; swapping it in means
+// replacing curriculum_metrics with it. The schedule is DeepSpeed's
+// fixed_root with root_degree 2 and difficulty_step 1; total_curriculum_step
+// is a placeholder (110000, from DeepSpeed's GPT example) to set to the
+// training's curriculum length.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace dsanalyze {
+
+struct CurriculumMetric {
+  std::string name;
+  int64_t min_value = 0;
+  int64_t max_value = 0;
+};
+
+// The whole curriculum_config.json document for single-value metrics saved
+// under `save_path` (paths are built as save_path/M/M_<kind>).
+nlohmann::ordered_json CurriculumConfig(const std::string& save_path,
+                                        const std::vector<CurriculumMetric>& metrics);
+
+}  // namespace dsanalyze

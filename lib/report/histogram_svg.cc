@@ -1,0 +1,199 @@
+#include "report/histogram_svg.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+
+namespace dsanalyze {
+namespace {
+
+// Canvas and plot area, in pixels.
+constexpr double kWidth = 880, kHeight = 520;
+constexpr double kLeft = 90, kRight = 40, kTop = 90, kBottom = 80;
+constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+constexpr int kMaxUnitBins = 60;  // up to this many distinct integers: one bar each
+constexpr int kTargetBins = 80;   // wider ranges: 32..80 bins of a round width
+
+using u128 = unsigned __int128;
+
+// The smallest 1, 2 or 5 × 10^k that is >= x (x >= 1): round bin widths and tick steps.
+u128 RoundUp125(u128 x) {
+  for (u128 base = 1;; base *= 10)
+    for (u128 m : {1, 2, 5})
+      if (m * base >= x) return m * base;
+}
+
+u128 CeilDiv(u128 a, u128 b) { return (a + b - 1) / b; }
+
+// Floor division for a possibly negative numerator.
+__int128 FloorDiv(__int128 a, __int128 b) {
+  __int128 q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+std::string Integer(__int128 v) {
+  if (v > -10000000 && v < 10000000) return std::to_string(static_cast<long long>(v));
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3Lg", static_cast<long double>(v));
+  return buf;
+}
+
+std::string Px(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", v);
+  return buf;
+}
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string Text(double x, double y, std::string_view anchor, const std::string& text,
+                 std::string_view extra = "") {
+  // Appends, not `literal + temporary`: the latter trips GCC 12's -Wrestrict
+  // false positive (GCC bug 105329).
+  std::string s = "<text x=\"";
+  s += Px(x);
+  s += "\" y=\"";
+  s += Px(y);
+  s += "\" text-anchor=\"";
+  s += anchor;
+  s += '"';
+  if (!extra.empty()) {
+    s += ' ';
+    s += extra;
+  }
+  s += '>';
+  s += Escape(text);
+  s += "</text>\n";
+  return s;
+}
+
+std::string Line(double x1, double y1, double x2, double y2, std::string_view style) {
+  return "<line x1=\"" + Px(x1) + "\" y1=\"" + Px(y1) + "\" x2=\"" + Px(x2) + "\" y2=\"" + Px(y2) +
+         "\" " + std::string(style) + "/>\n";
+}
+
+}  // namespace
+
+std::string HistogramSvg(const std::string& metric, const ValueDistribution& d) {
+  std::string svg =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+      Px(kWidth) + "\" height=\"" + Px(kHeight) + "\" viewBox=\"0 0 " + Px(kWidth) + " " +
+      Px(kHeight) +
+      "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<title>" +
+      Escape(metric) +
+      " histogram</title>\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svg += Text(kWidth / 2, 28, "middle",
+              metric + ": N = " + std::to_string(d.samples) + " samples, " +
+                  std::to_string(d.values.size()) + " distinct values",
+              "font-size=\"16\" font-weight=\"bold\"");
+  const double axis_y = kTop + kPlotH;
+  svg += Line(kLeft, axis_y, kLeft + kPlotW, axis_y, "stroke=\"black\"");
+  svg += Line(kLeft, kTop, kLeft, axis_y, "stroke=\"black\"");
+  svg += Text(25, kTop + kPlotH / 2, "middle", "samples",
+              "transform=\"rotate(-90 25 " + Px(kTop + kPlotH / 2) + ")\"");
+  if (d.samples == 0) {
+    svg += Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no samples");
+    svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle", metric + " value");
+    return svg + "</svg>\n";
+  }
+
+  // Bins: [start + b·width, start + (b+1)·width) for b < bins, over integers.
+  const __int128 lo = d.values.front(), hi = d.values.back();
+  const u128 span = static_cast<u128>(hi - lo) + 1;
+  const u128 width = span <= kMaxUnitBins ? 1 : RoundUp125(CeilDiv(span, kTargetBins));
+  const __int128 start = FloorDiv(lo, static_cast<__int128>(width)) * static_cast<__int128>(width);
+  const u128 bins = static_cast<u128>(hi - start) / width + 1;
+  std::vector<uint64_t> counts(static_cast<size_t>(bins), 0);
+  for (size_t i = 0; i < d.values.size(); ++i)
+    counts[static_cast<size_t>(static_cast<u128>(d.values[i] - start) / width)] += d.counts[i];
+  const uint64_t max_count = *std::max_element(counts.begin(), counts.end());
+
+  const long double range = static_cast<long double>(bins * width);
+  // x of the centre of integer value v (which covers [v, v+1)).
+  auto x_of = [&](__int128 v) {
+    return kLeft +
+           static_cast<double>((static_cast<long double>(v - start) + 0.5L) / range * kPlotW);
+  };
+
+  // y axis: round steps from 0 to a round top at or above the tallest bar.
+  const u128 y_step = RoundUp125(CeilDiv(max_count, 6));
+  const u128 y_top = CeilDiv(max_count, y_step) * y_step;
+  auto y_of = [&](u128 count) {
+    return axis_y - static_cast<double>(static_cast<long double>(count) / y_top * kPlotH);
+  };
+  for (u128 t = 0; t <= y_top; t += y_step) {
+    const double y = y_of(t);
+    if (t > 0) svg += Line(kLeft, y, kLeft + kPlotW, y, "stroke=\"#e0e0e0\"");
+    svg += Line(kLeft - 5, y, kLeft, y, "stroke=\"black\"");
+    svg += Text(kLeft - 8, y + 4, "end", Integer(static_cast<__int128>(t)));
+  }
+
+  // Bars, each with a tooltip.
+  const double bar_w = kPlotW / static_cast<double>(bins);
+  const double gap = bar_w > 3 ? 1 : 0;
+  svg += "<g fill=\"#4878a8\">\n";
+  for (size_t b = 0; b < counts.size(); ++b) {
+    if (counts[b] == 0) continue;
+    const __int128 first = start + static_cast<__int128>(b * width);
+    const __int128 last = first + static_cast<__int128>(width) - 1;
+    const double y = y_of(counts[b]);
+    svg += "<rect x=\"" + Px(kLeft + b * bar_w + gap / 2) + "\" y=\"" + Px(y) + "\" width=\"" +
+           Px(bar_w - gap) + "\" height=\"" + Px(axis_y - y) + "\"><title>" +
+           (width == 1 ? Integer(first) : Integer(first) + ".." + Integer(last)) + ": " +
+           std::to_string(counts[b]) + " samples</title></rect>\n";
+  }
+  svg += "</g>\n";
+
+  // x axis: round value ticks inside the binned range.
+  const u128 x_step = RoundUp125(CeilDiv(bins * width, 8));
+  const __int128 x_end = start + static_cast<__int128>(bins * width);
+  for (__int128 t = FloorDiv(start + static_cast<__int128>(x_step) - 1, x_step) * x_step; t < x_end;
+       t += static_cast<__int128>(x_step)) {
+    const double x = x_of(t);
+    svg += Line(x, axis_y, x, axis_y + 5, "stroke=\"black\"");
+    svg += Text(x, axis_y + 20, "middle", Integer(t));
+  }
+  svg += Text(
+      kLeft + kPlotW / 2, kHeight - 25, "middle",
+      metric + " value" + (width == 1 ? std::string() : " (bin width " + Integer(width) + ")"));
+
+  // Percentile marks, labels staggered so they do not overlap.
+  const int marks[] = {10, 50, 90};
+  for (int i = 0; i < 3; ++i) {
+    const int64_t v = NearestRankPercentile(d, marks[i]);
+    const double x = x_of(v);
+    const double label_y = kTop - 40 + 14 * i;
+    svg += Line(x, label_y + 4, x, axis_y, "stroke=\"#c03030\" stroke-dasharray=\"5,4\"");
+    const bool right_side = x > kLeft + 0.8 * kPlotW;
+    svg +=
+        Text(right_side ? x - 4 : x + 4, label_y, right_side ? "end" : "start",
+             std::string("p") + std::to_string(marks[i]) + " = " + Integer(v), "fill=\"#c03030\"");
+  }
+  return svg + "</svg>\n";
+}
+
+}  // namespace dsanalyze

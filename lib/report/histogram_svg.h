@@ -1,0 +1,19 @@
+// A histogram of a single-value metric as a standalone SVG document.
+//
+// A range of up to 60 integers gets one bar per integer; a wider range is
+// split into 32..80 bins of a round width (1, 2 or 5 × 10^k). The chart has a title
+// with the metric name and N, a y axis of sample counts and an x axis of
+// metric values (both with round ticks and labels), and dashed vertical marks
+// labelled with the 10th, 50th and 90th nearest-rank percentiles. The output
+// is well-formed XML with the SVG namespace, so browsers open it directly.
+#pragma once
+
+#include <string>
+
+#include "report/metric_stats.h"
+
+namespace dsanalyze {
+
+std::string HistogramSvg(const std::string& metric, const ValueDistribution& d);
+
+}  // namespace dsanalyze

@@ -1,0 +1,54 @@
+// Summary statistics of finished metric files, read in O(distinct values).
+//
+// A single-value metric's distribution comes from its index files alone:
+// index_to_metric gives the distinct values (ascending) and index_to_sample's
+// row sizes give how many samples have each value — no per-sample data is
+// read, so memory is O(distinct values) whatever N is. An accumulate metric's
+// statistics come from its one metric_value row. Plain values; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/dtype.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct ValueDistribution {
+  std::vector<int64_t> values;   // distinct values, ascending
+  std::vector<uint64_t> counts;  // samples with values[i]
+  uint64_t samples = 0;          // sum of counts
+  DType metric_dtype = DType::kI64;
+  DType sample_dtype = DType::kI64;
+};
+
+// Reads save_path/metric/metric_{index_to_metric,index_to_sample}. BadInput
+// naming the file if they are invalid, disagree in row count, are not
+// strictly ascending, or have an index row with other than one element.
+Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
+                                                const std::string& metric);
+
+// Exact sum of all samples' values (value × count, in 128 bits).
+__int128 SumOfValues(const ValueDistribution& d);
+
+// The nearest-rank p-th percentile (p in 0..100) of the per-sample values:
+// the value of the ceil(p/100 · N)-th smallest sample, counting from 1 and
+// taking the 1st for p = 0 — so it is always a value some sample has.
+// Requires d.samples > 0.
+int64_t NearestRankPercentile(const ValueDistribution& d, int p);
+
+struct AccumulateStats {
+  DType dtype = DType::kI64;
+  uint64_t length = 0;  // elements of the metric_value row
+  __int128 sum = 0;     // of the row's elements
+  __int128 min = 0;     // min and max are 0 when length == 0
+  __int128 max = 0;
+};
+
+// Reads save_path/metric/metric_metric_value (BadInput unless it has one row).
+Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path,
+                                            const std::string& metric);
+
+}  // namespace dsanalyze

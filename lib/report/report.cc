@@ -1,0 +1,118 @@
+#include "report/report.h"
+
+#include <filesystem>
+#include <limits>
+
+#include "report/curriculum_config.h"
+#include "report/histogram_svg.h"
+#include "report/metric_stats.h"
+#include "report/output_layout.h"
+#include "util/file_util.h"
+
+namespace dsanalyze {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kPercentileStep = 5;
+constexpr char kPercentileMethod[] =
+    "nearest rank: the p-th percentile is the value of the ceil(p/100 * N)-th smallest sample "
+    "(counting from 1; the smallest for p = 0)";
+
+// 128-bit sums as JSON integers while they fit 64 bits (they almost always do).
+Json Int128Json(__int128 v) {
+  if (v >= std::numeric_limits<int64_t>::min() && v <= std::numeric_limits<int64_t>::max())
+    return static_cast<int64_t>(v);
+  if (v > 0 && v <= static_cast<__int128>(std::numeric_limits<uint64_t>::max()))
+    return static_cast<uint64_t>(v);
+  return static_cast<double>(v);
+}
+
+Json SingleValueSummary(const ValueDistribution& d) {
+  Json j;
+  j["type"] = std::string(MetricTypeName(MetricType::kSingleValuePerSample));
+  j["metric_dtype"] = std::string(DTypeName(d.metric_dtype));
+  j["sample_dtype"] = std::string(DTypeName(d.sample_dtype));
+  j["samples"] = d.samples;
+  j["distinct_values"] = d.values.size();
+  if (d.samples == 0) return j;
+  const __int128 sum = SumOfValues(d);
+  j["min"] = d.values.front();
+  j["max"] = d.values.back();
+  j["sum"] = Int128Json(sum);
+  j["mean"] = static_cast<double>(static_cast<long double>(sum) / d.samples);
+  Json percentiles = Json::object();
+  for (int p = 0; p <= 100; p += kPercentileStep) {
+    std::string key = "p";  // appended: `"p" + to_string(p)` trips GCC 12's -Wrestrict
+    key += std::to_string(p);
+    percentiles[key] = NearestRankPercentile(d, p);
+  }
+  j["percentiles"] = std::move(percentiles);
+  return j;
+}
+
+Json AccumulateSummary(const AccumulateStats& s) {
+  Json j;
+  j["type"] = std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples));
+  j["dtype"] = std::string(DTypeName(s.dtype));
+  j["length"] = s.length;
+  j["sum"] = Int128Json(s.sum);
+  j["min"] = Int128Json(s.min);
+  j["max"] = Int128Json(s.max);
+  return j;
+}
+
+Json RunSummary(const RunInfo& info) {
+  Json timings = Json::array();
+  for (const StageTiming& t : info.timings)
+    timings.push_back(
+        {{"stage", t.stage}, {"rank0_seconds", t.rank0_seconds}, {"max_seconds", t.max_seconds}});
+  Json j;
+  j["tool"] = "dsanalyze";
+  j["tool_version"] = info.tool_version;
+  j["config_hash"] = info.config_hash;
+  j["ranks"] = info.ranks;
+  j["threads"] = info.threads;
+  j["peak_rss_bytes"] = info.peak_rss_bytes;
+  j["timings"] = std::move(timings);
+  return j;
+}
+
+}  // namespace
+
+Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metrics,
+                    const RunInfo& info) {
+  Json summary = RunSummary(info);
+  summary["percentile_method"] = kPercentileMethod;
+  Json per_metric = Json::object();
+  std::vector<CurriculumMetric> curriculum;
+  for (const MetricEntry& m : metrics) {
+    if (m.type == MetricType::kSingleValuePerSample) {
+      DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
+      per_metric[m.name] = SingleValueSummary(d);
+      DSA_RETURN_IF_ERROR(WriteFileAtomic(MetricFilePrefix(dir, m.name, "histogram") + ".svg",
+                                          HistogramSvg(m.name, d)));
+      if (d.samples > 0) curriculum.push_back({m.name, d.values.front(), d.values.back()});
+    } else {
+      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name));
+      per_metric[m.name] = AccumulateSummary(s);
+    }
+  }
+  summary["metrics"] = std::move(per_metric);
+  // nlohmann::json and ordered_json do not convert into each other directly.
+  summary["config"] = Json::parse(info.config.dump());
+  DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / "summary.json").string(),
+                                      summary.dump(2) + "\n"));
+
+  if (curriculum.empty()) return Status::OK();
+  std::error_code ec;
+  const std::filesystem::path save_path =
+      std::filesystem::absolute(info.save_path.empty() ? dir : info.save_path, ec)
+          .lexically_normal();
+  if (ec)
+    return Status::IoError(info.save_path + ": cannot make the path absolute: " + ec.message());
+  return WriteFileAtomic((std::filesystem::path(dir) / "curriculum_config.json").string(),
+                         CurriculumConfig(save_path.string(), curriculum).dump(2) + "\n");
+}
+
+}  // namespace dsanalyze

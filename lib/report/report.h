@@ -1,0 +1,58 @@
+// The human- and tool-facing files written next to a finished analysis.
+//
+// The pipeline calls WriteReports on rank 0 after every metric file is in the
+// output directory D (before D is moved into place). It reads the metric files
+// back — index_to_metric values and index_to_sample row sizes, so memory is
+// O(distinct values), never O(N) — and writes, each atomically:
+//  - D/summary.json: per metric its type, dtypes, samples, distinct values,
+//    min, max, exact mean and sum, the nearest-rank percentiles 0, 5, ..., 100
+//    (see metric_stats.h); for accumulate metrics length, sum, min and max;
+//    plus the run's stage timings, ranks, threads, peak RSS per rank, tool
+//    version, config hash and config;
+//  - D/M/M_histogram.svg for each single-value metric (histogram_svg.h);
+//  - D/curriculum_config.json: the DeepSpeed data_efficiency block for the
+//    single-value metrics that have samples, with paths under
+//    RunInfo::save_path (curriculum_config.h); not written when there is none.
+// Errors: BadInput naming the file when a metric file is missing or invalid,
+// IoError when a report cannot be written.
+// Not thread-safe with respect to other writers of D.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "metrics/metric.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct StageTiming {
+  std::string stage;
+  double rank0_seconds = 0;
+  double max_seconds = 0;  // slowest rank
+};
+
+struct RunInfo {
+  std::string tool_version;
+  int ranks = 1;
+  unsigned threads = 1;
+  std::string config_hash;
+  nlohmann::json config;
+  std::vector<StageTiming> timings;
+  std::vector<int64_t> peak_rss_bytes;  // one per rank
+  // The final save path, for the paths in curriculum_config.json; made
+  // absolute so the config works from any directory. Empty: D is used.
+  std::string save_path;
+};
+
+struct MetricEntry {
+  std::string name;
+  MetricType type;
+};
+
+Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metrics,
+                    const RunInfo& info);
+
+}  // namespace dsanalyze

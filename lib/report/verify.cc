@@ -1,0 +1,455 @@
+#include "report/verify.h"
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "format/dtype.h"
+#include "format/indexed_dataset.h"
+#include "report/element_search.h"
+#include "report/output_layout.h"
+
+namespace dsanalyze {
+
+std::string FormatViolation(const Violation& v) {
+  std::string s = v.metric + ": " + v.file + ": ";
+  if (v.row) s += "row " + std::to_string(*v.row) + ": ";
+  return s + v.message;
+}
+
+namespace {
+
+using std::to_string;
+
+// An element as int64; false for a uint64 above INT64_MAX, which is never a
+// valid metric value or sample id (both are int64 in the analysis).
+template <class T>
+bool AsInt64(T v, int64_t* out) {
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+  }
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+// Calls f(std::span<const T>) on all elements of `ds`, T its element type.
+template <class F>
+void WithElements(const IndexedDataset& ds, F&& f) {
+  VisitIntDType(ds.dtype(), [&](auto tag) { f(ds.elements().as<decltype(tag)>()); });
+}
+
+std::string Name(DType t) { return std::string(DTypeName(t)); }
+
+// Opens the files of one metric folder and records its violations.
+class MetricChecker {
+ public:
+  MetricChecker(const std::string& save_path, const std::string& metric,
+                std::vector<Violation>* out)
+      : save_path_(save_path), metric_(metric), out_(out) {}
+
+  void Fail(std::string_view kind, std::optional<uint64_t> row, std::string message) {
+    out_->push_back(
+        {metric_, metric_ + "/" + metric_ + "_" + std::string(kind), row, std::move(message)});
+  }
+  void FailFolder(std::string message) {
+    out_->push_back({metric_, metric_, std::nullopt, std::move(message)});
+  }
+
+  // The pair of `kind`, or nullopt after recording why it cannot be read.
+  std::optional<IndexedDataset> Open(std::string_view kind) {
+    Result<IndexedDataset> ds = IndexedDataset::Open(MetricFilePrefix(save_path_, metric_, kind));
+    if (!ds.ok()) {
+      Fail(kind, std::nullopt, ds.status().message());
+      return std::nullopt;
+    }
+    return std::move(ds).value();
+  }
+
+ private:
+  const std::string& save_path_;
+  const std::string& metric_;
+  std::vector<Violation>* out_;
+};
+
+// True when every row of `ds` has exactly one element.
+bool CheckScalarRows(MetricChecker& c, const IndexedDataset& ds, std::string_view kind) {
+  for (uint64_t i = 0; i < ds.num_rows(); ++i) {
+    if (ds.row_size(i) != 1) {
+      c.Fail(kind, i, "has " + to_string(ds.row_size(i)) + " elements, expected exactly 1");
+      return false;
+    }
+  }
+  return true;
+}
+
+struct IndexValues {
+  std::vector<int64_t> values;  // one per row of index_to_metric
+  bool ascending = true;
+};
+
+// Reads index_to_metric (O(distinct values)) and checks it is strictly ascending.
+std::optional<IndexValues> ReadIndexValues(MetricChecker& c, const IndexedDataset& i2m) {
+  if (!CheckScalarRows(c, i2m, kIndexToMetric)) return std::nullopt;
+  IndexValues iv;
+  iv.values.reserve(i2m.num_rows());
+  bool in_range = true;
+  WithElements(i2m, [&](auto elems) {
+    for (uint64_t i = 0; i < elems.size(); ++i) {
+      int64_t v;
+      if (!AsInt64(elems[i], &v)) {
+        c.Fail(kIndexToMetric, i, "value " + to_string(elems[i]) + " exceeds the int64 range");
+        in_range = false;
+        return;
+      }
+      iv.values.push_back(v);
+    }
+  });
+  if (!in_range) return std::nullopt;
+  for (uint64_t i = 1; i < iv.values.size(); ++i) {
+    if (iv.values[i] <= iv.values[i - 1]) {
+      c.Fail(kIndexToMetric, i,
+             "value " + to_string(iv.values[i]) + " is not greater than the previous row's " +
+                 to_string(iv.values[i - 1]) + " (must be strictly ascending)");
+      iv.ascending = false;
+      break;
+    }
+  }
+  return iv;
+}
+
+struct IdScan {
+  uint64_t count = 0;
+  int64_t min = std::numeric_limits<int64_t>::max();
+  int64_t max = std::numeric_limits<int64_t>::min();
+};
+
+// One pass over index_to_sample: rows non-empty and ascending, id range.
+std::optional<IdScan> ScanSampleIds(MetricChecker& c, const IndexedDataset& i2s) {
+  IdScan scan;
+  bool in_range = true;
+  WithElements(i2s, [&](auto ids) {
+    bool empty_reported = false, order_reported = false;
+    uint64_t begin = 0;
+    for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
+      const uint64_t end = i2s.row_begin(r + 1);
+      if (begin == end && !empty_reported) {
+        c.Fail(kIndexToSample, r, "row is empty (each distinct value has at least one sample)");
+        empty_reported = true;
+      }
+      int64_t prev = std::numeric_limits<int64_t>::min();
+      for (uint64_t k = begin; k < end; ++k) {
+        int64_t id;
+        if (!AsInt64(ids[k], &id)) {
+          c.Fail(kIndexToSample, r, "sample id " + to_string(ids[k]) + " exceeds the int64 range");
+          in_range = false;
+          return;
+        }
+        if (id < prev && !order_reported) {
+          c.Fail(kIndexToSample, r,
+                 "sample ids are not ascending: " + to_string(id) + " follows " + to_string(prev));
+          order_reported = true;
+        }
+        prev = id;
+        scan.min = std::min(scan.min, id);
+        scan.max = std::max(scan.max, id);
+      }
+      begin = end;
+    }
+    scan.count = ids.size();
+  });
+  if (!in_range) return std::nullopt;
+  return scan;
+}
+
+// The row of index_to_sample holding the second occurrence of `id`.
+uint64_t RowOfSecondOccurrence(const IndexedDataset& i2s, int64_t id) {
+  uint64_t row = 0;
+  WithElements(i2s, [&](auto ids) {
+    bool seen = false;
+    for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
+      for (uint64_t k = i2s.row_begin(r); k < i2s.row_begin(r + 1); ++k) {
+        if (static_cast<int64_t>(ids[k]) != id) continue;
+        if (seen) {
+          row = r;
+          return;
+        }
+        seen = true;
+      }
+    }
+  });
+  return row;
+}
+
+// Checks that index_to_sample holds each id once and n_samples ids in all.
+// Returns true when the ids are exactly 0..n_samples-1 (the default ids).
+bool CheckIdsExactlyOnce(MetricChecker& c, const IndexedDataset& i2s, const IdScan& scan,
+                         std::optional<uint64_t> n_samples) {
+  if (n_samples && scan.count != *n_samples)
+    c.Fail(kIndexToSample, std::nullopt,
+           "holds " + to_string(scan.count) + " sample ids but sample_to_metric has " +
+               to_string(*n_samples) + " samples");
+  if (scan.count == 0) return n_samples == 0;
+
+  bool duplicate = false;
+  // Dense non-negative ids (the usual case): a bitmap, which also names a
+  // missing id. Sparse or negative ids: a sorted copy.
+  const uint64_t dense_limit = std::max<uint64_t>(8 * scan.count, uint64_t{1} << 26);
+  if (scan.min >= 0 && static_cast<uint64_t>(scan.max) < dense_limit) {
+    std::vector<uint64_t> seen(static_cast<uint64_t>(scan.max) / 64 + 1, 0);
+    WithElements(i2s, [&](auto ids) {
+      uint64_t begin = 0;
+      for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
+        const uint64_t end = i2s.row_begin(r + 1);
+        for (uint64_t k = begin; k < end; ++k) {
+          const uint64_t id = static_cast<uint64_t>(ids[k]);
+          const uint64_t bit = uint64_t{1} << (id % 64);
+          if ((seen[id / 64] & bit) != 0 && !duplicate) {
+            c.Fail(kIndexToSample, r, "sample id " + to_string(id) + " appears more than once");
+            duplicate = true;
+          }
+          seen[id / 64] |= bit;
+        }
+        begin = end;
+      }
+    });
+    // With all ids inside 0..N-1, a wrong count or a duplicate means an id is missing.
+    if (n_samples && *n_samples > 0 && static_cast<uint64_t>(scan.max) < *n_samples &&
+        (duplicate || scan.count != *n_samples)) {
+      for (uint64_t id = 0; id < *n_samples; ++id) {
+        if ((seen[id / 64] & (uint64_t{1} << (id % 64))) == 0) {
+          c.Fail(kIndexToSample, std::nullopt,
+                 "sample id " + to_string(id) + " of 0.." + to_string(*n_samples - 1) +
+                     " is in no row");
+          break;
+        }
+      }
+    }
+  } else {
+    std::vector<int64_t> sorted;
+    sorted.reserve(scan.count);
+    WithElements(i2s, [&](auto ids) {
+      for (auto id : ids) sorted.push_back(static_cast<int64_t>(id));
+    });
+    std::sort(sorted.begin(), sorted.end());
+    auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+    if (dup != sorted.end()) {
+      duplicate = true;
+      c.Fail(kIndexToSample, RowOfSecondOccurrence(i2s, *dup),
+             "sample id " + to_string(*dup) + " appears more than once");
+    }
+  }
+  return n_samples && !duplicate && scan.count == *n_samples && scan.min == 0 &&
+         static_cast<uint64_t>(scan.max) == *n_samples - 1;
+}
+
+// Default ids: sample_to_metric row id must hold the value of the index row containing id.
+void CheckAgreementDefaultIds(MetricChecker& c, const IndexedDataset& s2m,
+                              const IndexedDataset& i2s, const std::vector<int64_t>& values) {
+  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  uint64_t bad_id = kNone, bad_row = 0;
+  VisitIntDType(s2m.dtype(), [&](auto vtag) {
+    const auto s = s2m.elements().as<decltype(vtag)>();
+    WithElements(i2s, [&](auto ids) {
+      uint64_t begin = 0;
+      for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
+        const uint64_t end = i2s.row_begin(r + 1);
+        const int64_t v = values[r];
+        for (uint64_t k = begin; k < end; ++k) {
+          const uint64_t id = static_cast<uint64_t>(ids[k]);  // < N, checked by the caller
+          if (static_cast<int64_t>(s[id]) != v && id < bad_id) {
+            bad_id = id;
+            bad_row = r;
+          }
+        }
+        begin = end;
+      }
+    });
+  });
+  if (bad_id == kNone) return;
+  int64_t actual = 0;
+  WithElements(s2m, [&](auto s) { actual = static_cast<int64_t>(s[bad_id]); });
+  c.Fail(kSampleToMetric, bad_id,
+         "value " + to_string(actual) + ", but index_to_sample lists sample " + to_string(bad_id) +
+             " under value " + to_string(values[bad_row]) + " (index row " + to_string(bad_row) +
+             ")");
+}
+
+// User-defined ids: each value must occur in sample_to_metric as often as its
+// index_to_sample row has ids (the order of samples is not known here).
+void CheckAgreementByCounts(MetricChecker& c, const IndexedDataset& s2m, const IndexedDataset& i2s,
+                            const std::vector<int64_t>& values) {
+  std::vector<uint64_t> counts(values.size(), 0);
+  bool unknown = false;
+  WithElements(s2m, [&](auto s) {
+    for (uint64_t i = 0; i < s.size(); ++i) {
+      int64_t v;
+      auto it = values.end();
+      if (AsInt64(s[i], &v)) it = std::lower_bound(values.begin(), values.end(), v);
+      if (it == values.end() || *it != v) {
+        c.Fail(kSampleToMetric, i,
+               "value " + to_string(s[i]) + " does not occur in index_to_metric");
+        unknown = true;
+        return;
+      }
+      ++counts[static_cast<size_t>(it - values.begin())];
+    }
+  });
+  if (unknown) return;
+  for (uint64_t r = 0; r < values.size(); ++r) {
+    const uint64_t size = static_cast<uint64_t>(i2s.row_size(r));
+    if (counts[r] != size) {
+      c.Fail(kSampleToMetric, std::nullopt,
+             "value " + to_string(values[r]) + " occurs " + to_string(counts[r]) +
+                 " times, but index_to_sample row " + to_string(r) + " holds " + to_string(size) +
+                 " sample ids");
+      return;
+    }
+  }
+}
+
+// The percentile file must regroup index_to_sample's rows, step = max(1, U / 100).
+void CheckPercentile(MetricChecker& c, const IndexedDataset& i2s, const IndexedDataset& pct) {
+  const uint64_t u = i2s.num_rows();
+  const uint64_t step = std::max<uint64_t>(1, u / 100);
+  const uint64_t expected_rows = (u + step - 1) / step;
+  if (pct.num_rows() != expected_rows)
+    c.Fail(kIndexToSamplePercentile, std::nullopt,
+           "has " + to_string(pct.num_rows()) + " rows, expected " + to_string(expected_rows) +
+               " (ceil(U / step) with U = " + to_string(u) +
+               " index_to_sample rows, step = " + to_string(step) + ")");
+  const uint64_t rows = std::min(pct.num_rows(), expected_rows);
+  for (uint64_t k = 0; k < rows; ++k) {
+    const uint64_t lo = k * step, hi = std::min(u, lo + step);
+    const uint64_t want = i2s.row_begin(hi) - i2s.row_begin(lo);
+    if (static_cast<uint64_t>(pct.row_size(k)) != want) {
+      c.Fail(kIndexToSamplePercentile, k,
+             "has " + to_string(pct.row_size(k)) + " sample ids, expected " + to_string(want) +
+                 " (index_to_sample rows " + to_string(lo) + ".." + to_string(hi - 1) + ")");
+      return;
+    }
+  }
+  // Same row grouping: the elements must be index_to_sample's, in order.
+  if (pct.num_rows() != expected_rows || pct.dtype() != i2s.dtype()) return;
+  const uint64_t bytes = i2s.num_elements() * ItemSize(i2s.dtype());
+  std::optional<uint64_t> diff =
+      FirstDifferentByte(pct.elements().data, i2s.elements().data, bytes);
+  if (!diff) return;
+  const uint64_t e = *diff / ItemSize(i2s.dtype());
+  const uint64_t k = RowOfElement(pct, e);
+  c.Fail(kIndexToSamplePercentile, k,
+         "element " + to_string(e - pct.row_begin(k)) +
+             " differs from the concatenated index_to_sample rows " + to_string(k * step) + ".." +
+             to_string(std::min(u, k * step + step) - 1));
+}
+
+void CheckDType(MetricChecker& c, std::string_view kind, DType actual, DType expected,
+                const std::string& why) {
+  if (actual != expected)
+    c.Fail(kind, std::nullopt,
+           "dtype is " + Name(actual) + ", expected " + Name(expected) + " (" + why + ")");
+}
+
+void VerifySingleValue(MetricChecker& c, VerifiedMetric& m) {
+  std::optional<IndexedDataset> s2m = c.Open(kSampleToMetric);
+  std::optional<IndexedDataset> i2m = c.Open(kIndexToMetric);
+  std::optional<IndexedDataset> i2s = c.Open(kIndexToSample);
+  std::optional<IndexedDataset> pct = c.Open(kIndexToSamplePercentile);
+
+  const bool s2m_scalar = s2m && CheckScalarRows(c, *s2m, kSampleToMetric);
+  std::optional<uint64_t> n_samples;
+  if (s2m) n_samples = m.samples = s2m->num_rows();
+
+  std::optional<IndexValues> index;
+  if (i2m) {
+    m.distinct_values = i2m->num_rows();
+    index = ReadIndexValues(c, *i2m);
+  }
+  if (index && !index->values.empty()) {
+    auto [lo, hi] = std::minmax_element(index->values.begin(), index->values.end());
+    const DType want = FitIntDType(*lo, *hi);
+    const std::string why = "fitted to values " + to_string(*lo) + ".." + to_string(*hi);
+    CheckDType(c, kIndexToMetric, i2m->dtype(), want, why);
+    if (s2m) CheckDType(c, kSampleToMetric, s2m->dtype(), want, why);
+  }
+
+  if (!i2s) return;
+  const bool rows_match = i2m && i2s->num_rows() == i2m->num_rows();
+  if (i2m && !rows_match)
+    c.Fail(kIndexToSample, std::nullopt,
+           "has " + to_string(i2s->num_rows()) + " rows but index_to_metric has " +
+               to_string(i2m->num_rows()) + " (one row per distinct value)");
+  if (pct) CheckPercentile(c, *i2s, *pct);
+
+  std::optional<IdScan> scan = ScanSampleIds(c, *i2s);
+  if (!scan) return;
+  const bool default_ids = CheckIdsExactlyOnce(c, *i2s, *scan, n_samples);
+  if (n_samples && (*n_samples > 0 || scan->count > 0)) {
+    const int64_t n_last = static_cast<int64_t>(*n_samples) - 1;
+    const int64_t lo = std::min<int64_t>(0, scan->count ? scan->min : 0);
+    const int64_t hi = std::max(n_last, scan->count ? scan->max : n_last);
+    const DType want = FitIntDType(lo, hi);
+    const std::string why = "fitted to sample ids " + to_string(lo) + ".." + to_string(hi);
+    CheckDType(c, kIndexToSample, i2s->dtype(), want, why);
+    if (pct) CheckDType(c, kIndexToSamplePercentile, pct->dtype(), want, why);
+  }
+
+  if (!s2m_scalar || !index || !rows_match) return;
+  if (default_ids)
+    CheckAgreementDefaultIds(c, *s2m, *i2s, index->values);
+  else if (index->ascending)
+    CheckAgreementByCounts(c, *s2m, *i2s, index->values);
+}
+
+void VerifyAccumulate(MetricChecker& c, VerifiedMetric& m) {
+  std::optional<IndexedDataset> mv = c.Open(kMetricValue);
+  if (!mv) return;
+  if (mv->num_rows() != 1)
+    c.Fail(kMetricValue, std::nullopt,
+           "has " + to_string(mv->num_rows()) + " rows, expected exactly 1");
+  if (mv->num_rows() == 0) return;
+  m.length = static_cast<uint64_t>(mv->row_size(0));
+  if (*m.length == 0) {
+    c.Fail(kMetricValue, 0, "row is empty");
+    return;
+  }
+  VisitIntDType(mv->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const auto row = mv->row(0).as<T>();
+    auto [lo, hi] = std::minmax_element(row.begin(), row.end());
+    const DType want = std::is_unsigned_v<T>
+                           ? FitUnsignedDType(static_cast<uint64_t>(*hi))
+                           : FitIntDType(static_cast<int64_t>(*lo), static_cast<int64_t>(*hi));
+    CheckDType(c, kMetricValue, mv->dtype(), want,
+               "fitted to the row's values " + to_string(*lo) + ".." + to_string(*hi));
+  });
+}
+
+}  // namespace
+
+Result<VerifyReport> VerifyOutput(const std::string& save_path) {
+  DSA_ASSIGN_OR_RETURN(std::vector<MetricFolder> folders, FindMetricFolders(save_path));
+  if (folders.empty())
+    return Status::BadInput(save_path +
+                            ": no metric folder (expected M/M_index_to_metric.idx, "
+                            "M/M_metric_value.idx, ... for some metric M)");
+  VerifyReport report;
+  for (const MetricFolder& f : folders) {
+    MetricChecker checker(save_path, f.name, &report.violations);
+    VerifiedMetric m;
+    m.name = f.name;
+    if (f.has_single_value_files && f.has_metric_value)
+      checker.FailFolder("holds both single_value_per_sample files and " + f.name +
+                         "_metric_value; a metric is one or the other");
+    if (f.has_single_value_files) {
+      m.type = MetricType::kSingleValuePerSample;
+      VerifySingleValue(checker, m);
+    } else {
+      m.type = MetricType::kAccumulateValueOverSamples;
+      VerifyAccumulate(checker, m);
+    }
+    report.metrics.push_back(std::move(m));
+  }
+  return report;
+}
+
+}  // namespace dsanalyze

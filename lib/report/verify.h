@@ -1,0 +1,67 @@
+// Checks a finished analysis output against every invariant of
+// ../shared/docs/format.md §2 (docs/verify-compare.md lists them).
+//
+// For each metric folder of the save path, every file must open as a valid
+// .bin/.idx pair (deepspeed dtype table) and:
+//  - sample_to_metric and index_to_metric have exactly one element per row;
+//    index_to_metric is strictly ascending;
+//  - index_to_sample has one non-empty, ascending row per index_to_metric row,
+//    and its rows together hold each sample id exactly once, N ids in all
+//    (N = rows of sample_to_metric);
+//  - sample_to_metric agrees with the index: with the default ids 0..N-1,
+//    row i holds the value of the index row that contains id i; with other ids
+//    (sample_indices), each value occurs as often as its index row has ids;
+//  - index_to_sample_percentile_merged groups index_to_sample rows by
+//    step = max(1, U / 100) (same elements, ceil(U / step) rows);
+//  - dtypes are DeepSpeed's fitted ones (metric dtype from the value range,
+//    sample dtype from min(0, min id) .. max(N-1, max id));
+//  - metric_value has exactly one, non-empty row of its fitted dtype.
+// Each broken invariant is reported once, at its first offending row. doc_idx
+// is not checked: DeepSpeed's readers ignore it and its two analyzers differ.
+//
+// The data is read once through the mappings with typed loops; memory is
+// O(distinct values) plus, to find duplicate ids, a bitmap of max id bits (or
+// a sorted copy of the ids when ids are sparse). Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/metric.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct Violation {
+  std::string metric;
+  std::string file;             // "M/M_index_to_metric" (without .bin/.idx), or "M" for the folder
+  std::optional<uint64_t> row;  // first offending row, for per-row invariants
+  std::string message;
+};
+
+// "metric: file: row R: message" (one line).
+std::string FormatViolation(const Violation& v);
+
+// What verify saw of one metric; a count is unset when its file is unreadable.
+struct VerifiedMetric {
+  std::string name;
+  MetricType type = MetricType::kSingleValuePerSample;
+  std::optional<uint64_t> samples;          // single-value: rows of sample_to_metric
+  std::optional<uint64_t> distinct_values;  // single-value: rows of index_to_metric
+  std::optional<uint64_t> length;           // accumulate: elements of the metric_value row
+};
+
+struct VerifyReport {
+  std::vector<VerifiedMetric> metrics;
+  std::vector<Violation> violations;
+  bool ok() const { return violations.empty(); }
+};
+
+// Checks every metric folder of `save_path`. Broken or unreadable files are
+// violations in the report; BadInput only when save_path is not a directory
+// or holds no metric folder.
+Result<VerifyReport> VerifyOutput(const std::string& save_path);
+
+}  // namespace dsanalyze

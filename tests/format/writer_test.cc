@@ -1,0 +1,281 @@
+// IndexedWriter behaviour: temporary names, cleanup, promised row counts, empty
+// rows, EndRowOfSize, code tables, I/O errors, per-row doc_idx, and bounded
+// memory with millions of rows.
+#include <malloc.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "format/indexed_dataset.h"
+#include "format/indexed_writer.h"
+#include "support/test_util.h"
+
+namespace dsanalyze {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+
+std::unique_ptr<IndexedWriter> MakeWriter(const std::string& prefix, DType dtype,
+                                          IndexedWriter::Options o = {}) {
+  auto w = IndexedWriter::Create(prefix, dtype, o);
+  INFO(w.status().message());
+  REQUIRE(w.ok());
+  return std::move(w).value();
+}
+
+IndexedWriter::Options KnownRows(uint64_t rows) {
+  IndexedWriter::Options o;
+  o.rows = rows;
+  return o;
+}
+
+IndexedWriter::Options InTable(CodeTable table) {
+  IndexedWriter::Options o;
+  o.table = table;
+  return o;
+}
+
+// Live heap bytes: small blocks plus the large ones malloc maps directly.
+size_t HeapInUse() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+std::vector<std::string> FilesIn(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("writer uses temporary names until Finish", "[format][writer]") {
+  test::ScratchDir dir;
+  const std::string prefix = dir / "d";
+  auto w = MakeWriter(prefix, DType::kI32);
+  REQUIRE(w->AddRow(std::vector<int64_t>{-5, 7}).ok());
+  CHECK(FilesIn(dir.path()) == std::vector<std::string>{"d.bin.tmp", "d.idx.tmp"});
+  REQUIRE(w->Finish().ok());
+  CHECK(FilesIn(dir.path()) == std::vector<std::string>{"d.bin", "d.idx"});
+  CHECK(w->rows_written() == 1);
+  CHECK(w->elements_written() == 2);
+  CHECK_THAT(w->Finish().message(), Contains("Finish called twice"));
+
+  auto ds = IndexedDataset::Open(prefix);
+  REQUIRE(ds.ok());
+  CHECK(ds->dtype() == DType::kI32);
+  CHECK(ds->typed_row<int32_t>(0)[0] == -5);
+  CHECK(ds->typed_row<int32_t>(0)[1] == 7);
+}
+
+TEST_CASE("a writer destroyed without Finish leaves nothing behind", "[format][writer]") {
+  test::ScratchDir dir;
+  {
+    auto w = MakeWriter(dir / "d", DType::kU8, KnownRows(3));
+    REQUIRE(w->AddRow(std::vector<int64_t>{1, 2, 3}).ok());
+  }
+  CHECK(FilesIn(dir.path()).empty());
+}
+
+TEST_CASE("Finish fails when the promised row count is not met", "[format][writer]") {
+  test::ScratchDir dir;
+  SECTION("too few rows") {
+    {
+      auto w = MakeWriter(dir / "d", DType::kU8, KnownRows(3));
+      REQUIRE(w->AddRow(std::vector<int64_t>{1}).ok());
+      REQUIRE(w->AddRow(std::vector<int64_t>{2}).ok());
+      Status st = w->Finish();
+      REQUIRE_FALSE(st.ok());
+      CHECK_THAT(st.message(), Contains("2 rows written, 3 promised"));
+      CHECK_THAT(st.message(), Contains(dir / "d"));
+    }
+    CHECK(FilesIn(dir.path()).empty());
+  }
+  SECTION("too many rows") {
+    auto w = MakeWriter(dir / "d", DType::kU8, KnownRows(1));
+    REQUIRE(w->AddRow(std::vector<int64_t>{1}).ok());
+    CHECK_THAT(w->AddRow(std::vector<int64_t>{2}).message(), Contains("more rows than the 1"));
+    CHECK_FALSE(w->AddScalarRows(std::vector<int64_t>{3, 4}).ok());
+  }
+  SECTION("elements after the last row") {
+    auto w = MakeWriter(dir / "d", DType::kU8);
+    REQUIRE(w->AddRow(std::vector<int64_t>{1}).ok());
+    REQUIRE(w->Append(std::vector<int64_t>{2, 3}).ok());
+    CHECK_THAT(w->Finish().message(), Contains("2 elements appended after the last row"));
+  }
+}
+
+TEST_CASE("rows of zero elements", "[format][writer]") {
+  test::ScratchDir dir;
+  for (bool known : {false, true}) {
+    IndexedWriter::Options o;
+    if (known) o.rows = 5;
+    auto w = MakeWriter(dir / "z", DType::kU16, o);
+    REQUIRE(w->EndRow().ok());
+    REQUIRE(w->AddRow(std::vector<int64_t>{9}).ok());
+    REQUIRE(w->AddRow({}).ok());
+    REQUIRE(w->AddRow({}).ok());
+    REQUIRE(w->EndRowOfSize(0).ok());
+    REQUIRE(w->Finish().ok());
+    auto ds = IndexedDataset::Open(dir / "z");
+    REQUIRE(ds.ok());
+    CHECK(ds->num_rows() == 5);
+    CHECK(ds->num_elements() == 1);
+    const int32_t want[] = {0, 1, 0, 0, 0};
+    for (uint64_t i = 0; i < 5; ++i) CHECK(ds->row_size(i) == want[i]);
+    CHECK(ds->row_pointer(2) == 2);
+    CHECK(ds->row_pointer(4) == 2);
+    CHECK(test::ReadBytes(dir / "z.bin") == std::vector<uint8_t>{9, 0});
+  }
+  // A dataset with no rows at all.
+  auto w = MakeWriter(dir / "e", DType::kU8, KnownRows(0));
+  REQUIRE(w->Finish().ok());
+  auto ds = IndexedDataset::Open(dir / "e");
+  REQUIRE(ds.ok());
+  CHECK(ds->num_rows() == 0);
+  CHECK(ds->doc_count() == 2);
+  CHECK(fs::file_size(dir / "e.idx") == 34 + 16);
+  CHECK(fs::file_size(dir / "e.bin") == 0);
+}
+
+TEST_CASE("EndRowOfSize splits appended elements into rows", "[format][writer]") {
+  test::ScratchDir dir;
+  auto w = MakeWriter(dir / "s", DType::kI64, KnownRows(3));
+  REQUIRE(w->Append(std::vector<int64_t>{10, 11, 12, 13, 14, 15}).ok());
+  REQUIRE(w->EndRowOfSize(2).ok());
+  REQUIRE(w->EndRowOfSize(0).ok());
+  Status past = w->EndRowOfSize(5);  // only 4 left
+  CHECK_THAT(past.message(), Contains("ends past the elements appended"));
+  REQUIRE(w->EndRowOfSize(4).ok());
+  REQUIRE(w->Finish().ok());
+  auto ds = IndexedDataset::Open(dir / "s");
+  REQUIRE(ds.ok());
+  CHECK(ds->row_size(0) == 2);
+  CHECK(ds->row_size(1) == 0);
+  CHECK(ds->typed_row<int64_t>(2)[0] == 12);
+  CHECK(ds->typed_row<int64_t>(2)[3] == 15);
+}
+
+TEST_CASE("the code table decides the dtype byte", "[format][writer]") {
+  test::ScratchDir dir;
+  struct {
+    CodeTable table;
+    DType dtype;
+    uint8_t code;
+  } const cases[] = {
+      {CodeTable::kDeepSpeed, DType::kU16, 6},        {CodeTable::kDeepSpeedLegacy, DType::kU16, 8},
+      {CodeTable::kMegatron, DType::kU16, 8},         {CodeTable::kDeepSpeed, DType::kU32, 7},
+      {CodeTable::kDeepSpeedLegacy, DType::kU32, 9},  {CodeTable::kDeepSpeed, DType::kU64, 8},
+      {CodeTable::kDeepSpeedLegacy, DType::kU64, 10}, {CodeTable::kMegatron, DType::kI32, 4},
+  };
+  for (const auto& c : cases) {
+    INFO(CodeTableName(c.table) << " " << DTypeName(c.dtype));
+    auto w = MakeWriter(dir / "c", c.dtype, InTable(c.table));
+    REQUIRE(w->AddRow(std::vector<int64_t>{1, 2}).ok());
+    REQUIRE(w->Finish().ok());
+    CHECK(test::ReadBytes(dir / "c.idx")[17] == c.code);
+    auto ds = IndexedDataset::Open(dir / "c", {c.table, true});
+    REQUIRE(ds.ok());
+    CHECK(ds->dtype() == c.dtype);
+  }
+  auto bad = IndexedWriter::Create(dir / "m", DType::kU64, InTable(CodeTable::kMegatron));
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.status().message(), Contains("dtype uint64 has no code in the megatron table"));
+  CHECK_FALSE(IndexedWriter::Create(dir / "f", DType::kF32).ok());
+  CHECK(FilesIn(dir.path()) == std::vector<std::string>{"c.bin", "c.idx"});
+}
+
+TEST_CASE("unwritable output gives an I/O error naming the path", "[format][writer]") {
+  test::ScratchDir dir;
+  SECTION("missing directory") {
+    const std::string prefix = dir / "no/such/dir/d";
+    auto w = IndexedWriter::Create(prefix, DType::kU8);
+    REQUIRE_FALSE(w.ok());
+    CHECK(w.status().code() == Status::Code::kIoError);
+    CHECK_THAT(w.status().message(), Contains(prefix + ".bin.tmp: cannot create"));
+  }
+  SECTION("parent is a file") {
+    test::WriteBytes(dir / "file", {1});
+    const std::string prefix = dir / "file/d";
+    auto w = IndexedWriter::Create(prefix, DType::kU8);
+    REQUIRE_FALSE(w.ok());
+    CHECK(w.status().code() == Status::Code::kIoError);
+    CHECK_THAT(w.status().message(), Contains(prefix + ".bin.tmp"));
+    CHECK_THAT(w.status().message(), Contains("Not a directory"));
+  }
+}
+
+TEST_CASE("doc_idx_per_row writes one document per row", "[format][writer]") {
+  test::ScratchDir dir;
+  // More rows than one metadata batch (65536), so doc_idx is written in batches.
+  const uint64_t rows = 70001;
+  for (bool known : {false, true}) {
+    IndexedWriter::Options o;
+    o.doc_idx_per_row = true;
+    if (known) o.rows = rows;
+    auto w = MakeWriter(dir / "p", DType::kU8, o);
+    std::vector<int64_t> values(rows);
+    for (uint64_t i = 0; i < rows; ++i) values[i] = static_cast<int64_t>(i % 251);
+    REQUIRE(w->AddScalarRows(values).ok());
+    REQUIRE(w->Finish().ok());
+    CHECK(fs::file_size(dir / "p.idx") == 34 + 12 * rows + 8 * (rows + 1));
+    auto ds = IndexedDataset::Open(dir / "p");
+    REQUIRE(ds.ok());
+    REQUIRE(ds->doc_count() == rows + 1);
+    for (uint64_t i = 0; i <= rows; ++i)
+      if (ds->doc_idx(i) != static_cast<int64_t>(i)) FAIL("doc_idx[" << i << "]");
+  }
+}
+
+TEST_CASE("a known row count keeps memory flat over 3,000,000 rows", "[format][writer][memory]") {
+  test::ScratchDir dir;
+  constexpr uint64_t kRows = 3000000;
+  constexpr size_t kChunk = 1 << 14;
+  // Heap in use while writing, beyond the writer's own element buffer: with a
+  // known row count the metadata goes out in bounded batches; without one the
+  // sizes are kept (4 bytes a row, 12 MB here).
+  auto peak_growth = [&](bool known) {
+    IndexedWriter::Options o;
+    o.buffer_bytes = 1 << 16;
+    if (known) o.rows = kRows;
+    std::vector<int64_t> chunk(kChunk);
+    const size_t before = HeapInUse();
+    size_t peak = 0;
+    auto w = MakeWriter(dir / "m", DType::kU32, o);
+    for (uint64_t done = 0; done < kRows; done += kChunk) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, kRows - done));
+      for (size_t i = 0; i < n; ++i) chunk[i] = static_cast<int64_t>((done + i) * 7 % 1000003);
+      REQUIRE(w->AddScalarRows({chunk.data(), n}).ok());
+      peak = std::max(peak, HeapInUse());
+    }
+    REQUIRE(w->Finish().ok());
+    return peak - before;
+  };
+  const size_t known_growth = peak_growth(true);
+  CHECK(known_growth < (size_t{4} << 20));
+
+  // The .idx is complete and right: the reader checks every pointer against the sizes.
+  auto ds = IndexedDataset::Open(dir / "m");
+  REQUIRE(ds.ok());
+  CHECK(fs::file_size(dir / "m.idx") == 34 + 12 * kRows + 16);
+  CHECK(ds->num_rows() == kRows);
+  CHECK(ds->num_elements() == kRows);
+  for (uint64_t i : {uint64_t{0}, uint64_t{65535}, uint64_t{65536}, uint64_t{1234567}, kRows - 1}) {
+    CHECK(ds->row_size(i) == 1);
+    CHECK(ds->typed_row<uint32_t>(i)[0] == i * 7 % 1000003);
+  }
+  const auto known_idx = test::ReadBytes(dir / "m.idx");
+
+  // Without a row count: same bytes, but memory grows with the rows.
+  const size_t unknown_growth = peak_growth(false);
+  CHECK(unknown_growth > 4 * kRows);
+  CHECK(test::ReadBytes(dir / "m.idx") == known_idx);
+}
+
+}  // namespace dsanalyze

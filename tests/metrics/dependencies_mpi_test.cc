@@ -1,0 +1,153 @@
+// ResolveDependencies and its checked sum under mpiexec -n k: results are the
+// global ones on every rank, a dependency shared by two metrics reaches both,
+// exact sums past int64 in partial sums are right and overflow is reported,
+// and errors (in the pass, or from one rank's metric) are the same everywhere.
+// Exits non-zero on the first failure, naming it.
+#include <mpi.h>
+
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "comm/comm.h"
+#include "dataset/open_dataset.h"
+#include "pipeline/dependencies.h"
+
+namespace dsanalyze {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+int failures = 0;
+
+void Check(const Comm& comm, bool ok, const std::string& what) {
+  const int all_ok = comm.Allreduce(ok ? 1 : 0, MPI_MIN);
+  if (!all_ok) {
+    if (!ok) std::fprintf(stderr, "rank %d: FAILED: %s\n", comm.rank(), what.c_str());
+    ++failures;
+  }
+}
+
+// Declares the given dependencies and keeps what it is handed.
+class NeedyMetric : public Metric {
+ public:
+  NeedyMetric(std::vector<MetricConfig> deps, bool fail_here = false)
+      : deps_(std::move(deps)), fail_here_(fail_here) {}
+  MetricType type() const override { return MetricType::kSingleValuePerSample; }
+  std::vector<MetricConfig> dependencies() const override { return deps_; }
+  Status SetDependencyResults(std::span<const std::vector<int64_t>> results) override {
+    got.assign(results.begin(), results.end());
+    return fail_here_ ? Status::BadInput("needy: refused on this rank") : Status::OK();
+  }
+  std::vector<std::vector<int64_t>> got;
+
+ private:
+  std::vector<MetricConfig> deps_;
+  bool fail_here_;
+};
+
+MetricConfig Dep(std::string metric, nlohmann::json params = nlohmann::json::object()) {
+  MetricConfig c;
+  c.name = metric + " (for needy)";
+  c.metric = std::move(metric);
+  c.params = std::move(params);
+  return c;
+}
+
+std::unique_ptr<Dataset> SyntheticMod(uint64_t n) {
+  DatasetConfig c;
+  c.type = "synthetic_mod";
+  c.num_samples = n;
+  return std::move(OpenDataset(c)).value();
+}
+
+void SumCases(const Comm& comm) {
+  const int64_t r = comm.rank(), p = comm.size();
+  // Longer than one chunk; negative and positive values.
+  std::vector<int64_t> local(200001);
+  for (size_t i = 0; i < local.size(); ++i) local[i] = (r + 1) * static_cast<int64_t>(i) - 1000 * r;
+  Result<std::vector<int64_t>> sum = AllreduceSumChecked(comm, local, "long");
+  bool exact = sum.ok() && sum->size() == local.size();
+  for (size_t i = 0; exact && i < local.size(); ++i)
+    exact = (*sum)[i] == p * (p + 1) / 2 * static_cast<int64_t>(i) - 1000 * p * (p - 1) / 2;
+  Check(comm, exact, "long vector: exact element-wise sums");
+
+  // Partial sums past int64 whose total fits (needs 3 ranks to arise).
+  if (p == 3) {
+    const int64_t mine[] = {kMax, kMax, -kMax};
+    std::vector<int64_t> v = {mine[r], kMin / 3};
+    Result<std::vector<int64_t>> s = AllreduceSumChecked(comm, v, "partial");
+    Check(comm, s.ok() && *s == std::vector<int64_t>{kMax, kMin / 3 * 3},
+          "partial sums past int64 give the exact total");
+  }
+  // A total past int64, either way.
+  for (int64_t v : {kMax / 2 + 1, kMin / 2 - 1}) {
+    Result<std::vector<int64_t>> s = AllreduceSumChecked(comm, std::vector<int64_t>{0, v}, "over");
+    if (p == 1) {
+      Check(comm, s.ok() && (*s)[1] == v, "one rank: no overflow");
+    } else {
+      Check(comm,
+            !s.ok() && s.status().message() ==
+                           "over: the sum of element 1 over all samples overflows int64",
+            "overflow reported on every rank");
+    }
+  }
+}
+
+void ResolveCases(const Comm& comm) {
+  const uint64_t n = 100003;
+  std::unique_ptr<Dataset> ds = SyntheticMod(n);
+  int64_t expected_sum = 0;
+  for (uint64_t x = 0; x < n; ++x) expected_sum += static_cast<int64_t>((x + 7) % 10000);
+
+  NeedyMetric a({Dep("sum"), Dep("value")});
+  NeedyMetric b({Dep("sum")});
+  NeedyMetric none({});
+  std::vector<Metric*> metrics = {&a, &none, &b};
+  Status st = ResolveDependencies(comm, *ds, metrics, 2, 1000);
+  Check(comm, st.ok(), "resolve: " + st.message());
+  Check(comm, a.got == std::vector<std::vector<int64_t>>{{expected_sum}, {0, 9999}},
+        "first metric: global sum and {min, max}");
+  Check(comm, b.got == std::vector<std::vector<int64_t>>{{expected_sum}},
+        "second metric: the shared sum");
+  Check(comm, none.got.empty(), "a metric without dependencies is left alone");
+
+  // The pass fails (tokens up to 9999 with vocab_size 100): same error everywhere.
+  NeedyMetric c({Dep("total_vocab_freq", {{"vocab_size", 100}})});
+  std::vector<Metric*> failing = {&c};
+  st = ResolveDependencies(comm, *ds, failing, 1, 4096);
+  Check(comm,
+        st.code() == Status::Code::kBadInput &&
+            st.message().rfind("metric total_vocab_freq (for needy): ", 0) == 0 &&
+            st.message().find("sample 94 has token 101,") != std::string::npos,
+        "a failing dependency pass fails every rank alike: " + st.message());
+
+  // One rank's metric refuses its results: every rank returns that error.
+  NeedyMetric d({Dep("sum")}, comm.rank() == comm.size() - 1);
+  std::vector<Metric*> refusing = {&d};
+  st = ResolveDependencies(comm, *ds, refusing, 1, 1024);
+  Check(comm, st.message() == "needy: refused on this rank", "refusal agreed on all ranks");
+
+  // An unknown dependency is a creation error, agreed before any pass.
+  NeedyMetric e({Dep("no_such_metric")});
+  std::vector<Metric*> unknown = {&e};
+  st = ResolveDependencies(comm, *ds, unknown, 1, 1024);
+  Check(comm, st.message().rfind("config: metrics[0].metric: unknown metric", 0) == 0,
+        "unknown dependency: " + st.message());
+}
+
+}  // namespace
+}  // namespace dsanalyze
+
+int main(int argc, char** argv) {
+  using namespace dsanalyze;
+  MpiEnvironment env(&argc, &argv);
+  const Comm comm;
+  SumCases(comm);
+  ResolveCases(comm);
+  if (comm.is_root())
+    std::printf("dependencies_mpi_test on %d ranks: %s\n", comm.size(),
+                failures ? "FAILED" : "all checks passed");
+  return failures ? 1 : 0;
+}

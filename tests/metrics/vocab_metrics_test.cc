@@ -1,0 +1,282 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+
+#include "dataset/open_dataset.h"
+#include "format/indexed_dataset.h"
+#include "format/indexed_writer.h"
+#include "metrics/batch_builder.h"
+#include "metrics/builtin_metrics.h"
+#include "metrics/rarity.h"
+#include "metrics/registry.h"
+#include "support/test_util.h"
+
+namespace dsanalyze {
+namespace {
+
+using test::OwnedBatch;
+
+std::unique_ptr<Metric> RarityWithCounts(std::vector<int64_t> counts, bool with_seqlen = false,
+                                         uint64_t seq_length = 0,
+                                         std::span<const int64_t> ignore = {}) {
+  VocabRarityOptions o;
+  o.name = with_seqlen ? "svr" : "vr";
+  o.vocab_size = counts.size() - 1;
+  o.counts = std::move(counts);
+  o.with_seqlen = with_seqlen;
+  o.seq_length = seq_length;
+  o.ignore_token_ids = ignore;
+  Result<std::unique_ptr<Metric>> m = NewVocabRarityMetric(o);
+  REQUIRE(m.ok());
+  return std::move(m).value();
+}
+
+TEST_CASE("total_vocab_freq: counts every token id, for any dtype", "[metrics]") {
+  std::unique_ptr<Metric> m = NewTotalVocabFreqMetric("tvf", 4, {});
+  CHECK(m->type() == MetricType::kAccumulateValueOverSamples);
+  CHECK(m->accumulate_length() == 5);
+  std::vector<int64_t> acc(5, 0);
+  OwnedBatch<uint16_t> a(0, DType::kU16, {{0, 1, 1}, {}, {4, 4, 4}});
+  OwnedBatch<int8_t> b(3, DType::kI8, {{2}, {1, 0}});
+  REQUIRE(m->Accumulate(a.batch, acc).ok());
+  REQUIRE(m->Accumulate(b.batch, acc).ok());
+  CHECK(acc == std::vector<int64_t>{2, 3, 1, 0, 3});
+}
+
+TEST_CASE("total_vocab_freq: ignored ids are not counted, wherever they are", "[metrics]") {
+  const std::vector<int64_t> ignore = {-1, 2, 70000};  // sorted, as datasets give them
+  std::unique_ptr<Metric> m = NewTotalVocabFreqMetric("tvf", 3, ignore);
+  std::vector<int64_t> acc(4, 0);
+  OwnedBatch<int32_t> batch(0, DType::kI32, {{2, 2, 1, -1}, {70000, 3, 2}});
+  REQUIRE(m->Accumulate(batch.batch, acc).ok());
+  REQUIRE(m->Accumulate(batch.batch, acc).ok());
+  CHECK(acc == std::vector<int64_t>{0, 2, 0, 2});
+}
+
+TEST_CASE("total_vocab_freq: a token outside 0..vocab_size names the sample", "[metrics]") {
+  std::unique_ptr<Metric> m = NewTotalVocabFreqMetric("tvf", 3, {});
+  std::vector<int64_t> acc(4, 0);
+  OwnedBatch<uint16_t> high(100, DType::kU16, {{3}, {1, 4}});
+  CHECK(m->Accumulate(high.batch, acc).message() ==
+        "metric \"tvf\": sample 101 has token 4, outside the vocabulary 0..3 of params.vocab_size "
+        "3 (list it in dataset.ignore_token_ids to leave it out)");
+  OwnedBatch<int8_t> negative(7, DType::kI8, {{-1}});
+  Status st = m->Accumulate(negative.batch, acc);
+  CHECK(st.code() == Status::Code::kBadInput);
+  CHECK(st.message().find("sample 7 has token -1,") != std::string::npos);
+  std::vector<int64_t> wrong(3);
+  CHECK(m->Accumulate(high.batch, wrong).code() == Status::Code::kInternal);
+}
+
+TEST_CASE("TokenRarities: -ln(freq / total) with zero counts taken as 1", "[metrics]") {
+  Result<std::vector<double>> r = TokenRarities(std::vector<int64_t>{0, 1, 3, 0});
+  REQUIRE(r.ok());
+  // freq = {1, 1, 3, 1}, total 6.
+  CHECK(*r == std::vector<double>{-std::log(1.0 / 6), -std::log(1.0 / 6), -std::log(3.0 / 6),
+                                  -std::log(1.0 / 6)});
+  // One token holding everything has rarity 0.
+  CHECK(TokenRarities(std::vector<int64_t>{5})->front() == 0.0);
+  CHECK(TokenRarities(std::vector<int64_t>{4, -2}).status().message() ==
+        "total_vocab_freq: token 1 has count -2; counts cannot be negative");
+}
+
+TEST_CASE("SeqlenCoefficient: Python's math.log(x, 10), not log10", "[metrics]") {
+  CHECK(*SeqlenCoefficient(2048, 15.475) == 1000000);  // x = 31692.8: ceil(4.5) + 1 = 6
+  CHECK(*SeqlenCoefficient(1, 1000.0) == 10000);        // 2.9999999999999996 -> 3, + 1
+  // log(x)/log(10) rounds to exactly 1 where log10 gives 1.0000000000000002.
+  CHECK(*SeqlenCoefficient(1, 10.000000000000004) == 100);
+  CHECK(*SeqlenCoefficient(3, 0.25) == 10);  // x <= 1
+  CHECK(*SeqlenCoefficient(5, 0.0) == 10);
+  CHECK(*SeqlenCoefficient(1, 1e17) == 1000000000000000000);  // 10^18 fits
+  Result<int64_t> big = SeqlenCoefficient(10, 1e17);
+  CHECK(big.status().code() == Status::Code::kBadInput);
+  CHECK(big.status().message().find("10^19") != std::string::npos);
+}
+
+TEST_CASE("vocab_rarity: the truncated sum of the tokens' rarities", "[metrics]") {
+  // freq = {1, 1, 3, 1} of 6 (token 0 and 3 never occur).
+  std::unique_ptr<Metric> m = RarityWithCounts({0, 1, 3, 0});
+  CHECK(m->type() == MetricType::kSingleValuePerSample);
+  CHECK(m->dependencies().empty());
+  const double r1 = std::log(6.0), r2 = std::log(2.0);  // -ln(1/6), -ln(3/6)
+  OwnedBatch<uint8_t> b(0, DType::kU8, {{1}, {1, 1, 2}, {}, {2, 2, 2, 2, 2}, {3, 0, 1}});
+  std::vector<int64_t> out(5);
+  REQUIRE(m->Compute(b.batch, out).ok());
+  CHECK(out == std::vector<int64_t>{static_cast<int64_t>(r1), static_cast<int64_t>(2 * r1 + r2), 0,
+                                    static_cast<int64_t>(5 * r2), static_cast<int64_t>(3 * r1)});
+  OwnedBatch<uint8_t> bad(9, DType::kU8, {{1, 4}});
+  std::vector<int64_t> one(1);
+  CHECK(m->Compute(bad.batch, one).message().find("sample 9 has token 4") != std::string::npos);
+}
+
+TEST_CASE("vocab_rarity: ignored tokens add nothing, even outside the vocabulary", "[metrics]") {
+  const std::vector<int64_t> ignore = {1, 99};
+  std::unique_ptr<Metric> m = RarityWithCounts({0, 1, 3, 0}, false, 0, ignore);
+  OwnedBatch<int64_t> b(0, DType::kI64, {{1, 99, 2, 2, 1}, {2}});
+  std::vector<int64_t> out(2);
+  REQUIRE(m->Compute(b.batch, out).ok());
+  CHECK(out == std::vector<int64_t>{1, 0});  // 2 ln 2 = 1.39, where all five would give 6.8
+}
+
+TEST_CASE("seqlen_vocab_rarity: seqlen * C + vocab_rarity", "[metrics]") {
+  const std::vector<int64_t> ignore = {0};
+  // max rarity ln 6 = 1.79; seq_length 8: x = 14.3, C = 10^(2+1).
+  std::unique_ptr<Metric> m = RarityWithCounts({0, 1, 3, 0}, true, 8, ignore);
+  OwnedBatch<uint16_t> b(0, DType::kU16, {{1, 1, 1}, {0, 0, 2}, {}});
+  std::vector<int64_t> out(3);
+  REQUIRE(m->Compute(b.batch, out).ok());
+  CHECK(out == std::vector<int64_t>{3 * 1000 + 5, 1 * 1000 + 0, 0});
+  OwnedBatch<uint16_t> long_sample(4, DType::kU16, {std::vector<uint16_t>(9, 2)});
+  std::vector<int64_t> one(1);
+  CHECK(m->Compute(long_sample.batch, one).message() ==
+        "metric \"svr\": sample 4 has 9 tokens, more than params.seq_length 8");
+}
+
+TEST_CASE("vocab metrics: dependencies, and results handed over later", "[metrics]") {
+  VocabRarityOptions o;
+  o.name = "svr";
+  o.config_index = 3;
+  o.vocab_size = 3;
+  o.with_seqlen = true;
+  Result<std::unique_ptr<Metric>> created = NewVocabRarityMetric(o);
+  REQUIRE(created.ok());
+  Metric& m = **created;
+  const std::vector<MetricConfig> deps = m.dependencies();
+  REQUIRE(deps.size() == 2);
+  CHECK(deps[0].metric == "total_vocab_freq");
+  CHECK(deps[0].params == nlohmann::json{{"vocab_size", 3}});
+  CHECK(deps[0].name == "total_vocab_freq (for svr)");
+  CHECK(deps[0].index == 3);
+  CHECK(deps[1].metric == "seqlen");
+  CHECK(deps[1].params == nlohmann::json::object());
+
+  OwnedBatch<uint8_t> b(0, DType::kU8, {{1, 2}});
+  std::vector<int64_t> out(1);
+  CHECK(m.Compute(b.batch, out).code() == Status::Code::kInternal);  // not ready yet
+
+  const std::vector<std::vector<int64_t>> wrong = {{1, 2, 3}};
+  CHECK(m.SetDependencyResults(wrong).code() == Status::Code::kInternal);
+  const std::vector<std::vector<int64_t>> results = {{0, 1, 3, 0}, {0, 20}};
+  REQUIRE(m.SetDependencyResults(results).ok());
+  REQUIRE(m.Compute(b.batch, out).ok());
+  // seq_length 20: x = 20 ln 6 = 35.8, C = 10^3; rarity ln 6 + ln 2 = 2.48.
+  CHECK(out[0] == 2 * 1000 + 2);
+}
+
+TEST_CASE("registry: vocab params are checked by key path", "[metrics]") {
+  DatasetConfig dc;
+  dc.type = "synthetic_mod";
+  dc.num_samples = 10;
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(dc);
+  REQUIRE(ds.ok());
+  MetricConfig c;
+  c.name = "vr";
+  c.metric = "vocab_rarity";
+  c.index = 1;
+  CHECK(CreateMetric(c, **ds).status().message() ==
+        "config: metrics[1].params.vocab_size: required key is missing");
+  c.params = {{"vocab_size", 0}};
+  CHECK(CreateMetric(c, **ds).status().message() ==
+        "config: metrics[1].params.vocab_size: expected a positive integer, got 0");
+  c.params = {{"vocab_size", 10}, {"seq_length", 5}};
+  CHECK(CreateMetric(c, **ds).status().message() ==
+        "config: metrics[1].params: unknown key \"seq_length\"");
+  c.params = {{"vocab_size", 10}, {"total_vocab_freq", "/nonexistent/tvf"}};
+  Status st = CreateMetric(c, **ds).status();
+  CHECK(st.code() == Status::Code::kBadInput);
+  CHECK(st.message().rfind("config: metrics[1].params.total_vocab_freq: ", 0) == 0);
+  c.metric = "total_vocab_freq";
+  c.params = {{"vocab_size", 10}, {"vocab", 5}};
+  CHECK(CreateMetric(c, **ds).status().message() ==
+        "config: metrics[1].params: unknown key \"vocab\" (did you mean \"vocab_size\"?)");
+  c.metric = "seqlen_vocab_rarity";
+  c.params = {{"vocab_size", 10}, {"seq_length", 0}};
+  CHECK(CreateMetric(c, **ds).status().message() ==
+        "config: metrics[1].params.seq_length: expected a positive integer, got 0");
+}
+
+TEST_CASE("ReadVocabCounts: one row of vocab_size + 1 counts", "[metrics]") {
+  test::ScratchDir dir;
+  const std::string prefix = dir / "tvf";
+  auto w = IndexedWriter::Create(prefix, DType::kU32);
+  REQUIRE(w.ok());
+  REQUIRE((*w)->AddRow(std::vector<int64_t>{5, 0, 7}).ok());
+  REQUIRE((*w)->Finish().ok());
+  Result<std::vector<int64_t>> counts = ReadVocabCounts(prefix, 2);
+  REQUIRE(counts.ok());
+  CHECK(*counts == std::vector<int64_t>{5, 0, 7});
+  CHECK(ReadVocabCounts(prefix, 3).status().message() ==
+        prefix + ".idx: its row has 3 counts, but vocab_size 3 needs 4 (ids 0..3)");
+
+  const std::string two = dir / "two";
+  auto w2 = IndexedWriter::Create(two, DType::kI8);
+  REQUIRE(w2.ok());
+  REQUIRE((*w2)->AddRow(std::vector<int64_t>{1}).ok());
+  REQUIRE((*w2)->AddRow(std::vector<int64_t>{-1}).ok());
+  REQUIRE((*w2)->Finish().ok());
+  CHECK(ReadVocabCounts(two, 0).status().message() ==
+        two + ".idx: holds 2 rows; a total_vocab_freq metric_value file has exactly one");
+}
+
+// The golden set, metric by metric (the whole run is tests/metrics/vocab_golden_test.sh).
+struct Golden {
+  std::string dir = (test::GoldenDir() / "tokens").string();
+  std::unique_ptr<Dataset> dataset;
+  Golden() {
+    DatasetConfig c;
+    c.type = "documents";
+    c.prefixes = {dir + "/data/tok_d20000_v50000_s1234"};
+    c.dtype_codes = CodeTable::kDeepSpeed;
+    Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
+    REQUIRE(ds.ok());
+    dataset = std::move(ds).value();
+  }
+  std::vector<int64_t> Row(const std::string& prefix, uint64_t row) {
+    Result<IndexedDataset> f = IndexedDataset::Open(dir + "/dda/" + prefix);
+    REQUIRE(f.ok());
+    std::vector<int64_t> out;
+    VisitIntDType(f->dtype(), [&](auto zero) {
+      for (auto v : f->typed_row<decltype(zero)>(row)) out.push_back(static_cast<int64_t>(v));
+    });
+    return out;
+  }
+  std::vector<int64_t> Scalars(const std::string& prefix) {
+    Result<IndexedDataset> f = IndexedDataset::Open(dir + "/dda/" + prefix);
+    REQUIRE(f.ok());
+    std::vector<int64_t> out;
+    VisitIntDType(f->dtype(), [&](auto zero) {
+      for (auto v : f->elements().as<decltype(zero)>()) out.push_back(static_cast<int64_t>(v));
+    });
+    return out;
+  }
+};
+
+TEST_CASE("vocab metrics over the golden tokens match DeepSpeed's outputs", "[metrics][golden]") {
+  Golden g;
+  std::unique_ptr<Metric> tvf = NewTotalVocabFreqMetric("tvf", 50000, {});
+  std::vector<int64_t> counts(50001, 0);
+  std::unique_ptr<SampleReader> reader = g.dataset->NewReader();
+  SampleBatch batch;
+  const uint64_t n = g.dataset->size();
+  for (uint64_t begin = 0; begin < n; begin += 1000) {
+    REQUIRE(reader->Read(begin, std::min(n, begin + 1000), true, &batch).ok());
+    REQUIRE(tvf->Accumulate(batch, counts).ok());
+  }
+  CHECK(counts == g.Row("total_vocab_freq/total_vocab_freq_metric_value", 0));
+
+  std::unique_ptr<Metric> vr = RarityWithCounts(counts);
+  std::vector<int64_t> rarity(n);
+  for (uint64_t begin = 0; begin < n; begin += 1000) {
+    const uint64_t end = std::min(n, begin + 1000);
+    REQUIRE(reader->Read(begin, end, true, &batch).ok());
+    REQUIRE(vr->Compute(batch, std::span<int64_t>(rarity).subspan(begin, end - begin)).ok());
+  }
+  const std::vector<int64_t> golden = g.Scalars("vocab_rarity/vocab_rarity_sample_to_metric");
+  REQUIRE(golden.size() == n);
+  uint64_t mismatches = 0;
+  for (uint64_t i = 0; i < n; ++i) mismatches += rarity[i] != golden[i];
+  CHECK(mismatches == 0);
+}
+
+}  // namespace
+}  // namespace dsanalyze
