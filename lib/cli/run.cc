@@ -77,14 +77,13 @@ int Run(const RunOptions& options, int argc, char** argv) {
   }
   if (!st.ok()) {
     if (comm.is_root()) std::fprintf(stderr, "dsanalyze: error: %s\n", st.message().c_str());
-    return st.exit_code();
-  }
-  if (comm.is_root()) {
+  } else if (comm.is_root()) {
     spdlog::info("done: {} samples in {:.3f} s, output in {}", summary.samples,
                  summary.total_seconds, config->output.path);
     if (options.timings) PrintTimings(summary);
   }
-  return kExitOk;
+  if (FinalizeMayHang(comm)) ExitWithoutFinalize(comm, st.exit_code());
+  return st.exit_code();
 }
 
 }  // namespace dsanalyze::cli

@@ -1,6 +1,8 @@
 #include "comm/comm.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace dsanalyze {
 
@@ -44,6 +46,28 @@ Status Comm::AgreeOnStatus(const Status& local) const {
 void Comm::Abort(int exit_code) const {
   MPI_Abort(comm_, exit_code);
   std::_Exit(exit_code);  // not reached: MPI_Abort does not return
+}
+
+bool FinalizeMayHang(const Comm& comm) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  const std::string v(version, static_cast<size_t>(len));
+  if (v.rfind("MPICH Version:\t4.0.", 0) != 0 || v.find("ch4:ucx") == std::string::npos)
+    return false;
+  // Count nodes: one leader per shared-memory domain.
+  MPI_Comm node;
+  MPI_Comm_split_type(comm.raw(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node);
+  int node_rank = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_free(&node);
+  return comm.Allreduce(node_rank == 0 ? 1 : 0, MPI_SUM) >= 3;
+}
+
+void ExitWithoutFinalize(const Comm& comm, int exit_code) {
+  comm.Barrier();
+  std::fflush(nullptr);
+  std::_Exit(exit_code);
 }
 
 }  // namespace dsanalyze

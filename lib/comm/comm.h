@@ -176,4 +176,13 @@ void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_count
                   comm_);
 }
 
+// True (on every rank: collective) when MPI_Finalize may hang: Debian's MPICH
+// 4.0.x over UCX can hang closing TCP connections when three or more nodes
+// take part (pmodels/mpich#6596, fixed upstream after 4.0.2; docs/cluster.md).
+bool FinalizeMayHang(const Comm& comm);
+
+// Synchronizes, flushes output and ends the process without MPI_Finalize: all
+// of dsanalyze's work (files renamed into place) is complete by then.
+[[noreturn]] void ExitWithoutFinalize(const Comm& comm, int exit_code);
+
 }  // namespace dsanalyze

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers shared by the cluster tests; sourced, not run.
 #
 # Every test here starts real daemons, namespaces or mounts. Each registers
@@ -12,7 +13,8 @@ on_exit() { cleanups+=("$1"); }
 run_cleanups() {
   local rc=$? i
   trap - EXIT INT TERM
-  for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do eval "${cleanups[i]}" || true; done
+  # Quiet: failures here change nothing, and bash reports killed jobs.
+  for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do { eval "${cleanups[i]}"; } 2>/dev/null || true; done
   exit "$rc"
 }
 trap run_cleanups EXIT

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # $work and $here come from the sourcing test
 # Simulated cluster hosts on one machine; sourced after common.sh, with $work
 # set to the test's scratch directory.
 #

@@ -110,7 +110,7 @@ log "plain mpiexec -n 2: done"
 
 # The user's script as shipped; the test only points it at this build and
 # sends its log to the scratch directory.
-export DSANALYZE
+export DSANALYZE MPIRUN="$MPIEXEC"
 bounded sbatch --wait --quiet --output="$work/sbatch.log" \
   "$SOURCE_DIR/scripts/slurm/dsanalyze.sbatch" "$work/sbatch.json" \
   || { cat "$work/sbatch.log" >&2 || true; show_logs; fail "sbatch job failed"; }
