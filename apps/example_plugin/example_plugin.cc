@@ -28,14 +28,22 @@ int Fail(char* error, size_t error_size, const std::string& message) {
 template <class F>
 void WithElements(const dsa_batch& b, F&& f) {
   switch (b.dtype) {
-    case DSA_DTYPE_UINT8: return f(static_cast<const uint8_t*>(b.elements));
-    case DSA_DTYPE_INT8: return f(static_cast<const int8_t*>(b.elements));
-    case DSA_DTYPE_INT16: return f(static_cast<const int16_t*>(b.elements));
-    case DSA_DTYPE_INT32: return f(static_cast<const int32_t*>(b.elements));
-    case DSA_DTYPE_INT64: return f(static_cast<const int64_t*>(b.elements));
-    case DSA_DTYPE_UINT16: return f(static_cast<const uint16_t*>(b.elements));
-    case DSA_DTYPE_UINT32: return f(static_cast<const uint32_t*>(b.elements));
-    default: return f(static_cast<const uint64_t*>(b.elements));
+    case DSA_DTYPE_UINT8:
+      return f(static_cast<const uint8_t*>(b.elements));
+    case DSA_DTYPE_INT8:
+      return f(static_cast<const int8_t*>(b.elements));
+    case DSA_DTYPE_INT16:
+      return f(static_cast<const int16_t*>(b.elements));
+    case DSA_DTYPE_INT32:
+      return f(static_cast<const int32_t*>(b.elements));
+    case DSA_DTYPE_INT64:
+      return f(static_cast<const int64_t*>(b.elements));
+    case DSA_DTYPE_UINT16:
+      return f(static_cast<const uint16_t*>(b.elements));
+    case DSA_DTYPE_UINT32:
+      return f(static_cast<const uint32_t*>(b.elements));
+    default:
+      return f(static_cast<const uint64_t*>(b.elements));
   }
 }
 
@@ -48,9 +56,9 @@ int TokenSum(void*, const char*, const dsa_batch* b, int64_t* values, uint64_t c
       __int128 sum = 0;
       for (uint64_t k = b->offsets[i]; k < b->offsets[i + 1]; ++k) sum += elements[k];
       if (sum > std::numeric_limits<int64_t>::max() || sum < std::numeric_limits<int64_t>::min())
-        rc = Fail(error, error_size,
-                  "the token sum of sample " + std::to_string(b->first + i) +
-                      " does not fit in int64");
+        rc = Fail(
+            error, error_size,
+            "the token sum of sample " + std::to_string(b->first + i) + " does not fit in int64");
       values[i] = static_cast<int64_t>(sum);
       *written = i + 1;
     }
@@ -64,8 +72,8 @@ struct Histogram {
 };
 
 // token_histogram: params {"vocab_size": V, "buckets": B}, both positive integers.
-int HistogramInit(const char* params_json, void** state, uint64_t* accumulate_length,
-                  char* error, size_t error_size) {
+int HistogramInit(const char* params_json, void** state, uint64_t* accumulate_length, char* error,
+                  size_t error_size) {
   const nlohmann::json params = nlohmann::json::parse(params_json, nullptr, false);
   Histogram h{};
   for (const char* key : {"vocab_size", "buckets"}) {
@@ -113,8 +121,8 @@ int HistogramCompute(void* state, const char*, const dsa_batch* b, int64_t* valu
 }
 
 const dsa_metric_def kMetrics[] = {
-    {"token_sum", "sum of the sample's token ids", DSA_SINGLE_VALUE_PER_SAMPLE, 0, nullptr,
-     nullptr, TokenSum},
+    {"token_sum", "sum of the sample's token ids", DSA_SINGLE_VALUE_PER_SAMPLE, 0, nullptr, nullptr,
+     TokenSum},
     {"token_histogram",
      "tokens per bucket: `buckets` equal ranges of [0, vocab_size) (params: vocab_size, buckets)",
      DSA_ACCUMULATE_VALUE_OVER_SAMPLES, 0, HistogramInit, HistogramDestroy, HistogramCompute},

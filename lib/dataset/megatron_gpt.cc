@@ -153,18 +153,20 @@ Status MegatronGptDataset::Validate(uint64_t seq_length, const std::string (&key
   bool uniform = true;
   for (uint64_t k = 0; k <= samples; ++k) {
     const int64_t position = sample_idx_.at(2 * k), offset = sample_idx_.at(2 * k + 1);
-    const std::string row_text = "sample_idx[" + std::to_string(k) + "] = (" +
-                                 std::to_string(position) + ", " + std::to_string(offset) + ")";
+    const auto row_text = [&] {  // built only for a message: this loop runs once per sample
+      return "sample_idx[" + std::to_string(k) + "] = (" + std::to_string(position) + ", " +
+             std::to_string(offset) + ")";
+    };
     if (position < 0 || static_cast<uint64_t>(position) >= doc_idx_.size())
       return bad(1, sample_idx_,
-                 row_text + ": position " + std::to_string(position) +
+                 row_text() + ": position " + std::to_string(position) +
                      " is outside doc_idx, which has " + std::to_string(doc_idx_.size()) +
                      " entries");
     const Cut cut{static_cast<uint64_t>(position), static_cast<uint64_t>(offset)};
     const uint64_t size = RowSize(cut.position);
     if (offset < 0 || cut.offset > size || (k > 0 && cut.offset == size))
       return bad(1, sample_idx_,
-                 row_text + ": offset " + std::to_string(offset) + " is outside row " +
+                 row_text() + ": offset " + std::to_string(offset) + " is outside row " +
                      std::to_string(Row(cut.position)) + " of " + file_.prefix() + ", which has " +
                      std::to_string(size) + " tokens");
     if (k == 0) {
@@ -174,7 +176,7 @@ Status MegatronGptDataset::Validate(uint64_t seq_length, const std::string (&key
     if (cut.position < previous.position ||
         (cut.position == previous.position && cut.offset < previous.offset))
       return bad(1, sample_idx_,
-                 row_text + " comes before the start of sample " + std::to_string(k - 1) +
+                 row_text() + " comes before the start of sample " + std::to_string(k - 1) +
                      " in doc_idx order (sample_idx[" + std::to_string(k - 1) + "] = (" +
                      std::to_string(previous.position) + ", " + std::to_string(previous.offset) +
                      "))");

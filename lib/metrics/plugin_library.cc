@@ -75,11 +75,13 @@ Result<std::shared_ptr<const PluginLibrary>> PluginLibrary::Load(const std::stri
   dlerror();
   void* symbol = dlsym(handle, DSA_PLUGIN_REGISTER_SYMBOL);
   if (symbol == nullptr)
-    return fail(PluginError(path, "does not export " DSA_PLUGIN_REGISTER_SYMBOL
-                                  ", so it is not a dsanalyze metric plugin (see docs/plugins.md)"));
+    return fail(PluginError(path,
+                            "does not export " DSA_PLUGIN_REGISTER_SYMBOL
+                            ", so it is not a dsanalyze metric plugin (see docs/plugins.md)"));
   const auto register_fn = reinterpret_cast<dsa_plugin_register_fn>(symbol);
   const dsa_plugin* plugin = register_fn();
-  if (plugin == nullptr) return fail(PluginError(path, DSA_PLUGIN_REGISTER_SYMBOL "() returned NULL"));
+  if (plugin == nullptr)
+    return fail(PluginError(path, DSA_PLUGIN_REGISTER_SYMBOL "() returned NULL"));
   if (plugin->abi_version != DSA_PLUGIN_ABI_VERSION)
     return fail(PluginError(
         path, "was built for plugin ABI version " + std::to_string(plugin->abi_version) +

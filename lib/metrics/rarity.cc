@@ -31,10 +31,9 @@ Result<int64_t> SeqlenCoefficient(uint64_t seq_length, double max_rarity) {
   constexpr int kMaxExponent = 18;  // 10^18 < 2^63 < 10^19
   if (!(exponent <= kMaxExponent))
     return Status::BadInput("seqlen_vocab_rarity: the seqlen coefficient 10^" +
-                            std::to_string(static_cast<int64_t>(exponent)) +
-                            " (from seq_length " + std::to_string(seq_length) +
-                            " x largest token rarity " + std::to_string(max_rarity) +
-                            ") does not fit in int64");
+                            std::to_string(static_cast<int64_t>(exponent)) + " (from seq_length " +
+                            std::to_string(seq_length) + " x largest token rarity " +
+                            std::to_string(max_rarity) + ") does not fit in int64");
   int64_t c = 1;
   for (int i = 0; i < static_cast<int>(exponent); ++i) c *= 10;
   return c;

@@ -124,7 +124,8 @@ Result<std::unique_ptr<Metric>> CreateMetric(const MetricConfig& config, const D
                            " (or a plugin's metric, with \"plugin\")");
   }
 
-  DSA_ASSIGN_OR_RETURN(JsonFields params, JsonFields::Of(config.params, EntryPath(config) + ".params"));
+  DSA_ASSIGN_OR_RETURN(JsonFields params,
+                       JsonFields::Of(config.params, EntryPath(config) + ".params"));
   if (it->params.empty() && !config.params.empty())
     return ConfigError(
         params.KeyPath(config.params.begin().key()),

@@ -103,8 +103,10 @@ class VocabRarityMetric : public Metric {
 
   std::vector<MetricConfig> dependencies() const override {
     std::vector<MetricConfig> deps;
-    if (!have_counts_) deps.push_back(Dependency("total_vocab_freq", {{"vocab_size", vocab_size_}}));
-    if (with_seqlen_ && seq_length_ == 0) deps.push_back(Dependency("seqlen", {}));
+    if (!have_counts_)
+      deps.push_back(Dependency("total_vocab_freq", {{"vocab_size", vocab_size_}}));
+    if (with_seqlen_ && seq_length_ == 0)
+      deps.push_back(Dependency("seqlen", nlohmann::json::object()));
     return deps;
   }
 
@@ -190,7 +192,9 @@ class VocabRarityMetric : public Metric {
                                   std::to_string(batch.first + i) + " does not fit in int64");
         // int() in DeepSpeed: truncation (the sum is never negative).
         values[i] = static_cast<int64_t>(rarity);
-        if (with_seqlen_) DSA_RETURN_IF_ERROR(AddSeqlen(batch.first + i, offsets[i + 1] - offsets[i] - ignored, &values[i]));
+        if (with_seqlen_)
+          DSA_RETURN_IF_ERROR(
+              AddSeqlen(batch.first + i, offsets[i + 1] - offsets[i] - ignored, &values[i]));
       }
       return Status::OK();
     });

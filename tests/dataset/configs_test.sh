@@ -8,8 +8,8 @@
 #       make_gpt_maps (Megatron-style GPT index maps, seq_length 128, 2 epochs)
 # Each config runs once as written on one rank; then under mpiexec -n $NP with
 # 1, 2 and 3 map threads. Every .bin/.idx must be byte-identical to the first
-# run's, and the samples must be what the dataset type defines (checked
-# through the seqlen values, below).
+# run's; the first output must pass `dsanalyze verify`, and its samples must
+# be what the dataset type defines (checked through the seqlen values, below).
 # Usage: configs_test.sh MAKE_GPT_MAPS   (env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR)
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${SOURCE_DIR:?}"
@@ -35,6 +35,7 @@ for name in documents packed megatron_gpt; do
   "$MPIEXEC" -n 1 "$DSANALYZE" --config "$config" --quiet || fail "$name: dsanalyze exited $?"
   reference="out/$name"
   [[ $(metric_files "$reference" | wc -l) -eq 8 ]] || fail "$name: expected 4 .bin/.idx pairs"
+  "$DSANALYZE" verify "$reference" >/dev/null || fail "$name: dsanalyze verify found a problem"
   for threads in 1 2 3; do
     variant="$name.t$threads"
     python3 - "$config" "$variant.json" "out/$variant" "$threads" <<'PY'

@@ -29,13 +29,13 @@ TEST_CASE("exact sum: ten times 0.1 is 1, where a plain loop is not", "[metrics]
 
 TEST_CASE("exact sum: rounds to nearest, ties to even, once", "[metrics]") {
   const double two53 = 0x1p53;
-  CHECK(Exact({two53, 1}) == two53);                // tie: even is 2^53
-  CHECK(Exact({two53, 1, 1, 1}) == two53 + 4);      // 2^53+3: tie, even is +4
-  CHECK(Exact({two53, 1, 0x1p-60}) == two53 + 2);   // just past the tie
-  CHECK(Exact({two53 + 2, 1}) == two53 + 4);        // tie: 2^53+2 has an odd mantissa
+  CHECK(Exact({two53, 1}) == two53);            // tie: even is 2^53
+  CHECK(Exact({two53, 1, 1, 1}) == two53 + 4);  // 2^53+3: tie, even is +4
+  CHECK(Exact({two53, 1, 0.5}) == two53 + 2);   // just past the tie
+  CHECK(Exact({two53 + 2, 1}) == two53 + 4);    // tie: 2^53+2 has an odd mantissa
   CHECK(Exact({}) == 0);
   CHECK(Exact({0, 0}) == 0);
-  CHECK(Exact({0x1p-70, 0x1p-70}) == 0x1p-69);      // small terms stay exact
+  CHECK(Exact({0x1p-70, 0x1p-70}) == 0x1p-69);  // small terms stay exact
   // A carry out of the low 128 bits.
   ExactSum sum;
   const FixedPointScale scale{0};

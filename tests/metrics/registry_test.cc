@@ -83,7 +83,8 @@ TEST_CASE("registry: an unknown metric lists the available ones", "[metrics]") {
         "plugin's metric, with \"plugin\")");
   Result<std::unique_ptr<Metric>> far = CreateMetric(Entry("x", "perplexity"), *ds);
   CHECK(far.status().message().rfind(
-            "config: metrics[0].metric: unknown metric \"perplexity\"; available: seqlen,", 0) == 0);
+            "config: metrics[0].metric: unknown metric \"perplexity\"; available: seqlen,", 0) ==
+        0);
 }
 
 TEST_CASE("registry: params the metric does not take are refused by key path", "[metrics]") {

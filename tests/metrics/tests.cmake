@@ -34,3 +34,11 @@ dsanalyze_add_mpi_test(NAME metrics.vocab_golden RANKS 1 2 3 TIMEOUT 300
 dsanalyze_add_mpi_test(NAME metrics.plugin_run RANKS 1 2 3
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/plugin_run_test.sh
           $<TARGET_FILE:dsanalyze_example_plugin> $<TARGET_FILE:test_plugin_faulty>)
+
+# docs/plugins.md's complete minimal example compiles and runs as documented.
+dsanalyze_add_mpi_test(NAME metrics.plugin_docs RANKS 2
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/plugin_docs_test.sh)
+
+# configs/tokens_vocab.json and configs/plugin.json run as written.
+dsanalyze_add_mpi_test(NAME metrics.configs RANKS 2
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/configs_test.sh)

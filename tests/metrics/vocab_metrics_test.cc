@@ -82,7 +82,7 @@ TEST_CASE("TokenRarities: -ln(freq / total) with zero counts taken as 1", "[metr
 
 TEST_CASE("SeqlenCoefficient: Python's math.log(x, 10), not log10", "[metrics]") {
   CHECK(*SeqlenCoefficient(2048, 15.475) == 1000000);  // x = 31692.8: ceil(4.5) + 1 = 6
-  CHECK(*SeqlenCoefficient(1, 1000.0) == 10000);        // 2.9999999999999996 -> 3, + 1
+  CHECK(*SeqlenCoefficient(1, 1000.0) == 10000);       // 2.9999999999999996 -> 3, + 1
   // log(x)/log(10) rounds to exactly 1 where log10 gives 1.0000000000000002.
   CHECK(*SeqlenCoefficient(1, 10.000000000000004) == 100);
   CHECK(*SeqlenCoefficient(3, 0.25) == 10);  // x <= 1
