@@ -54,7 +54,7 @@ void MapJob::Work(Worker* w) {
     Status st = reader->Read(begin, end, need_elements, &batch);
     for (size_t m = 0; st.ok() && m < single_.size(); ++m) {
       std::span<int64_t> dst(result_.values[m].data() + (begin - range_.begin), end - begin);
-      st = single_[m].metric->Compute(batch, dst).WithPrefix("metric " + single_[m].name);
+      st = single_[m].metric->Compute(batch, dst);  // errors name the metric
     }
     for (size_t a = 0; st.ok() && a < accumulate_.size(); ++a)
       st = accumulate_[a]
