@@ -57,9 +57,7 @@ void MapJob::Work(Worker* w) {
       st = single_[m].metric->Compute(batch, dst);  // errors name the metric
     }
     for (size_t a = 0; st.ok() && a < accumulate_.size(); ++a)
-      st = accumulate_[a]
-               .metric->Accumulate(batch, w->sums[a])
-               .WithPrefix("metric " + accumulate_[a].name);
+      st = accumulate_[a].metric->Accumulate(batch, w->sums[a]);
     if (!st.ok()) {
       w->status = st;
       break;
