@@ -119,7 +119,7 @@ void ResolveCases(const Comm& comm) {
   st = ResolveDependencies(comm, *ds, failing, 1, 4096);
   Check(comm,
         st.code() == Status::Code::kBadInput &&
-            st.message().rfind("metric total_vocab_freq (for needy): ", 0) == 0 &&
+            st.message().rfind("metric \"total_vocab_freq (for needy)\": ", 0) == 0 &&
             st.message().find("sample 94 has token 101,") != std::string::npos,
         "a failing dependency pass fails every rank alike: " + st.message());
 
