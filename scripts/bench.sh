@@ -37,6 +37,10 @@ if [[ -z "$scratch" ]]; then
 fi
 mkdir -p "$scratch"
 results="$scratch/results.jsonl"
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v l="$load_before" 'BEGIN { exit !(l > 0.5) }'; then
+  echo "bench: warning: load average is $load_before; figures will be noisy" >&2
+fi
 : > "$results"
 
 want() { [[ ",$only," == *",$1,"* ]]; }
@@ -81,6 +85,7 @@ if want C; then
   [[ -f "$scratch/tok_$docs.idx" ]] ||
     "$bin" generate "$scratch/tok_$docs" --documents "$docs" --vocab-size 50000 \
       --min-length 1 --max-length 999 --seed 1 > /dev/null
+  echo $(($(stat -c %s "$scratch/tok_$docs.bin") / 2)) > "$scratch/C.tokens"
   run_case C 2 '{"dataset": {"type": "documents", "prefixes": ["'"$scratch/tok_$docs"'"]},
     "metrics": [{"name": "seqlen", "metric": "seqlen"},
                 {"name": "total_vocab_freq", "metric": "total_vocab_freq", "params": {"vocab_size": 50000}},
@@ -88,13 +93,20 @@ if want C; then
     "output": {"path": "'"$scratch/out-C"'"}, "map": {"threads": 1, "batch_size": 1024}}'
 fi
 
-python3 - "$results" "$json_out" "$scale" <<'PY'
-import json, statistics, sys, platform, os
+python3 - "$results" "$json_out" "$scale" "$load_before" "$scratch" <<'PY'
+import json, statistics, sys, platform, os, subprocess
 rows = [json.loads(l) for l in open(sys.argv[1])]
 cases = {}
 for r in rows:
     cases.setdefault((r["case"], r["ranks"]), []).append(r)
-out = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform()}, "scale": int(sys.argv[3]), "cases": []}
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+fs = subprocess.run(["stat", "-f", "-c", "%T", sys.argv[5]], capture_output=True, text=True).stdout.strip()
+machine = {"cpu": cpu, "cpus": os.cpu_count(), "platform": platform.platform(),
+           "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+           "scratch_fs": fs, "load_avg_before": float(sys.argv[4])}
+print(f"machine: {cpu}, {os.cpu_count()} cpus, {machine['mem_gib']} GiB, {platform.platform()}, "
+      f"scratch on {fs}, load average before: {sys.argv[4]}")
+out = {"machine": machine, "scale": int(sys.argv[3]), "cases": []}
 print(f"{'case':4} {'ranks':>5} {'samples':>11} {'wall s':>8} {'ns/sample':>9}  per-stage slowest s (median run)            peak RSS MiB/rank")
 for (case, ranks), runs in sorted(cases.items()):
     runs.sort(key=lambda r: r["wall"])
@@ -107,6 +119,35 @@ for (case, ranks), runs in sorted(cases.items()):
     out["cases"].append({"case": case, "ranks": ranks, "samples": med["samples"],
                          "median_wall_s": med["wall"], "walls": [r["wall"] for r in runs],
                          "stages_median_run": med["timings"], "peak_rss_bytes": med["peak_rss_bytes"]})
+# The issue's targets, checked on what ran (full-size runs only).
+med = {c["case"]: c for c in out["cases"]}
+def per_sample(c): return c["median_wall_s"] / c["samples"]
+checks = []
+if "A2" in med: checks.append(("A2 <= 0.6 s", med["A2"]["median_wall_s"] <= 0.6, f"{med['A2']['median_wall_s']:.3f} s"))
+if "A1" in med: checks.append(("A1 <= 0.8 s", med["A1"]["median_wall_s"] <= 0.8, f"{med['A1']['median_wall_s']:.3f} s"))
+if "B" in med and "A2" in med:
+    r = per_sample(med["B"]) / per_sample(med["A2"])
+    checks.append(("B per sample <= 1.3x A2", r <= 1.3, f"{r:.2f}x"))
+if "B" in med:
+    rss = med["B"]["peak_rss_bytes"]
+    limit = 40 * med["B"]["samples"] / len(rss) + 100e6  # one single-value metric
+    checks.append(("B peak RSS/rank <= 40 B/sample/metric + 100 MB", max(rss) <= limit,
+                   f"{max(rss) / 2**20:.0f} MiB vs {limit / 2**20:.0f} MiB"))
+    checks.append(("B rank 0 peak <= 1.25x other ranks", rss[0] <= 1.25 * max(rss[1:] or rss),
+                   f"{rss[0] / max(rss[1:] or rss):.2f}x"))
+if "C" in med:
+    tokens = int(open(os.path.join(sys.argv[5], "C.tokens")).read())
+    checks.append(("C <= 4 s", med["C"]["median_wall_s"] <= 4,
+                   f"{med['C']['median_wall_s']:.3f} s, {tokens / 1e6:.0f}M tokens, "
+                   f"{tokens / med['C']['median_wall_s'] / 1e6:.0f}M tokens/s"))
+if "D" in med and "A2" in med:
+    r = med["D"]["median_wall_s"] / med["A2"]["median_wall_s"]
+    checks.append(("D <= 1.2x A2", r <= 1.2, f"{r:.2f}x"))
+if int(sys.argv[3]) == 1 and checks:
+    print("targets:")
+    for name, ok, figure in checks:
+        print(f"  {'met   ' if ok else 'MISSED'} {name}: {figure}")
+out["targets"] = [{"target": n, "met": ok, "figure": f} for n, ok, f in checks]
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print(f"wrote {sys.argv[2]}")
 PY

@@ -2,6 +2,8 @@
 // This file only parses the command line; the work is in lib/ (cli/commands.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "util/status.h"
@@ -9,9 +11,10 @@
 namespace {
 
 void AddRunOptions(CLI::App& app, dsanalyze::cli::RunOptions& o, bool config_required) {
+  // Not checked with CLI::ExistingFile: every rank would print that error.
+  // LoadConfig reports a missing or unreadable file once, like any bad config.
   auto* config = app.add_option("-c,--config", o.config_path, "JSON run configuration");
   if (config_required) config->required();
-  config->check(CLI::ExistingFile);
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   app.add_flag("-q,--quiet", o.quiet, "print errors only");
@@ -79,6 +82,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // Under mpiexec or srun every rank parses the same command line, before
+    // MPI is initialised: only the launcher's rank 0 prints the error.
+    const char* rank = std::getenv("PMI_RANK");
+    if (rank == nullptr) rank = std::getenv("SLURM_PROCID");
+    if (rank != nullptr && std::string_view(rank) != "0")
+      return e.get_exit_code() == 0 ? 0 : dsanalyze::kExitBadInput;
     int code = app.exit(e);
     return code == 0 ? 0 : dsanalyze::kExitBadInput;
   }

@@ -1,6 +1,7 @@
 // LoadConfig: the file half of config.h (reading, JSON syntax and duplicate keys).
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -38,6 +39,11 @@ std::string SyntaxProblem(const std::string& what) {
 }  // namespace
 
 Result<Config> LoadConfig(const std::string& path) {
+  // An ifstream opens a directory and then reads nothing, which would be
+  // reported as an empty (invalid JSON) file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::BadInput(path + ": is a directory, not a config file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::BadInput(path + ": cannot read the config file: " + std::strerror(errno));
   std::stringstream buffer;
@@ -69,6 +75,13 @@ Result<Config> LoadConfig(const std::string& path) {
     const size_t offset = e.byte == 0 ? 0 : e.byte - 1;
     return Status::BadInput(path + ":" + LineColumn(text, offset) +
                             ": invalid JSON: " + SyntaxProblem(e.what()));
+  } catch (const json::out_of_range& e) {
+    // A number too large for a double ("1e400"), which nlohmann reports
+    // without a position: "[json.exception.out_of_range.406] number overflow ...".
+    const std::string what = e.what();
+    const size_t id_end = what.find("] ");
+    return Status::BadInput(
+        path + ": invalid JSON: " + (id_end == std::string::npos ? what : what.substr(id_end + 2)));
   }
   if (!duplicate.empty())
     return Status::BadInput(path + ": key " + json(duplicate).dump() +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 #include "format/indexed_dataset.h"
@@ -10,6 +11,7 @@
 namespace dsanalyze {
 namespace {
 
+// Rows per metadata batch: 256 KiB of sizes and 512 KiB of pointers.
 constexpr size_t kMetaBatchRows = 1 << 16;
 
 template <class T>
@@ -35,18 +37,22 @@ Result<std::unique_ptr<IndexedWriter>> IndexedWriter::Create(const std::string& 
   w->dtype_ = dtype;
   w->options_ = options;
   w->itemsize_ = ItemSize(dtype);
-  w->bin_buf_.resize(std::max<size_t>(options.buffer_bytes, 4096));
-  DSA_ASSIGN_OR_RETURN(w->bin_, OutputFile::Create(prefix + ".bin.tmp"));
+  w->io_ = std::make_unique<WriteBehind>();
+  w->bin_buf_ = w->io_->TakeBuffer(std::max<size_t>(options.buffer_bytes, 4096));
+  if (options.bin_from.empty()) {
+    DSA_ASSIGN_OR_RETURN(w->bin_, OutputFile::Create(prefix + ".bin.tmp"));
+  }
   w->open_ = true;
   DSA_ASSIGN_OR_RETURN(w->idx_, OutputFile::Create(prefix + ".idx.tmp"));
   if (options.rows) {
-    w->sizes_.reserve(kMetaBatchRows);
-    w->pointers_.reserve(kMetaBatchRows);
+    w->sizes_buf_ = w->io_->TakeBuffer(4 * kMetaBatchRows);
+    w->pointers_buf_ = w->io_->TakeBuffer(8 * kMetaBatchRows);
   }
   return w;
 }
 
 IndexedWriter::~IndexedWriter() {
+  io_.reset();  // stops the background writes before the files close
   if (open_ && !finished_) {
     bin_.Close(false);
     idx_.Close(false);
@@ -56,30 +62,46 @@ IndexedWriter::~IndexedWriter() {
 }
 
 Status IndexedWriter::FlushBin() {
-  if (bin_used_ == 0) return Status::OK();
-  DSA_RETURN_IF_ERROR(bin_.WriteAt(bin_offset_, bin_buf_.data(), bin_used_));
-  bin_offset_ += bin_used_;
-  bin_used_ = 0;
+  if (bin_buf_.size == 0) return Status::OK();
+  const uint64_t offset = bin_offset_;
+  bin_offset_ += bin_buf_.size;
+  const size_t capacity = bin_buf_.capacity;
+  DSA_RETURN_IF_ERROR(io_->Write(&bin_, offset, std::move(bin_buf_)));
+  bin_buf_ = io_->TakeBuffer(capacity);
   return Status::OK();
+}
+
+Status IndexedWriter::WriteBuffered(OutputFile* file, uint64_t offset, const void* data,
+                                    size_t size) {
+  WriteBuffer b = io_->TakeBuffer(size);
+  std::memcpy(b.data.get(), data, size);
+  b.size = size;
+  return io_->Write(file, offset, std::move(b));
 }
 
 Status IndexedWriter::Append(std::span<const int64_t> elements) {
   const int64_t* p = elements.data();
   size_t n = elements.size();
   while (n > 0) {
-    if (bin_used_ == bin_buf_.size()) DSA_RETURN_IF_ERROR(FlushBin());
-    size_t take = std::min(n, (bin_buf_.size() - bin_used_) / itemsize_);
+    size_t take = std::min(n, (bin_buf_.capacity - bin_buf_.size) / itemsize_);
     if (take == 0) {
       DSA_RETURN_IF_ERROR(FlushBin());
       continue;
     }
-    std::byte* out = bin_buf_.data() + bin_used_;
+    std::byte* out = bin_buf_.data.get() + bin_buf_.size;
     VisitIntDType(dtype_, [&](auto t) { Narrow<decltype(t)>(p, take, out); });
-    bin_used_ += take * itemsize_;
+    bin_buf_.size += take * itemsize_;
     p += take;
     n -= take;
   }
   elements_ += elements.size();
+  return Status::OK();
+}
+
+Status IndexedWriter::AppendElsewhere(uint64_t count) {
+  if (options_.bin_from.empty())
+    return Status::Internal(prefix_ + ": AppendElsewhere without Options::bin_from");
+  elements_ += count;
   return Status::OK();
 }
 
@@ -91,10 +113,14 @@ Status IndexedWriter::StartRow(uint64_t size) {
   if (options_.rows && rows_ >= *options_.rows)
     return Status::Internal(prefix_ + ": more rows than the " + std::to_string(*options_.rows) +
                             " promised");
-  sizes_.push_back(static_cast<int32_t>(size));
+  const int32_t size32 = static_cast<int32_t>(size);
   if (options_.rows) {
-    pointers_.push_back(static_cast<int64_t>(row_start_element_ * itemsize_));
-    if (sizes_.size() == kMetaBatchRows) DSA_RETURN_IF_ERROR(FlushIdx());
+    const int64_t pointer = static_cast<int64_t>(row_start_element_ * itemsize_);
+    std::memcpy(sizes_buf_.data.get() + 4 * meta_rows_, &size32, 4);
+    std::memcpy(pointers_buf_.data.get() + 8 * meta_rows_, &pointer, 8);
+    if (++meta_rows_ == kMetaBatchRows) DSA_RETURN_IF_ERROR(FlushMeta());
+  } else {
+    all_sizes_.push_back(size32);
   }
   row_start_element_ += size;
   ++rows_;
@@ -118,57 +144,73 @@ Status IndexedWriter::AddRow(std::span<const int64_t> elements) {
 Status IndexedWriter::AddScalarRows(std::span<const int64_t> values) {
   if (row_start_element_ != elements_)
     return Status::Internal(prefix_ + ": scalar rows added while a row is open");
-  // Chunked so that metadata buffers stay bounded.
-  size_t done = 0;
-  while (done < values.size()) {
-    size_t take = std::min(values.size() - done, kMetaBatchRows);
-    DSA_RETURN_IF_ERROR(Append(values.subspan(done, take)));
-    if (options_.rows && rows_ + take > *options_.rows)
-      return Status::Internal(prefix_ + ": more rows than the " + std::to_string(*options_.rows) +
-                              " promised");
+  if (options_.rows && rows_ + values.size() > *options_.rows)
+    return Status::Internal(prefix_ + ": more rows than the " + std::to_string(*options_.rows) +
+                            " promised");
+  DSA_RETURN_IF_ERROR(Append(values));
+  if (!options_.rows) {
+    all_sizes_.insert(all_sizes_.end(), values.size(), 1);
+    row_start_element_ += values.size();
+    rows_ += values.size();
+    return Status::OK();
+  }
+  // Rows of one element: sizes are all 1 and pointers step by the item size,
+  // filled a metadata batch at a time.
+  for (size_t done = 0; done < values.size();) {
+    const size_t take = std::min(values.size() - done, kMetaBatchRows - meta_rows_);
+    int32_t* sizes = reinterpret_cast<int32_t*>(sizes_buf_.data.get()) + meta_rows_;
+    int64_t* pointers = reinterpret_cast<int64_t*>(pointers_buf_.data.get()) + meta_rows_;
+    const int64_t first = static_cast<int64_t>(row_start_element_ * itemsize_);
     for (size_t i = 0; i < take; ++i) {
-      sizes_.push_back(1);
-      if (options_.rows) {
-        pointers_.push_back(static_cast<int64_t>(row_start_element_ * itemsize_));
-        if (sizes_.size() == kMetaBatchRows) DSA_RETURN_IF_ERROR(FlushIdx());
-      }
-      ++row_start_element_;
-      ++rows_;
+      sizes[i] = 1;
+      pointers[i] = first + static_cast<int64_t>(i * itemsize_);
     }
+    meta_rows_ += take;
+    row_start_element_ += take;
+    rows_ += take;
     done += take;
+    if (meta_rows_ == kMetaBatchRows) DSA_RETURN_IF_ERROR(FlushMeta());
   }
   return Status::OK();
 }
 
-// With a known row count: writes the buffered sizes and pointers to their final
-// .idx offsets. Without one this is only called from Finish().
-Status IndexedWriter::FlushIdx() {
-  if (sizes_.empty()) return Status::OK();
-  const uint64_t total = options_.rows ? *options_.rows : rows_;
+// With a known row count: hands the buffered sizes and pointers to their final
+// .idx offsets.
+Status IndexedWriter::FlushMeta() {
+  if (meta_rows_ == 0) return Status::OK();
+  const uint64_t total = *options_.rows;
+  sizes_buf_.size = 4 * meta_rows_;
+  pointers_buf_.size = 8 * meta_rows_;
   DSA_RETURN_IF_ERROR(
-      idx_.WriteAt(kIdxHeaderSize + 4 * meta_first_row_, sizes_.data(), 4 * sizes_.size()));
-  if (options_.rows) {
-    DSA_RETURN_IF_ERROR(idx_.WriteAt(kIdxHeaderSize + 4 * total + 8 * meta_first_row_,
-                                     pointers_.data(), 8 * pointers_.size()));
-  } else {
-    // Pointers are derived from the sizes in bounded batches.
-    std::vector<int64_t> ptrs;
-    ptrs.reserve(std::min<size_t>(sizes_.size(), kMetaBatchRows));
-    int64_t ptr = 0;
-    for (size_t start = 0; start < sizes_.size(); start += kMetaBatchRows) {
-      size_t end = std::min(sizes_.size(), start + kMetaBatchRows);
-      ptrs.clear();
-      for (size_t i = start; i < end; ++i) {
-        ptrs.push_back(ptr);
-        ptr += static_cast<int64_t>(sizes_[i]) * static_cast<int64_t>(itemsize_);
-      }
-      DSA_RETURN_IF_ERROR(
-          idx_.WriteAt(kIdxHeaderSize + 4 * total + 8 * start, ptrs.data(), 8 * ptrs.size()));
+      io_->Write(&idx_, kIdxHeaderSize + 4 * meta_first_row_, std::move(sizes_buf_)));
+  DSA_RETURN_IF_ERROR(io_->Write(&idx_, kIdxHeaderSize + 4 * total + 8 * meta_first_row_,
+                                 std::move(pointers_buf_)));
+  sizes_buf_ = io_->TakeBuffer(4 * kMetaBatchRows);
+  pointers_buf_ = io_->TakeBuffer(8 * kMetaBatchRows);
+  meta_first_row_ += meta_rows_;
+  meta_rows_ = 0;
+  return Status::OK();
+}
+
+// Without a row count: the kept sizes, and pointers derived from them in
+// bounded batches.
+Status IndexedWriter::WriteSizesAndPointers() {
+  if (options_.rows) return FlushMeta();
+  // Written in place rather than copied into a buffer: it may be large.
+  DSA_RETURN_IF_ERROR(io_->Drain());
+  DSA_RETURN_IF_ERROR(idx_.WriteAt(kIdxHeaderSize, all_sizes_.data(), 4 * rows_));
+  int64_t pointer = 0;
+  for (uint64_t start = 0; start < rows_; start += kMetaBatchRows) {
+    const uint64_t end = std::min<uint64_t>(rows_, start + kMetaBatchRows);
+    WriteBuffer b = io_->TakeBuffer(8 * (end - start));
+    int64_t* out = reinterpret_cast<int64_t*>(b.data.get());
+    for (uint64_t i = start; i < end; ++i) {
+      out[i - start] = pointer;
+      pointer += static_cast<int64_t>(all_sizes_[i]) * static_cast<int64_t>(itemsize_);
     }
+    b.size = 8 * (end - start);
+    DSA_RETURN_IF_ERROR(io_->Write(&idx_, kIdxHeaderSize + 4 * rows_ + 8 * start, std::move(b)));
   }
-  meta_first_row_ += sizes_.size();
-  sizes_.clear();
-  pointers_.clear();
   return Status::OK();
 }
 
@@ -177,15 +219,15 @@ Status IndexedWriter::WriteDocIdx() {
   const uint64_t base = kIdxHeaderSize + 12 * rows_;
   if (!options_.doc_idx_per_row) {
     const int64_t doc_idx[2] = {0, static_cast<int64_t>(rows_)};
-    return idx_.WriteAt(base, doc_idx, sizeof(doc_idx));
+    return WriteBuffered(&idx_, base, doc_idx, sizeof(doc_idx));
   }
-  std::vector<int64_t> batch;
-  batch.reserve(kMetaBatchRows);
   for (uint64_t start = 0; start <= rows_; start += kMetaBatchRows) {
     const uint64_t end = std::min<uint64_t>(rows_ + 1, start + kMetaBatchRows);
-    batch.clear();
-    for (uint64_t i = start; i < end; ++i) batch.push_back(static_cast<int64_t>(i));
-    DSA_RETURN_IF_ERROR(idx_.WriteAt(base + 8 * start, batch.data(), 8 * batch.size()));
+    WriteBuffer b = io_->TakeBuffer(8 * (end - start));
+    int64_t* out = reinterpret_cast<int64_t*>(b.data.get());
+    for (uint64_t i = start; i < end; ++i) out[i - start] = static_cast<int64_t>(i);
+    b.size = 8 * (end - start);
+    DSA_RETURN_IF_ERROR(io_->Write(&idx_, base + 8 * start, std::move(b)));
   }
   return Status::OK();
 }
@@ -199,7 +241,7 @@ Status IndexedWriter::Finish() {
     return Status::Internal(prefix_ + ": " + std::to_string(rows_) + " rows written, " +
                             std::to_string(*options_.rows) + " promised");
   DSA_RETURN_IF_ERROR(FlushBin());
-  DSA_RETURN_IF_ERROR(FlushIdx());
+  DSA_RETURN_IF_ERROR(WriteSizesAndPointers());
 
   std::byte header[kIdxHeaderSize];
   std::memcpy(header, kIdxMagic, sizeof(kIdxMagic));
@@ -207,14 +249,24 @@ Status IndexedWriter::Finish() {
   header[17] = static_cast<std::byte>(*CodeForDType(options_.table, dtype_));
   PutU64(header + 18, rows_);
   PutU64(header + 26, options_.doc_idx_per_row ? rows_ + 1 : 2);
-  DSA_RETURN_IF_ERROR(idx_.WriteAt(0, header, sizeof(header)));
+  DSA_RETURN_IF_ERROR(WriteBuffered(&idx_, 0, header, sizeof(header)));
   DSA_RETURN_IF_ERROR(WriteDocIdx());
+  DSA_RETURN_IF_ERROR(io_->Drain());
 
+  if (!options_.bin_from.empty()) {
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(options_.bin_from, ec);
+    if (ec || size != elements_ * itemsize_)
+      return Status::Internal(prefix_ + ": " + options_.bin_from + " does not hold the " +
+                              std::to_string(elements_) + " elements declared");
+    DSA_RETURN_IF_ERROR(LinkOrCopyFile(options_.bin_from, prefix_ + ".bin.tmp"));
+  }
   DSA_RETURN_IF_ERROR(bin_.Close(options_.sync));
   DSA_RETURN_IF_ERROR(idx_.Close(options_.sync));
   DSA_RETURN_IF_ERROR(RenameFile(prefix_ + ".bin.tmp", prefix_ + ".bin"));
   DSA_RETURN_IF_ERROR(RenameFile(prefix_ + ".idx.tmp", prefix_ + ".idx"));
   finished_ = true;
+  io_.reset();
   bin_buf_ = {};
   return Status::OK();
 }

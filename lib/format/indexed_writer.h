@@ -16,7 +16,9 @@
 // DistributedDataAnalyzer writes; with Options::doc_idx_per_row it is
 // [0, 1, ..., rows] (every row its own document), as Megatron's builder writes
 // when each document is one row. Either way it costs no per-row memory.
-// Not thread-safe: one writer is used by one thread.
+// File writes happen on a background thread (WriteBehind), so filling the next
+// buffer overlaps the kernel's copy of the last one; at most a few buffers are
+// in flight. Not thread-safe: one writer is used by one thread.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@
 #include "format/dtype.h"
 #include "util/file_util.h"
 #include "util/status.h"
+#include "util/write_behind.h"
 
 namespace dsanalyze {
 
@@ -36,10 +39,16 @@ class IndexedWriter {
  public:
   struct Options {
     CodeTable table = CodeTable::kDeepSpeed;
-    std::optional<uint64_t> rows;  // exact row count, if known up front
-    bool sync = false;             // fdatasync before renaming into place
-    size_t buffer_bytes = 4 << 20;
-    bool doc_idx_per_row = false;  // doc_idx [0, 1, ..., rows] instead of [0, rows]
+    std::optional<uint64_t> rows;   // exact row count, if known up front
+    bool sync = false;              // fdatasync before renaming into place
+    size_t buffer_bytes = 1 << 20;  // per .bin buffer (a few are in flight)
+    bool doc_idx_per_row = false;   // doc_idx [0, 1, ..., rows] instead of [0, rows]
+    // When set, this writer writes no .bin of its own: its elements are the
+    // bytes of this finished file (declared with AppendElsewhere), and Finish()
+    // hard-links it (or copies it) as PREFIX.bin. For files whose elements
+    // repeat another file's, as the percentile-merged index repeats
+    // index_to_sample's.
+    std::string bin_from;
   };
 
   static Result<std::unique_ptr<IndexedWriter>> Create(const std::string& prefix, DType dtype,
@@ -54,6 +63,8 @@ class IndexedWriter {
 
   // Appends elements to the row being built.
   Status Append(std::span<const int64_t> elements);
+  // Counts `count` elements whose bytes are in Options::bin_from.
+  Status AppendElsewhere(uint64_t count);
   // Ends the row being built (which may be empty).
   Status EndRow();
   // Append(elements) then EndRow().
@@ -76,9 +87,11 @@ class IndexedWriter {
  private:
   IndexedWriter() = default;
   Status FlushBin();
-  Status FlushIdx();
+  Status FlushMeta();
   Status StartRow(uint64_t size);
+  Status WriteSizesAndPointers();
   Status WriteDocIdx();
+  Status WriteBuffered(OutputFile* file, uint64_t offset, const void* data, size_t size);
 
   std::string prefix_;
   DType dtype_ = DType::kU8;
@@ -86,22 +99,27 @@ class IndexedWriter {
   size_t itemsize_ = 1;
   OutputFile bin_;
   OutputFile idx_;
+  // Performs the file writes in the background; reset before the files close.
+  std::unique_ptr<WriteBehind> io_;
   bool finished_ = false;
   bool open_ = false;  // files exist under temporary names
 
-  std::vector<std::byte> bin_buf_;
-  size_t bin_used_ = 0;
-  uint64_t bin_offset_ = 0;  // bytes flushed to .bin
+  WriteBuffer bin_buf_;
+  uint64_t bin_offset_ = 0;  // bytes handed to io_ for the .bin
 
   uint64_t rows_ = 0;
   uint64_t elements_ = 0;           // total elements appended
   uint64_t row_start_element_ = 0;  // first element of the open row
 
-  // Row metadata waiting to be written: with a known row count these are
-  // flushed to their final .idx offsets when full; otherwise sizes accumulate.
-  std::vector<int32_t> sizes_;
-  std::vector<int64_t> pointers_;
-  uint64_t meta_first_row_ = 0;  // row index of sizes_[0]
+  // With a known row count, the sizes and pointers of rows
+  // [meta_first_row_, meta_first_row_ + meta_rows_) wait in these buffers and
+  // go to their final .idx offsets when full. Without one, every size is kept
+  // in all_sizes_ until Finish().
+  WriteBuffer sizes_buf_;
+  WriteBuffer pointers_buf_;
+  uint64_t meta_rows_ = 0;
+  uint64_t meta_first_row_ = 0;
+  std::vector<int32_t> all_sizes_;
 };
 
 }  // namespace dsanalyze

@@ -9,6 +9,24 @@ namespace {
 
 constexpr char kMagic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
+// Header text quoted in a message: bytes outside printable ASCII become \xNN
+// and long text is cut, so that a corrupt header still gives one short line.
+std::string Printable(std::string_view text) {
+  constexpr size_t kMaxShown = 40;
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  if (text.size() > kMaxShown) out += "...";
+  return out;
+}
+
 // The header dict, a Python literal such as
 //   {'descr': '<i8', 'fortran_order': False, 'shape': (3, 2), }
 // parsed just far enough for the three keys numpy writes: strings, booleans
@@ -32,7 +50,7 @@ class HeaderParser {
       std::string key;
       if (!String(&key)) return "header dict has a key that is not a quoted string";
       SkipSpace();
-      if (!Eat(':')) return "header dict: expected ':' after '" + key + "'";
+      if (!Eat(':')) return "header dict: expected ':' after '" + Printable(key) + "'";
       SkipSpace();
       if (key == "descr") {
         if (Peek() == '[')
@@ -53,14 +71,14 @@ class HeaderParser {
         if (!Tuple(&shape)) return "header dict: 'shape' is not a tuple of non-negative integers";
         h->shape = std::move(shape);
       } else {
-        return "header dict has an unexpected key '" + key +
+        return "header dict has an unexpected key '" + Printable(key) +
                "' (expected descr, fortran_order, shape)";
       }
       SkipSpace();
       if (Eat(',')) {
         SkipSpace();
       } else if (Peek() != '}') {
-        return "header dict: expected ',' or '}' after '" + key + "'";
+        return "header dict: expected ',' or '}' after '" + Printable(key) + "'";
       }
     }
     SkipSpace();
@@ -160,7 +178,7 @@ std::string KindName(char kind) {
 // The dtype a descr names, or the problem with it.
 Result<DType> DTypeOfDescr(const std::string& descr) {
   const auto problem = [&](const std::string& what) {
-    return Status::BadInput("dtype '" + descr + "' " + what);
+    return Status::BadInput("dtype '" + Printable(descr) + "' " + what);
   };
   if (descr.size() < 2) return problem("is not a NumPy type string");
   const char order = descr[0], kind = descr[1];

@@ -1,5 +1,7 @@
 #include "pipeline/map.h"
 
+#include "util/fault_point.h"
+
 namespace dsanalyze {
 
 Status AddChecked(std::span<int64_t> acc, std::span<const int64_t> add, const std::string& what) {
@@ -63,6 +65,7 @@ void MapJob::Work(Worker* w) {
       break;
     }
     done_.fetch_add(end - begin, std::memory_order_relaxed);
+    FaultPoint("map");  // test-only (util/fault_point.h)
   }
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <spdlog/spdlog.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "util/file_util.h"
 
@@ -24,26 +26,67 @@ int ExchangePaths(const std::string& a, const std::string& b) {
       syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE));
 }
 
+constexpr std::string_view kStagingPrefix = ".dsanalyze-staging-";
+
+// Removes the staging directories of runs that died before they could (a
+// SIGKILL runs no destructor). Called with the save path's lock held, so none
+// of them belongs to a live run.
+void RemoveStaleStaging(const std::string& save_path) {
+  std::vector<fs::path> stale;
+  std::error_code ec;
+  for (fs::directory_iterator it(save_path, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind(kStagingPrefix, 0) == 0) stale.push_back(it->path());
+  for (const fs::path& dir : stale) {
+    std::error_code rm;
+    fs::remove_all(dir, rm);
+    if (rm)
+      spdlog::warn("{}: cannot remove a killed run's staging directory: {}", dir.string(),
+                   rm.message());
+    else
+      spdlog::info("removed {}, left by a run that did not finish", dir.string());
+  }
+}
+
+// The save path itself, or the nearest of its ancestors that exists, when
+// that is not a directory (a user's file): empty otherwise.
+fs::path NonDirectoryOnPath(fs::path p) {
+  for (; !p.empty(); p = p.parent_path()) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(p, ec);  // follows symlinks, as mkdir does
+    if (fs::exists(st)) return fs::is_directory(st) ? fs::path() : p;
+    if (p == p.parent_path()) break;
+  }
+  return {};
+}
+
 }  // namespace
 
+StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock lock)
+    : lock_(std::move(lock)),
+      save_path_(std::move(save_path)),
+      staging_(std::move(staging)),
+      active_(true) {}
+
 Result<StagedOutput> StagedOutput::Create(const std::string& save_path) {
+  // A file where the save path or one of its parents should be is the
+  // config's mistake (bad input); any other failure to create it is not.
+  if (const fs::path file = NonDirectoryOnPath(save_path); !file.empty())
+    return Status::BadInput("output.path " + save_path + ": " + file.string() +
+                            " exists and is not a directory");
   std::error_code ec;
   fs::create_directories(save_path, ec);
   if (ec) return Status::IoError(save_path + ": cannot create save path: " + ec.message());
-  if (!fs::is_directory(save_path))
-    return Status::BadInput(save_path + ": save path exists and is not a directory");
-  std::string tmpl = (fs::path(save_path) / ".dsanalyze-staging-XXXXXX").string();
+  DSA_ASSIGN_OR_RETURN(SaveLock lock, SaveLock::Acquire(save_path));
+  RemoveStaleStaging(save_path);
+  std::string tmpl = (fs::path(save_path) / (std::string(kStagingPrefix) + "XXXXXX")).string();
   if (mkdtemp(tmpl.data()) == nullptr)
     return Status::IoError(save_path + ": cannot create a staging directory: " + ErrnoText(errno));
-  StagedOutput out;
-  out.save_path_ = save_path;
-  out.staging_ = tmpl;
-  out.active_ = true;
-  return out;
+  return StagedOutput(save_path, std::move(tmpl), std::move(lock));
 }
 
 StagedOutput::StagedOutput(StagedOutput&& other) noexcept
-    : save_path_(std::move(other.save_path_)),
+    : lock_(std::move(other.lock_)),
+      save_path_(std::move(other.save_path_)),
       staging_(std::move(other.staging_)),
       active_(other.active_) {
   other.active_ = false;

@@ -6,6 +6,7 @@
 #include "format/indexed_writer.h"
 #include "pipeline/map.h"
 #include "pipeline/stream.h"
+#include "util/fault_point.h"
 
 namespace dsanalyze {
 namespace {
@@ -50,9 +51,12 @@ class IndexStreamWriter {
                                                         WriterOptions(o, distinct)));
     DSA_ASSIGN_OR_RETURN(sample_, IndexedWriter::Create(p.index_to_sample, sample_dtype,
                                                         WriterOptions(o, distinct)));
-    DSA_ASSIGN_OR_RETURN(percentile_,
-                         IndexedWriter::Create(p.percentile_merged, sample_dtype,
-                                               WriterOptions(o, (distinct + step_ - 1) / step_)));
+    // The percentile-merged .bin holds the same ids in the same order as
+    // index_to_sample's: it is linked, not written twice.
+    IndexedWriter::Options percentile_options = WriterOptions(o, (distinct + step_ - 1) / step_);
+    percentile_options.bin_from = p.index_to_sample + ".bin";
+    DSA_ASSIGN_OR_RETURN(
+        percentile_, IndexedWriter::Create(p.percentile_merged, sample_dtype, percentile_options));
     return Status::OK();
   }
 
@@ -61,7 +65,7 @@ class IndexStreamWriter {
     values_.clear();
     for (size_t i = 0; i < keys.size(); ++i) ids_[i] = codec_.Id(keys[i]);
     DSA_RETURN_IF_ERROR(sample_->Append(ids_));
-    DSA_RETURN_IF_ERROR(percentile_->Append(ids_));
+    DSA_RETURN_IF_ERROR(percentile_->AppendElsewhere(ids_.size()));
     for (const Key& k : keys) {
       const uint64_t v = codec_.ValueOffset(k);
       if (run_len_ > 0 && v != run_value_) DSA_RETURN_IF_ERROR(EndRun());
@@ -180,10 +184,12 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
     for (int r = 1; r < comm.size(); ++r) {
       ReceiveChunks<Key>(comm, all[r].count, r, kTagKeys, chunk, [&](std::span<const Key> part) {
         if (st.ok()) st = writer.Consume(part);
+        FaultPoint("write");  // test-only (util/fault_point.h)
       });
     }
     if (st.ok()) st = writer.Finish();
   } else {
+    FaultPoint("write");  // test-only (util/fault_point.h)
     SendChunks(comm, std::span<const Key>(slice), 0, kTagKeys, chunk);
   }
   return comm.AgreeOnStatus(st);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "util/fault_point.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -96,6 +98,7 @@ std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned 
   for (size_t r = 0; r + 1 < split.size(); ++r) send_counts[r] = split[r + 1] - split[r];
   double t1 = Now();
   std::vector<uint64_t> recv_counts;
+  FaultPoint("exchange");  // test-only (util/fault_point.h)
   std::vector<Key> received =
       comm.Alltoallv<Key>(std::span<const Key>(sorted), send_counts, &recv_counts);
   std::vector<Key>().swap(sorted);

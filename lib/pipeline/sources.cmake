@@ -6,4 +6,5 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/progress.cc
   ${CMAKE_CURRENT_LIST_DIR}/reduce.cc
   ${CMAKE_CURRENT_LIST_DIR}/sample_sort.cc
+  ${CMAKE_CURRENT_LIST_DIR}/save_lock.cc
   ${CMAKE_CURRENT_LIST_DIR}/dependencies.cc)

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace dsanalyze {
 
@@ -127,6 +128,41 @@ Status RenameFile(const std::string& from, const std::string& to) {
   if (std::rename(from.c_str(), to.c_str()) != 0)
     return Status::IoError("cannot rename " + from + " to " + to + ": " + ErrnoText(errno));
   return Status::OK();
+}
+
+namespace {
+
+Status CopyFile(const std::string& from, const std::string& to) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return Status::IoError(from + ": cannot open: " + ErrnoText(errno));
+  auto out = OutputFile::Create(to);
+  if (!out.ok()) {
+    ::close(in);
+    return out.status();
+  }
+  std::vector<char> buf(1 << 20);
+  Status st;
+  for (uint64_t offset = 0; st.ok();) {
+    const ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) st = Status::IoError(from + ": read failed: " + ErrnoText(errno));
+    if (n <= 0) break;
+    st = out->WriteAt(offset, buf.data(), static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
+  ::close(in);
+  if (st.ok()) st = out->Close(false);
+  return st;
+}
+
+}  // namespace
+
+Status LinkOrCopyFile(const std::string& from, const std::string& to) {
+  if (::link(from.c_str(), to.c_str()) == 0) return Status::OK();
+  const int err = errno;
+  if (err == EPERM || err == EXDEV || err == EMLINK || err == EOPNOTSUPP || err == ENOSYS)
+    return CopyFile(from, to);
+  return Status::IoError("cannot link " + from + " to " + to + ": " + ErrnoText(err));
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& text, bool sync) {

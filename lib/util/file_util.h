@@ -64,6 +64,10 @@ class OutputFile {
 // Renames `from` to `to`, replacing `to`.
 Status RenameFile(const std::string& from, const std::string& to);
 
+// Makes `to` (which must not exist) a hard link to `from`; where the file
+// system refuses hard links, a copy of it instead.
+Status LinkOrCopyFile(const std::string& from, const std::string& to);
+
 // Writes `text` to `path` through a temporary file renamed into place.
 Status WriteFileAtomic(const std::string& path, const std::string& text, bool sync = false);
 

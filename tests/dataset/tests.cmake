@@ -16,3 +16,9 @@ target_link_libraries(make_gpt_maps PRIVATE dsanalyze_lib)
 # bytes for 1-3 ranks x 1-3 threads.
 dsanalyze_add_mpi_test(NAME dataset.configs RANKS 1 2 3 TIMEOUT 300
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/configs_test.sh $<TARGET_FILE:make_gpt_maps>)
+
+# seqlen alone on `documents` reads no .bin page (page-cache residency probe).
+dsanalyze_add_mpi_test(NAME dataset.seqlen_reads_no_bin RANKS 1 2 TIMEOUT 120
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/no_bin_read_test.sh)
+set_tests_properties(dataset.seqlen_reads_no_bin.np1 dataset.seqlen_reads_no_bin.np2
+  PROPERTIES SKIP_RETURN_CODE 77)

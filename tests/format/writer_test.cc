@@ -291,3 +291,50 @@ TEST_CASE("a known row count keeps memory flat over 3,000,000 rows", "[format][w
 }
 
 }  // namespace dsanalyze
+
+namespace dsanalyze {
+namespace {
+
+TEST_CASE("bin_from: rows over another file's elements share its .bin", "[format][writer]") {
+  test::ScratchDir dir;
+  std::vector<int64_t> ids(1000);
+  std::iota(ids.begin(), ids.end(), 5);
+  auto source = MakeWriter(dir / "src", DType::kU16, KnownRows(2));
+  REQUIRE(source->Append(ids).ok());
+  REQUIRE(source->EndRowOfSize(300).ok());
+  REQUIRE(source->EndRowOfSize(700).ok());
+  REQUIRE(source->Finish().ok());
+
+  IndexedWriter::Options o = KnownRows(1);
+  o.bin_from = dir / "src.bin";
+  auto shared = MakeWriter(dir / "grouped", DType::kU16, o);
+  REQUIRE(shared->AppendElsewhere(ids.size()).ok());
+  REQUIRE(shared->EndRowOfSize(ids.size()).ok());
+  REQUIRE(shared->Finish().ok());
+  CHECK(test::ReadBytes(dir / "grouped.bin") == test::ReadBytes(dir / "src.bin"));
+  auto ds = IndexedDataset::Open(dir / "grouped");
+  REQUIRE(ds.ok());
+  REQUIRE(ds->num_rows() == 1);
+  CHECK(ds->typed_row<uint16_t>(0)[999] == 1004);
+
+  SECTION("a source that does not hold the declared elements is an error") {
+    IndexedWriter::Options bad = KnownRows(1);
+    bad.bin_from = dir / "src.bin";
+    auto w = MakeWriter(dir / "short", DType::kU16, bad);
+    REQUIRE(w->AppendElsewhere(1001).ok());
+    REQUIRE(w->EndRow().ok());
+    Status st = w->Finish();
+    REQUIRE_FALSE(st.ok());
+    CHECK_THAT(st.message(), Contains("does not hold the 1001 elements"));
+    w.reset();
+    CHECK_FALSE(fs::exists(dir / "short.bin"));
+    CHECK_FALSE(fs::exists(dir / "short.idx"));
+  }
+  SECTION("AppendElsewhere needs bin_from") {
+    auto w = MakeWriter(dir / "plain", DType::kU16);
+    CHECK_FALSE(w->AppendElsewhere(1).ok());
+  }
+}
+
+}  // namespace
+}  // namespace dsanalyze

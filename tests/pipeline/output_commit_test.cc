@@ -1,5 +1,9 @@
 #include "pipeline/output_commit.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -62,12 +66,111 @@ TEST_CASE("Commit swaps a previous result for the new one whole", "[commit]") {
   CHECK(StagingDirs(save) == 0);
 }
 
-TEST_CASE("A save path that is a file is bad input", "[commit]") {
+TEST_CASE("A save path that is a file, or under one, is bad input", "[commit]") {
   test::ScratchDir dir;
-  Touch(dir.path() / "file", "x");
-  auto out = StagedOutput::Create((dir.path() / "file").string());
-  REQUIRE_FALSE(out.ok());
-  CHECK_THAT(out.status().message(), Catch::Contains("file"));
+  const fs::path file = dir.path() / "file";
+  Touch(file, "x");
+  for (const fs::path& save : {file, file / "results"}) {
+    auto out = StagedOutput::Create(save.string());
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().exit_code() == kExitBadInput);
+    CHECK(out.status().message() ==
+          "output.path " + save.string() + ": " + file.string() + " exists and is not a directory");
+  }
+  CHECK(Slurp(file) == "x");
+}
+
+TEST_CASE("A second run into a locked save path fails at once, naming the holder", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  auto first = StagedOutput::Create(save.string());
+  REQUIRE(first.ok());
+  const fs::path lock = save / SaveLock::kFileName;
+  CHECK_THAT(Slurp(lock), Catch::StartsWith("pid " + std::to_string(getpid()) + " on host "));
+
+  auto second = StagedOutput::Create(save.string());
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().exit_code() == kExitFailure);
+  const std::string msg = second.status().message();
+  CHECK_THAT(msg,
+             Catch::StartsWith("output.path " + save.string() +
+                               ": another dsanalyze run is writing here (lock " + lock.string() +
+                               " held by pid " + std::to_string(getpid()) + " on host "));
+  CHECK(StagingDirs(save) == 1);  // the second run created nothing
+}
+
+TEST_CASE("A finished run releases the lock and leaves no lock file", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  {
+    auto out = StagedOutput::Create(save.string());
+    REQUIRE(out.ok());
+    REQUIRE(out->Commit({}, {}).ok());
+    CHECK(fs::exists(save / SaveLock::kFileName));  // held until destroyed
+  }
+  CHECK_FALSE(fs::exists(save / SaveLock::kFileName));
+  {
+    auto failed = StagedOutput::Create(save.string());  // a run that fails: no Commit
+    REQUIRE(failed.ok());
+  }
+  CHECK(fs::is_empty(save));
+  CHECK(StagedOutput::Create(save.string()).ok());
+}
+
+TEST_CASE("A lock file left by a dead run is taken over", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save);
+  Touch(save / SaveLock::kFileName, "pid 999999 on host gone\n");  // not flocked by anyone
+  auto lock = SaveLock::Acquire(save.string());
+  REQUIRE(lock.ok());
+  CHECK_THAT(Slurp(save / SaveLock::kFileName),
+             Catch::StartsWith("pid " + std::to_string(getpid()) + " "));
+}
+
+TEST_CASE("The lock is held across processes and freed when its holder is SIGKILLed", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save);
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // holds the lock until killed
+    auto lock = SaveLock::Acquire(save.string());
+    if (!lock.ok()) _exit(1);
+    (void)!write(ready[1], "y", 1);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char ok = 0;
+  const bool child_ready = read(ready[0], &ok, 1) == 1;  // EOF if the child failed
+  close(ready[0]);
+  auto busy = SaveLock::Acquire(save.string());
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  REQUIRE(child_ready);
+  REQUIRE_FALSE(busy.ok());
+  CHECK_THAT(busy.status().message(),
+             Catch::Contains("held by pid " + std::to_string(child) + " on host "));
+
+  // The kernel dropped the dead child's lock; its file (with its pid) remains.
+  CHECK(fs::exists(save / SaveLock::kFileName));
+  CHECK(SaveLock::Acquire(save.string()).ok());
+}
+
+TEST_CASE("Creating the staging directory removes those of killed runs", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / ".dsanalyze-staging-dead01" / "m");
+  Touch(save / ".dsanalyze-staging-dead01" / "m" / "m.bin.tmp", "partial");
+  fs::create_directories(save / "m");
+  Touch(save / "m" / "m.bin", "old");
+  auto out = StagedOutput::Create(save.string());
+  REQUIRE(out.ok());
+  CHECK_FALSE(fs::exists(save / ".dsanalyze-staging-dead01"));
+  CHECK(StagingDirs(save) == 1);
+  CHECK(Slurp(save / "m" / "m.bin") == "old");
 }
 
 }  // namespace

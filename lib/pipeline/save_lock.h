@@ -1,0 +1,54 @@
+// One dsanalyze run at a time per save path.
+//
+// SaveLock::Acquire takes an exclusive, non-blocking flock() on
+// SAVE/.dsanalyze.lock (creating the file) and writes "pid P on host H" into
+// it. Rank 0 holds the lock from before it creates the staging directory until
+// after the commit or the cleanup (StagedOutput owns it), so two runs never
+// interleave files in one save path. A second run does not wait: Acquire fails
+// at once with an IoError (exit code 3: nothing is wrong with its input, the
+// save path is busy) naming the save path, the lock file and the holder.
+//
+// No stale locks: the kernel drops a flock when its holder exits, even by
+// SIGKILL. A released SaveLock deletes the file while it still holds the lock,
+// so a finished run leaves nothing behind; Acquire re-checks after locking that
+// the path still names the file it locked (else it retries), so deleting never
+// lets two runs hold the lock. A killed run leaves the file with its dead pid;
+// the next run simply takes it over.
+//
+// NFS: Linux's NFS client turns flock() into a POSIX byte-range lock held by
+// the server (NFSv4 locking, or NLM/lockd for v3), which is why the file is
+// opened read-write: the lock then holds across hosts. Mounts with
+// `local_lock=flock` or `local_lock=all` make it local to each host, `nolock`
+// too (v3); where the server refuses locks, Acquire fails with ENOLCK rather
+// than run unlocked. A lock held by a client that lost its lease is freed by
+// the server when the lease expires (NFSv4: about 90 s).
+//
+// Move-only; not thread-safe.
+#pragma once
+
+#include <string>
+
+#include "util/status.h"
+
+namespace dsanalyze {
+
+class SaveLock {
+ public:
+  // The lock file's name inside the save path.
+  static constexpr const char* kFileName = ".dsanalyze.lock";
+
+  // `save_path` must exist and be a directory.
+  static Result<SaveLock> Acquire(const std::string& save_path);
+
+  SaveLock(SaveLock&& other) noexcept;
+  SaveLock& operator=(SaveLock&&) = delete;
+  SaveLock(const SaveLock&) = delete;
+  ~SaveLock();  // deletes the lock file, then releases the lock
+
+ private:
+  SaveLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
+};
+
+}  // namespace dsanalyze

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# seqlen alone on a `documents` dataset reads no page of the token .bin: its
+# lengths come from the .idx. The .bin is evicted from the page cache, the job
+# runs under mpiexec -n $NP, and mincore must then find none of its pages
+# resident. A control run of total_vocab_freq (which reads every token) must
+# find them resident, which shows the probe would see a read.
+# Skips (77) where pages cannot be evicted (e.g. the scratch dir is on tmpfs).
+# Env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR.
+set -euo pipefail
+: "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${SOURCE_DIR:?}"
+probe="python3 $SOURCE_DIR/tests/dataset/page_cache.py"
+work=$(mktemp -d "${BUILD_DIR:-/tmp}/no-bin-read.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$DSANALYZE" generate tok --documents 20000 --vocab-size 30000 --min-length 100 \
+  --max-length 400 --seed 3 >/dev/null
+run() {  # NAME METRIC PARAMS_JSON
+  printf '{"dataset": {"type": "documents", "prefixes": ["tok"]},
+           "metrics": [{"name": "%s", "metric": "%s", "params": %s}],
+           "output": {"path": "out-%s"}, "map": {"threads": 2}}' "$1" "$2" "$3" "$1" > "$1.json"
+  "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$1.json" --quiet || fail "$1: exited $?"
+}
+
+pages=$(( ($(stat -c %s tok.bin) + 4095) / 4096 ))
+$probe drop tok.bin
+left=$($probe resident tok.bin)
+if [[ $left -ne 0 ]]; then
+  echo "SKIP: $left of $pages .bin pages stay cached after eviction (tmpfs?)"
+  exit 77
+fi
+
+run seqlen seqlen "{}"
+read_pages=$($probe resident tok.bin)
+[[ $read_pages -eq 0 ]] || fail "seqlen brought $read_pages of $pages .bin pages into memory"
+[[ -s out-seqlen/seqlen/seqlen_sample_to_metric.bin ]] || fail "seqlen wrote no output"
+
+run vocab total_vocab_freq '{"vocab_size": 30000}'
+read_pages=$($probe resident tok.bin)
+[[ $read_pages -eq $pages ]] || fail "control: total_vocab_freq left $read_pages of $pages pages"
+echo "ok: seqlen read 0 of $pages .bin pages; total_vocab_freq read all $pages"

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# Faults and concurrency under mpiexec -n $NP (issue #7, parts 2 and 3).
+#
+#   fault_test.sh kill POINT RANK   SIGKILL rank RANK paused at POINT (map,
+#                                   exchange or write): mpiexec ends non-zero
+#                                   within 10 s of the kill, no rank is left,
+#                                   the save path's previous results are
+#                                   byte-for-byte unchanged, and a rerun
+#                                   removes the killed run's leftovers and
+#                                   writes the same bytes as a clean run.
+#   fault_test.sh lock              a second run into a save path that a
+#                                   paused run holds fails fast (exit 3, one
+#                                   line naming the lock and its holder) and
+#                                   changes nothing; the first run, resumed,
+#                                   completes with the right output.
+#   fault_test.sh disk_full         a 2 MiB tmpfs save path: exit 3, one line
+#                                   naming the file and "No space left on
+#                                   device", nothing left in the save path.
+#   fault_test.sh disk_full_old     the same over a previous (small) result,
+#                                   which stays intact.
+# The disk tests need root and a mount namespace; without them they exit 77
+# (skipped).
+#
+# The pause is the test-only hook of lib/util/fault_point.h: the named rank
+# writes its pid to a file and stops itself (SIGSTOP) at the named point, so
+# "kill one rank during the exchange" happens at exactly that point.
+set -euo pipefail
+: "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
+mode=${1:?usage: fault_test.sh kill POINT RANK | lock | disk_full | disk_full_old}
+
+# The disk tests re-run this script in a private mount namespace, where the
+# tmpfs they mount disappears with the namespace whatever happens.
+if [[ $mode == disk_full* && -z ${FAULT_TEST_IN_NAMESPACE:-} ]]; then
+  [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root (mounts a tmpfs)"; exit 77; }
+  unshare -m --propagation private true 2>/dev/null ||
+    { echo "SKIP: mount namespaces not permitted"; exit 77; }
+  exec env FAULT_TEST_IN_NAMESPACE=1 unshare -m --propagation private bash "$0" "$@"
+fi
+
+work=$(mktemp -d)
+paused_pid=""
+cleanup() {
+  # A rank this test stopped and did not kill (on failure): kill it by pid.
+  [[ -n $paused_pid ]] && kill -KILL "$paused_pid" 2>/dev/null
+  mountpoint -q "$work/save" 2>/dev/null && umount "$work/save"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
+less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# write_config NAME SAMPLES SAVE: a value and a sum metric over synthetic_mod;
+# 64 KiB chunks and 512-sample batches put the pause points mid-stage.
+write_config() {
+  cat > "$work/$1.json" <<EOF
+{"dataset": {"type": "synthetic_mod", "num_samples": $2},
+ "metrics": [{"name": "v", "metric": "value"}, {"name": "s", "metric": "sum"}],
+ "output": {"path": "$3", "chunk_bytes": 65536},
+ "map": {"threads": 2, "batch_size": 512}}
+EOF
+}
+
+# run NAME: runs config NAME to the end, stderr to $work/NAME.err; returns its exit code.
+run() {
+  local rc=0
+  timeout -k 5 60 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --no-progress \
+    > "$work/$1.out" 2> "$work/$1.err" || rc=$?
+  return "$rc"
+}
+run_ok() { run "$1" || { cat "$work/$1.err" >&2; fail "$1: dsanalyze exited $?"; }; }
+
+# Final-named content of a save path: every entry whose name does not start
+# with ".dsanalyze" (the staging directories and the lock file), with the
+# sha256 of every file.
+snapshot() {
+  (cd "$1" && find . -mindepth 1 -path './.dsanalyze*' -prune -o -printf '%y %p\n' | sort &&
+    find . -path './.dsanalyze*' -prune -o -type f -print0 | sort -z | xargs -0r sha256sum)
+}
+hidden_leftovers() { (cd "$1" && find . -maxdepth 1 -name '.dsanalyze*' | sort); }
+
+# Same bytes in A and B, except summary.json (timings, save path). DeepSpeed's
+# outputs are the metric directories; curriculum_config.json names them.
+same_output() {
+  diff -r -x summary.json -x curriculum_config.json "$1" "$2" > /dev/null ||
+    fail "$3: output differs from a clean run: $(diff -rq -x summary.json "$1" "$2" | head -3)"
+  diff <(sed "s|$1|SAVE|g" "$1/curriculum_config.json") \
+    <(sed "s|$2|SAVE|g" "$2/curriculum_config.json") > /dev/null ||
+    fail "$3: curriculum_config.json differs from a clean run's"
+}
+
+# Processes of this test's runs: their command line holds a config under $work.
+leftover_processes() { pgrep -f -- "--config $work/" || true; }
+
+# start_paused NAME POINT RANK: starts config NAME in the background with rank
+# RANK stopping at POINT; waits until it has stopped and sets paused_pid.
+start_paused() {
+  rm -f "$work/pid"
+  DSANALYZE_TEST_PAUSE_AT="$2:$3" DSANALYZE_TEST_PAUSE_FILE="$work/pid" \
+    timeout -k 5 120 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --no-progress \
+    > "$work/$1.out" 2> "$work/$1.err" &
+  mpiexec_pid=$!
+  local i
+  for ((i = 0; i < 600; i++)); do
+    [[ -s $work/pid ]] && break
+    kill -0 "$mpiexec_pid" 2>/dev/null || { cat "$work/$1.err" >&2; fail "$1 ended before $2"; }
+    sleep 0.1
+  done
+  [[ -s $work/pid ]] || fail "$1: rank $3 never reached $2"
+  paused_pid=$(cat "$work/pid")
+  # Stopped (T) is the state the hook leaves it in.
+  for ((i = 0; i < 50; i++)); do
+    [[ $(ps -o stat= -p "$paused_pid") == T* ]] && return 0
+    sleep 0.1
+  done
+  fail "$1: rank $3 (pid $paused_pid) did not stop at $2"
+}
+
+# wait_for_glob PATTERN WHAT: the other ranks may still be on their way to the
+# state the point implies (rank 0 opening the index files, say).
+wait_for_glob() {
+  local i
+  for ((i = 0; i < 100; i++)); do
+    compgen -G "$1" > /dev/null && return 0
+    sleep 0.1
+  done
+  fail "$2: nothing matches $1"
+}
+
+# The state of the save path proves the pause is where its name says.
+check_stage() {  # POINT SAVE
+  wait_for_glob "$2/.dsanalyze-staging-*" "$1: staging directory"
+  local staging
+  staging=$(compgen -G "$2/.dsanalyze-staging-*")
+  case $1 in
+    map)
+      [[ -z $(find "$staging" -mindepth 1) ]] || fail "map: the staging directory is not empty" ;;
+    exchange)
+      wait_for_glob "$staging/v/v_sample_to_metric.bin" "exchange: sample_to_metric written"
+      ! compgen -G "$staging/v/v_index_to_sample*" > /dev/null ||
+        fail "exchange: index files exist before the exchange" ;;
+    write)
+      wait_for_glob "$staging/v/v_index_to_sample.bin.tmp" "write: index file being written"
+      ! compgen -G "$staging/v/v_index_to_sample.bin" > /dev/null ||
+        fail "write: index file finished before the kill" ;;
+  esac
+}
+
+test_kill() {
+  local point=$1 rank=$2 save=$work/save
+  ((rank < NP)) || fail "rank $rank does not exist at -n $NP"
+  # A previous good run (different size, so every file differs from the new run's).
+  write_config previous 30000 "$save"
+  run_ok previous
+  local before
+  before=$(snapshot "$save")
+
+  write_config big 300000 "$save"
+  start_paused big "$point" "$rank"
+  check_stage "$point" "$save"
+  [[ -n $(leftover_processes) ]] || fail "cannot see the run's processes (pgrep)"
+  kill -KILL "$paused_pid"
+  local t0 rc=0 elapsed
+  t0=$(now)
+  wait "$mpiexec_pid" || rc=$?
+  elapsed=$(seconds_since "$t0")
+  paused_pid=""
+  echo "kill $point rank $rank of $NP: mpiexec exited $rc, $elapsed s after the kill"
+  ((rc != 0)) || fail "mpiexec exited 0 after a rank was killed"
+  ((rc != 124 && rc != 137)) || fail "mpiexec hung after the kill (ended by timeout)"
+  less_than "$elapsed" 10 || fail "mpiexec took $elapsed s to end after the kill"
+  while [[ -n $(leftover_processes) ]]; do
+    less_than "$(seconds_since "$t0")" 10 || fail "processes left: $(leftover_processes)"
+    sleep 0.1
+  done
+  [[ $(snapshot "$save") == "$before" ]] || fail "the previous results changed"
+  local stale
+  stale=$(hidden_leftovers "$save")
+  echo "left by the killed run: ${stale//$'\n'/ }"
+  echo "the killed run's stderr:"
+  cat "$work/big.err"
+
+  # The rerun takes over the lock, removes the stale staging directory and
+  # writes what a clean run writes.
+  run_ok big
+  [[ -z $(hidden_leftovers "$save") ]] || fail "rerun left $(hidden_leftovers "$save")"
+  if [[ $stale == *staging* ]]; then
+    grep -q "removed .*\.dsanalyze-staging-.*, left by a run that did not finish" "$work/big.err" ||
+      fail "the rerun did not report removing the stale staging directory"
+  fi
+  write_config clean 300000 "$work/clean"
+  run_ok clean
+  same_output "$save" "$work/clean" "rerun after kill at $point"
+}
+
+test_lock() {
+  local save=$work/save
+  write_config first 300000 "$save"
+  start_paused first map 0  # rank 0 holds the lock while stopped
+  local before
+  before=$(cd "$save" && find . | sort)
+
+  write_config second 1000 "$save"
+  local t0 rc=0 elapsed
+  t0=$(now)
+  run second || rc=$?
+  elapsed=$(seconds_since "$t0")
+  echo "second run: exit $rc after $elapsed s"
+  ((rc == 3)) || { cat "$work/second.err" >&2; fail "second run exited $rc, expected 3"; }
+  less_than "$elapsed" 5 || fail "second run took $elapsed s to fail"
+  local expected="dsanalyze: error: output.path $save: another dsanalyze run is writing here"
+  expected+=" (lock $save/.dsanalyze.lock held by pid $paused_pid on host $(hostname))"
+  [[ $(cat "$work/second.err") == "$expected" ]] ||
+    fail "second run's stderr is not the one lock line: $(cat "$work/second.err")"
+  [[ $(cd "$save" && find . | sort) == "$before" ]] || fail "the second run changed the save path"
+
+  kill -CONT "$paused_pid"
+  paused_pid=""
+  rc=0
+  wait "$mpiexec_pid" || rc=$?
+  ((rc == 0)) || { cat "$work/first.err" >&2; fail "the first run, resumed, exited $rc"; }
+  [[ -z $(hidden_leftovers "$save") ]] || fail "first run left $(hidden_leftovers "$save")"
+  write_config clean 300000 "$work/clean"
+  run_ok clean
+  same_output "$save" "$work/clean" "the resumed first run"
+}
+
+# Output of 200000 samples (~2.4 MB of sample_to_metric index alone) does not
+# fit in 2 MiB; 1000 samples do.
+test_disk_full() {
+  local keep_old=$1 save=$work/save
+  mkdir -p "$save"
+  mount -t tmpfs -o size=2m tmpfs "$save" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
+  local before=""
+  if ((keep_old)); then
+    write_config small 1000 "$save"
+    run_ok small
+    before=$(snapshot "$save")
+  fi
+  write_config big 200000 "$save"
+  local t0 rc=0 elapsed
+  t0=$(now)
+  timeout -k 5 60 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/big.json" --quiet \
+    > "$work/big.out" 2> "$work/big.err" || rc=$?
+  elapsed=$(seconds_since "$t0")
+  echo "full disk: exit $rc after $elapsed s: $(cat "$work/big.err")"
+  ((rc == 3)) || fail "exit code $rc, expected 3"
+  less_than "$elapsed" 10 || fail "took $elapsed s"
+  [[ $(wc -l < "$work/big.err") -eq 1 ]] || fail "stderr is not one line: $(cat "$work/big.err")"
+  grep -Eq "^dsanalyze: error: $save/[^ ]+: .*No space left on device" "$work/big.err" ||
+    fail "the error line does not name the file and 'No space left on device'"
+  [[ -z $(leftover_processes) ]] || fail "processes left: $(leftover_processes)"
+  [[ -z $(hidden_leftovers "$save") ]] || fail "left behind: $(hidden_leftovers "$save")"
+  if ((keep_old)); then
+    [[ $(snapshot "$save") == "$before" ]] || fail "the previous result changed"
+  else
+    [[ -z $(ls -A "$save") ]] || fail "the save path is not empty: $(ls -A "$save")"
+  fi
+}
+
+case $mode in
+  kill) test_kill "${2:?point}" "${3:?rank}" ;;
+  lock) test_lock ;;
+  disk_full) test_disk_full 0 ;;
+  disk_full_old) test_disk_full 1 ;;
+  *) fail "unknown mode $mode" ;;
+esac
+echo PASS

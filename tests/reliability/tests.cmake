@@ -1,0 +1,66 @@
+# --- Part 1: the bad-input suite (bad_input_test.py) -------------------------
+# One ctest test per malformed input, reliability.bad_input.<case>, each running
+# `mpiexec -n 2 dsanalyze --config ...` and checking the exit code, the one
+# error line, the 10 s bound and that the save path is unchanged. The setup test
+# writes the shared inputs and the good run the cases' save paths start from.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+set(bad_input_driver ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.py)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${bad_input_driver})
+execute_process(COMMAND ${Python3_EXECUTABLE} ${bad_input_driver} list
+                OUTPUT_VARIABLE bad_input_cases RESULT_VARIABLE bad_input_rc)
+if(NOT bad_input_rc EQUAL 0)
+  message(FATAL_ERROR "${bad_input_driver} list failed")
+endif()
+string(STRIP "${bad_input_cases}" bad_input_cases)
+string(REPLACE "\n" ";" bad_input_cases "${bad_input_cases}")
+set(bad_input_dir ${PROJECT_BINARY_DIR}/reliability/bad_input)
+set(bad_input_env
+  "MPIEXEC=${MPIEXEC_BIN}"
+  "DSANALYZE=$<TARGET_FILE:dsanalyze>"
+  "PLUGIN_FAULTY=$<TARGET_FILE:test_plugin_faulty>"
+  "PLUGIN_BAD_ABI=$<TARGET_FILE:test_plugin_bad_abi>"
+  "PLUGIN_NO_REGISTER=$<TARGET_FILE:test_plugin_no_register>"
+  "PLUGIN_BAD_TABLE=$<TARGET_FILE:test_plugin_bad_table>"
+  "PLUGIN_EXAMPLE=$<TARGET_FILE:dsanalyze_example_plugin>")
+add_test(NAME reliability.bad_input.setup
+         COMMAND ${Python3_EXECUTABLE} ${bad_input_driver} setup ${bad_input_dir})
+set_tests_properties(reliability.bad_input.setup PROPERTIES
+  FIXTURES_SETUP reliability_bad_input LABELS "mpi;reliability" TIMEOUT 120
+  ENVIRONMENT "${bad_input_env}")
+foreach(case ${bad_input_cases})
+  add_test(NAME reliability.bad_input.${case}
+           COMMAND ${Python3_EXECUTABLE} ${bad_input_driver} case ${case} ${bad_input_dir})
+  set_tests_properties(reliability.bad_input.${case} PROPERTIES
+    FIXTURES_REQUIRED reliability_bad_input LABELS "mpi;reliability" TIMEOUT 60
+    ENVIRONMENT "${bad_input_env}")
+endforeach()
+# --- end of part 1 -------------------------------------------------------------
+# --- Part 4: fuzzing (tests/fuzz/) ------------------------------------------------
+# fuzz.replay.<target>: every corpus and regression input of the libFuzzer
+# targets, replayed by a g++-built driver (tests/fuzz/tests.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/../fuzz/tests.cmake)
+# --- end of part 4 -------------------------------------------------------------
+# --- Parts 2 and 3: faults and the save-path lock (fault_test.sh) -------------
+# reliability.kill_<point>_rank<r>.np<k>: rank r of k is stopped at <point> by
+# the test-only hook (lib/util/fault_point.h) and SIGKILLed; mpiexec must end
+# non-zero within 10 s, the previous results stay byte-for-byte, and a rerun
+# equals a clean run. reliability.lock: a second run into a busy save path
+# fails fast. reliability.disk_full*: a 2 MiB tmpfs save path (root, mount
+# namespace; skipped with 77 otherwise).
+set(fault_test ${CMAKE_CURRENT_LIST_DIR}/fault_test.sh)
+foreach(point map exchange write)
+  dsanalyze_add_mpi_test(NAME reliability.kill_${point}_rank0 RANKS 2 3 TIMEOUT 120
+    LABELS reliability COMMAND bash ${fault_test} kill ${point} 0)
+  dsanalyze_add_mpi_test(NAME reliability.kill_${point}_rank1 RANKS 2 TIMEOUT 120
+    LABELS reliability COMMAND bash ${fault_test} kill ${point} 1)
+endforeach()
+dsanalyze_add_mpi_test(NAME reliability.kill_exchange_rank2 RANKS 3 TIMEOUT 120
+  LABELS reliability COMMAND bash ${fault_test} kill exchange 2)
+dsanalyze_add_mpi_test(NAME reliability.lock RANKS 2 TIMEOUT 120
+  LABELS reliability COMMAND bash ${fault_test} lock)
+foreach(mode disk_full disk_full_old)
+  dsanalyze_add_mpi_test(NAME reliability.${mode} RANKS 2 TIMEOUT 60
+    LABELS reliability COMMAND bash ${fault_test} ${mode})
+  set_tests_properties(reliability.${mode}.np2 PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()
+# --- end of parts 2 and 3 -------------------------------------------------------
