@@ -59,8 +59,10 @@ Result<std::vector<int64_t>> AllreduceSumChecked(const Comm& comm, std::span<con
 }
 
 Status ResolveDependencies(const Comm& comm, const Dataset& dataset,
-                           std::span<Metric* const> metrics, unsigned threads,
-                           uint64_t batch_size) {
+                           std::span<Metric* const> metrics, unsigned threads, uint64_t batch_size,
+                           std::span<const MetricConfig* const> accumulate_outputs,
+                           std::vector<std::optional<std::vector<int64_t>>>* output_results) {
+  output_results->assign(accumulate_outputs.size(), std::nullopt);
   // The distinct dependencies, and for each metric which of them it uses.
   std::vector<Needed> needed;
   std::vector<std::vector<size_t>> uses(metrics.size());
@@ -119,6 +121,12 @@ Status ResolveDependencies(const Comm& comm, const Dataset& dataset,
                            AllreduceSumChecked(comm, mapped->sums[a++], "metric " + n.config.name));
     }
   }
+
+  for (size_t o = 0; o < accumulate_outputs.size(); ++o)
+    for (const Needed& n : needed)
+      if (n.metric->type() == MetricType::kAccumulateValueOverSamples &&
+          SameDependency(n.config, *accumulate_outputs[o]))
+        (*output_results)[o] = n.result;
 
   st = Status::OK();
   for (size_t m = 0; m < metrics.size() && st.ok(); ++m) {

@@ -8,19 +8,22 @@
 // results so that every rank holds the global ones, and hands each metric
 // its results. A metric that got what it needs elsewhere (vocab_rarity given
 // a total_vocab_freq file) declares no dependency and costs nothing here.
-// A dependency that is also an output metric of the run is computed twice,
-// once here and once in the main map.
+// An accumulate output metric of the run that is the same computation as a
+// dependency (same metric, plugin and params) is not computed again: its
+// global result comes from this pass.
 //
 // All functions here are collective: every rank calls them with the same
 // metrics in the same order, and every rank returns the same Status.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "comm/comm.h"
+#include "config/config.h"
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
 #include "util/status.h"
@@ -32,8 +35,13 @@ namespace dsanalyze {
 // (map.h); the work is split among ranks and threads as the main map's is.
 // Accumulate dependencies are summed over all samples with int64 overflow
 // reported as an error; single-value dependencies become {min, max}.
+// `accumulate_outputs` are the run's accumulate output metrics; on return
+// (*output_results)[i] holds the global result of accumulate_outputs[i] when
+// the pass computed it as a dependency, and is empty otherwise.
 Status ResolveDependencies(const Comm& comm, const Dataset& dataset,
-                           std::span<Metric* const> metrics, unsigned threads, uint64_t batch_size);
+                           std::span<Metric* const> metrics, unsigned threads, uint64_t batch_size,
+                           std::span<const MetricConfig* const> accumulate_outputs,
+                           std::vector<std::optional<std::vector<int64_t>>>* output_results);
 
 // The element-wise sum over all ranks of equal-length int64 vectors, on every
 // rank, exact: a sum outside int64 is a BadInput error naming `what` and the

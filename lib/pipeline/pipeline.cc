@@ -64,6 +64,7 @@ class StageClock {
 struct NamedMetric {
   std::string name;
   std::unique_ptr<Metric> metric;
+  const MetricConfig* config;
 };
 
 // Sorts one single-value metric's pairs across ranks and writes its index files.
@@ -119,7 +120,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     for (size_t i = 0; i < config.metrics.size(); ++i) {
       DSA_ASSIGN_OR_RETURN(auto metric, CreateMetric(config.metrics[i], *dataset));
       auto& list = metric->type() == MetricType::kSingleValuePerSample ? single : accumulate;
-      list.push_back({config.metrics[i].name, std::move(metric)});
+      list.push_back({config.metrics[i].name, std::move(metric), &config.metrics[i]});
     }
     return Status::OK();
   }();
@@ -145,13 +146,23 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   std::vector<Metric*> metric_ptrs;
   for (auto& m : single) metric_ptrs.push_back(m.metric.get());
   for (auto& m : accumulate) metric_ptrs.push_back(m.metric.get());
-  DSA_RETURN_IF_ERROR(
-      ResolveDependencies(comm, *dataset, metric_ptrs, config.map.threads, config.map.batch_size));
+  // An accumulate output that is also a dependency comes out of that pass
+  // (precomputed[a]) and is left out of the main map.
+  std::vector<const MetricConfig*> accumulate_configs;
+  for (auto& m : accumulate) accumulate_configs.push_back(m.config);
+  std::vector<std::optional<std::vector<int64_t>>> precomputed;
+  DSA_RETURN_IF_ERROR(ResolveDependencies(comm, *dataset, metric_ptrs, config.map.threads,
+                                          config.map.batch_size, accumulate_configs, &precomputed));
 
   // Map, with job-wide progress on rank 0.
   std::vector<MapMetric> single_map, accumulate_map;
   for (auto& m : single) single_map.push_back({m.metric.get(), m.name});
-  for (auto& m : accumulate) accumulate_map.push_back({m.metric.get(), m.name});
+  for (size_t a = 0; a < accumulate.size(); ++a) {
+    if (!precomputed[a])
+      accumulate_map.push_back({accumulate[a].metric.get(), accumulate[a].name});
+    else if (comm.is_root())
+      spdlog::info("metric {}: taken from the dependency pass", accumulate[a].name);
+  }
   MapJob job(*dataset, single_map, accumulate_map, range, config.map.threads,
              config.map.batch_size);
   job.Start();
@@ -222,6 +233,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     committed.push_back(name);
   }
 
+  size_t mapped_sums = 0;  // index into map.sums of the next mapped accumulate metric
   for (size_t a = 0; a < accumulate.size(); ++a) {
     const std::string& name = accumulate[a].name;
     std::string prefix;
@@ -230,7 +242,11 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
       prefix = MetricFilePrefix(staged->staging_dir(), name, kMetricValue);
     }
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
-    DSA_RETURN_IF_ERROR(WriteSummedVector(comm, map.sums[a], prefix, name, wopt));
+    if (precomputed[a]) {
+      DSA_RETURN_IF_ERROR(WriteGlobalVector(comm, *precomputed[a], prefix, wopt));
+    } else {
+      DSA_RETURN_IF_ERROR(WriteSummedVector(comm, map.sums[mapped_sums++], prefix, name, wopt));
+    }
     committed.push_back(name);
   }
   clock.Lap(kStageAccumulate);

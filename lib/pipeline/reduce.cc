@@ -195,6 +195,21 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
   return comm.AgreeOnStatus(st);
 }
 
+namespace {
+
+// Rank 0's part of writing a metric_value file.
+Status WriteVectorRow(std::span<const int64_t> total, const std::string& prefix,
+                      const WriteOptions& options) {
+  if (total.empty()) return Status::OK();
+  const auto [mn, mx] = std::minmax_element(total.begin(), total.end());
+  DSA_ASSIGN_OR_RETURN(
+      auto w, IndexedWriter::Create(prefix, FitIntDType(*mn, *mx), WriterOptions(options, 1)));
+  DSA_RETURN_IF_ERROR(w->AddRow(total));
+  return w->Finish();
+}
+
+}  // namespace
+
 Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local,
                          const std::string& prefix, const std::string& metric_name,
                          const WriteOptions& options) {
@@ -212,16 +227,17 @@ Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local,
             off += part.size();
           });
     }
-    if (st.ok() && !total.empty()) {
-      const auto [mn, mx] = std::minmax_element(total.begin(), total.end());
-      auto w = IndexedWriter::Create(prefix, FitIntDType(*mn, *mx), WriterOptions(options, 1));
-      st = w.status();
-      if (st.ok()) st = (*w)->AddRow(total);
-      if (st.ok()) st = (*w)->Finish();
-    }
+    if (st.ok()) st = WriteVectorRow(total, prefix, options);
   } else {
     SendChunks(comm, local, 0, kTagSums, chunk);
   }
+  return comm.AgreeOnStatus(st);
+}
+
+Status WriteGlobalVector(const Comm& comm, std::span<const int64_t> total,
+                         const std::string& prefix, const WriteOptions& options) {
+  Status st;
+  if (comm.is_root()) st = WriteVectorRow(total, prefix, options);
   return comm.AgreeOnStatus(st);
 }
 

@@ -50,6 +50,11 @@ Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local,
                          const std::string& prefix, const std::string& metric_name,
                          const WriteOptions& options);
 
+// Writes `total`, the same on every rank, from rank 0 as one row with the
+// fitted dtype (metric_value).
+Status WriteGlobalVector(const Comm& comm, std::span<const int64_t> total,
+                         const std::string& prefix, const WriteOptions& options);
+
 // Percentile-merged grouping step for U distinct values (format.md §2).
 inline uint64_t PercentileStep(uint64_t distinct) { return std::max<uint64_t>(1, distinct / 100); }
 

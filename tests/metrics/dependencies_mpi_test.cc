@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,8 +106,18 @@ void ResolveCases(const Comm& comm) {
   NeedyMetric b({Dep("sum")});
   NeedyMetric none({});
   std::vector<Metric*> metrics = {&a, &none, &b};
-  Status st = ResolveDependencies(comm, *ds, metrics, 2, 1000);
+  // Outputs of the run: "sum" is also a dependency (its result is reused under
+  // any output name); "sum" with other params and "value" (single-value) are not.
+  MetricConfig sum_output = Dep("sum"), other_params = Dep("sum", {{"x", 1}});
+  sum_output.name = "my_sum";
+  const MetricConfig value_output = Dep("value");
+  const std::vector<const MetricConfig*> outputs = {&other_params, &sum_output, &value_output};
+  std::vector<std::optional<std::vector<int64_t>>> reused;
+  Status st = ResolveDependencies(comm, *ds, metrics, 2, 1000, outputs, &reused);
   Check(comm, st.ok(), "resolve: " + st.message());
+  Check(comm, reused.size() == 3 && !reused[0] && !reused[2], "only equal accumulate outputs");
+  Check(comm, reused.size() == 3 && reused[1] == std::vector<int64_t>{expected_sum},
+        "an output equal to a dependency gets its global result");
   Check(comm, a.got == std::vector<std::vector<int64_t>>{{expected_sum}, {0, 9999}},
         "first metric: global sum and {min, max}");
   Check(comm, b.got == std::vector<std::vector<int64_t>>{{expected_sum}},
@@ -116,7 +127,7 @@ void ResolveCases(const Comm& comm) {
   // The pass fails (tokens up to 9999 with vocab_size 100): same error everywhere.
   NeedyMetric c({Dep("total_vocab_freq", {{"vocab_size", 100}})});
   std::vector<Metric*> failing = {&c};
-  st = ResolveDependencies(comm, *ds, failing, 1, 4096);
+  st = ResolveDependencies(comm, *ds, failing, 1, 4096, {}, &reused);
   Check(comm,
         st.code() == Status::Code::kBadInput &&
             st.message().rfind("metric \"total_vocab_freq (for needy)\": ", 0) == 0 &&
@@ -126,13 +137,13 @@ void ResolveCases(const Comm& comm) {
   // One rank's metric refuses its results: every rank returns that error.
   NeedyMetric d({Dep("sum")}, comm.rank() == comm.size() - 1);
   std::vector<Metric*> refusing = {&d};
-  st = ResolveDependencies(comm, *ds, refusing, 1, 1024);
+  st = ResolveDependencies(comm, *ds, refusing, 1, 1024, {}, &reused);
   Check(comm, st.message() == "needy: refused on this rank", "refusal agreed on all ranks");
 
   // An unknown dependency is a creation error, agreed before any pass.
   NeedyMetric e({Dep("no_such_metric")});
   std::vector<Metric*> unknown = {&e};
-  st = ResolveDependencies(comm, *ds, unknown, 1, 1024);
+  st = ResolveDependencies(comm, *ds, unknown, 1, 1024, {}, &reused);
   Check(comm, st.message().rfind("config: metrics[0].metric: unknown metric", 0) == 0,
         "unknown dependency: " + st.message());
 }
