@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dsanalyze needs (only the missing ones), then
 # configures and builds Release into build/. Safe to run again: it does only
-# what is missing. Options: --sanitize builds into build-asan/ with ASan+UBSan.
+# what is missing. Options: --sanitize builds into build-asan/ with ASan+UBSan
+# (Debug, so assertions are checked; the sanitizer flags are in CMakeLists.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +25,7 @@ build_dir=build
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 if [[ "${1:-}" == "--sanitize" ]]; then
   build_dir=build-asan
-  cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDSANALYZE_SANITIZE=ON)
+  cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DDSANALYZE_SANITIZE=ON)
 fi
 cmake -S . -B "$build_dir" "${cmake_args[@]}" > /dev/null
 cmake --build "$build_dir" -j "$(nproc)"

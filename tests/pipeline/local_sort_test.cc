@@ -55,8 +55,8 @@ TEST_CASE("Wide keys cover the full int64 range", "[sort]") {
 TEST_CASE("Radix sort of consecutive ids matches a comparison sort", "[sort]") {
   std::mt19937_64 rng(42);
   // Value ranges needing 0, 1, 8, 14, 17 (three passes), 20 and 40 bits.
-  for (int64_t range : std::initializer_list<int64_t>{1, 2, 255, 10000, 1 << 17, 1 << 20,
-                                                      int64_t{1} << 40}) {
+  for (int64_t range :
+       std::initializer_list<int64_t>{1, 2, 255, 10000, 1 << 17, 1 << 20, int64_t{1} << 40}) {
     for (unsigned threads : {1u, 3u}) {
       const int64_t n = 100000, first = 5000;
       const KeyLayout l = LayoutFor(-7, range - 8, first, first + n - 1);
@@ -89,8 +89,10 @@ TEST_CASE("Wide keys sort lexicographically", "[sort]") {
   std::mt19937_64 rng(9);
   const KeyLayout l = LayoutFor(INT64_MIN, INT64_MAX, 0, 999);
   KeyCodec<WideKey> c{l};
+  // Both ends of the int64 range and values around zero, with many ties.
+  const int64_t picks[] = {INT64_MIN, INT64_MIN / 2, -1, 0, 1, INT64_MAX / 2, INT64_MAX};
   std::vector<int64_t> values(1000);
-  for (auto& v : values) v = static_cast<int64_t>(rng() % 7) * (INT64_MAX / 4) - INT64_MAX;
+  for (auto& v : values) v = picks[rng() % 7];
   LocalIds ids{0, {}};
   const std::vector<WideKey> expected = Reference(values, ids, c);
   CHECK(SortPairs(std::move(values), ids, c, 1) == expected);
