@@ -31,12 +31,12 @@ const DTypeInfo& Info(DType t) { return kInfo[static_cast<size_t>(t)]; }
 
 // Index = code - 1; nullopt where the table has no entry.
 using Table = std::array<std::optional<DType>, 10>;
-constexpr Table kDeepSpeed = {DType::kU8,  DType::kI8,  DType::kI16, DType::kI32, DType::kI64,
+constexpr Table kDeepSpeed = {DType::kU8,  DType::kI8,  DType::kI16, DType::kI32,  DType::kI64,
                               DType::kU16, DType::kU32, DType::kU64, std::nullopt, std::nullopt};
 constexpr Table kDeepSpeedLegacy = {DType::kU8,  DType::kI8,  DType::kI16, DType::kI32,
                                     DType::kI64, DType::kF64, DType::kF64, DType::kU16,
                                     DType::kU32, DType::kU64};
-constexpr Table kMegatron = {DType::kU8,  DType::kI8,  DType::kI16, DType::kI32, DType::kI64,
+constexpr Table kMegatron = {DType::kU8,  DType::kI8,  DType::kI16, DType::kI32,  DType::kI64,
                              DType::kF64, DType::kF32, DType::kU16, std::nullopt, std::nullopt};
 
 const Table& TableFor(CodeTable t) {
