@@ -2,6 +2,7 @@
 
 #include "config/json_fields.h"
 #include "metrics/plugin_library.h"
+#include "util/checked_add.h"
 
 namespace dsanalyze {
 namespace {
@@ -92,12 +93,7 @@ class PluginMetric : public Metric {
     thread_local std::vector<int64_t> scratch;
     scratch.assign(acc.size(), 0);
     DSA_RETURN_IF_ERROR(Call(batch, scratch));
-    for (size_t i = 0; i < acc.size(); ++i) {
-      if (__builtin_add_overflow(acc[i], scratch[i], &acc[i]))
-        return Status::BadInput(Prefix() + "the sum of element " + std::to_string(i) +
-                                " overflows int64 (at samples " + Range(batch) + ")");
-    }
-    return Status::OK();
+    return AddChecked(acc, scratch, Prefix() + "at samples " + Range(batch));
   }
 
  private:

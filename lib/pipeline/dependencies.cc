@@ -8,7 +8,6 @@
 
 #include "metrics/registry.h"
 #include "pipeline/map.h"
-#include "pipeline/work_split.h"
 
 namespace dsanalyze {
 namespace {
@@ -58,7 +57,7 @@ Result<std::vector<int64_t>> AllreduceSumChecked(const Comm& comm, std::span<con
   return total;
 }
 
-Status ResolveDependencies(const Comm& comm, const Dataset& dataset,
+Status ResolveDependencies(const Comm& comm, const Dataset& dataset, SampleRange range,
                            std::span<Metric* const> metrics, unsigned threads, uint64_t batch_size,
                            std::span<const MetricConfig* const> accumulate_outputs,
                            std::vector<std::optional<std::vector<int64_t>>>* output_results) {
@@ -94,10 +93,7 @@ Status ResolveDependencies(const Comm& comm, const Dataset& dataset,
     list.push_back({n.metric.get(), n.config.name});
     names += (names.empty() ? "" : ", ") + n.config.name;
   }
-  const uint64_t samples = dataset.size();
-  if (comm.is_root()) spdlog::info("dependency pass over {} samples: {}", samples, names);
-  const SampleRange range = SplitRange({0, samples}, static_cast<uint64_t>(comm.size()),
-                                       static_cast<uint64_t>(comm.rank()));
+  if (comm.is_root()) spdlog::info("dependency pass over {} samples: {}", dataset.size(), names);
   MapJob job(dataset, single, accumulate, range, threads, batch_size);
   job.Start();
   Result<MapResult> mapped = job.Finish();

@@ -26,19 +26,20 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
+#include "pipeline/work_split.h"
 #include "util/status.h"
 
 namespace dsanalyze {
 
 // Computes the dependencies of `metrics` and passes them to their
-// SetDependencyResults. `threads` and `batch_size` are the map settings
-// (map.h); the work is split among ranks and threads as the main map's is.
+// SetDependencyResults. `range` is this rank's share of the samples and
+// `threads` and `batch_size` are the map settings (map.h), as for the main map.
 // Accumulate dependencies are summed over all samples with int64 overflow
 // reported as an error; single-value dependencies become {min, max}.
 // `accumulate_outputs` are the run's accumulate output metrics; on return
 // (*output_results)[i] holds the global result of accumulate_outputs[i] when
 // the pass computed it as a dependency, and is empty otherwise.
-Status ResolveDependencies(const Comm& comm, const Dataset& dataset,
+Status ResolveDependencies(const Comm& comm, const Dataset& dataset, SampleRange range,
                            std::span<Metric* const> metrics, unsigned threads, uint64_t batch_size,
                            std::span<const MetricConfig* const> accumulate_outputs,
                            std::vector<std::optional<std::vector<int64_t>>>* output_results);

@@ -1,16 +1,9 @@
 #include "pipeline/map.h"
 
+#include "util/checked_add.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {
-
-Status AddChecked(std::span<int64_t> acc, std::span<const int64_t> add, const std::string& what) {
-  for (size_t i = 0; i < acc.size(); ++i) {
-    if (__builtin_add_overflow(acc[i], add[i], &acc[i]))
-      return Status::BadInput(what + ": sum of element " + std::to_string(i) + " overflows int64");
-  }
-  return Status::OK();
-}
 
 MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
                std::vector<MapMetric> accumulate, SampleRange range, unsigned threads,

@@ -80,7 +80,4 @@ class MapJob {
   std::condition_variable cv_;
 };
 
-// acc += add, element-wise, reporting int64 overflow naming `what`.
-Status AddChecked(std::span<int64_t> acc, std::span<const int64_t> add, const std::string& what);
-
 }  // namespace dsanalyze

@@ -151,7 +151,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   std::vector<const MetricConfig*> accumulate_configs;
   for (auto& m : accumulate) accumulate_configs.push_back(m.config);
   std::vector<std::optional<std::vector<int64_t>>> precomputed;
-  DSA_RETURN_IF_ERROR(ResolveDependencies(comm, *dataset, metric_ptrs, config.map.threads,
+  DSA_RETURN_IF_ERROR(ResolveDependencies(comm, *dataset, range, metric_ptrs, config.map.threads,
                                           config.map.batch_size, accumulate_configs, &precomputed));
 
   // Map, with job-wide progress on rank 0.

@@ -6,6 +6,7 @@
 #include "format/indexed_writer.h"
 #include "pipeline/map.h"
 #include "pipeline/stream.h"
+#include "util/checked_add.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {

@@ -96,6 +96,12 @@ void SumCases(const Comm& comm) {
   }
 }
 
+// This rank's share of the samples, as the pipeline splits them.
+SampleRange MyRange(const Comm& comm, const Dataset& ds) {
+  return SplitRange({0, ds.size()}, static_cast<uint64_t>(comm.size()),
+                    static_cast<uint64_t>(comm.rank()));
+}
+
 void ResolveCases(const Comm& comm) {
   const uint64_t n = 100003;
   std::unique_ptr<Dataset> ds = SyntheticMod(n);
@@ -113,7 +119,8 @@ void ResolveCases(const Comm& comm) {
   const MetricConfig value_output = Dep("value");
   const std::vector<const MetricConfig*> outputs = {&other_params, &sum_output, &value_output};
   std::vector<std::optional<std::vector<int64_t>>> reused;
-  Status st = ResolveDependencies(comm, *ds, metrics, 2, 1000, outputs, &reused);
+  Status st =
+      ResolveDependencies(comm, *ds, MyRange(comm, *ds), metrics, 2, 1000, outputs, &reused);
   Check(comm, st.ok(), "resolve: " + st.message());
   Check(comm, reused.size() == 3 && !reused[0] && !reused[2], "only equal accumulate outputs");
   Check(comm, reused.size() == 3 && reused[1] == std::vector<int64_t>{expected_sum},
@@ -127,7 +134,7 @@ void ResolveCases(const Comm& comm) {
   // The pass fails (tokens up to 9999 with vocab_size 100): same error everywhere.
   NeedyMetric c({Dep("total_vocab_freq", {{"vocab_size", 100}})});
   std::vector<Metric*> failing = {&c};
-  st = ResolveDependencies(comm, *ds, failing, 1, 4096, {}, &reused);
+  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), failing, 1, 4096, {}, &reused);
   Check(comm,
         st.code() == Status::Code::kBadInput &&
             st.message().rfind("metric \"total_vocab_freq (for needy)\": ", 0) == 0 &&
@@ -137,13 +144,13 @@ void ResolveCases(const Comm& comm) {
   // One rank's metric refuses its results: every rank returns that error.
   NeedyMetric d({Dep("sum")}, comm.rank() == comm.size() - 1);
   std::vector<Metric*> refusing = {&d};
-  st = ResolveDependencies(comm, *ds, refusing, 1, 1024, {}, &reused);
+  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), refusing, 1, 1024, {}, &reused);
   Check(comm, st.message() == "needy: refused on this rank", "refusal agreed on all ranks");
 
   // An unknown dependency is a creation error, agreed before any pass.
   NeedyMetric e({Dep("no_such_metric")});
   std::vector<Metric*> unknown = {&e};
-  st = ResolveDependencies(comm, *ds, unknown, 1, 1024, {}, &reused);
+  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), unknown, 1, 1024, {}, &reused);
   Check(comm, st.message().rfind("config: metrics[0].metric: unknown metric", 0) == 0,
         "unknown dependency: " + st.message());
 }
