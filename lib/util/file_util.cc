@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <vector>
 
 namespace dsanalyze {
 
@@ -133,26 +132,13 @@ Status RenameFile(const std::string& from, const std::string& to) {
 namespace {
 
 Status CopyFile(const std::string& from, const std::string& to) {
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return Status::IoError(from + ": cannot open: " + ErrnoText(errno));
-  auto out = OutputFile::Create(to);
-  if (!out.ok()) {
-    ::close(in);
-    return out.status();
-  }
-  std::vector<char> buf(1 << 20);
-  Status st;
-  for (uint64_t offset = 0; st.ok();) {
-    const ssize_t n = ::read(in, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) st = Status::IoError(from + ": read failed: " + ErrnoText(errno));
-    if (n <= 0) break;
-    st = out->WriteAt(offset, buf.data(), static_cast<size_t>(n));
-    offset += static_cast<uint64_t>(n);
-  }
-  ::close(in);
-  if (st.ok()) st = out->Close(false);
-  return st;
+  Result<MappedFile> source = MappedFile::Open(from);
+  // `from` is a file this run wrote: failing to open it is an I/O error, not
+  // the bad input MappedFile reports for the user's files.
+  if (!source.ok()) return Status::IoError(source.status().message());
+  DSA_ASSIGN_OR_RETURN(OutputFile out, OutputFile::Create(to));
+  DSA_RETURN_IF_ERROR(out.WriteAt(0, source->bytes().data(), source->bytes().size()));
+  return out.Close(false);
 }
 
 }  // namespace
