@@ -2,10 +2,10 @@
 // This file only parses the command line; the work is in lib/ (cli/commands.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
-#include <string_view>
+#include <optional>
 
 #include "cli/commands.h"
+#include "comm/launch_guard.h"
 #include "util/status.h"
 
 namespace {
@@ -84,9 +84,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Under mpiexec or srun every rank parses the same command line, before
     // MPI is initialised: only the launcher's rank 0 prints the error.
-    const char* rank = std::getenv("PMI_RANK");
-    if (rank == nullptr) rank = std::getenv("SLURM_PROCID");
-    if (rank != nullptr && std::string_view(rank) != "0")
+    if (const std::optional<int> rank = dsanalyze::LauncherRank(); rank && *rank != 0)
       return e.get_exit_code() == 0 ? 0 : dsanalyze::kExitBadInput;
     int code = app.exit(e);
     return code == 0 ? 0 : dsanalyze::kExitBadInput;

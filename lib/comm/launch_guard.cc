@@ -28,13 +28,14 @@ constexpr Launcher kLaunchers[] = {
      "start it with `srun --mpi=pmi2` or with `mpirun` inside the allocation"},
 };
 
-std::optional<int> PositiveEnv(const char* name) {
+// The variable's value when it is an integer of at least `min`.
+std::optional<int> IntEnv(const char* name, int min) {
   const char* text = std::getenv(name);
   if (text == nullptr) return std::nullopt;
   const std::string_view s(text);
   int value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size() || value <= 0) return std::nullopt;
+  if (ec != std::errc() || end != s.data() + s.size() || value < min) return std::nullopt;
   return value;
 }
 
@@ -43,7 +44,7 @@ std::optional<int> PositiveEnv(const char* name) {
 Status CheckLaunchMode(int mpi_size) {
   for (const Launcher& l : kLaunchers) {
     if (std::getenv(l.rank_var) == nullptr) continue;
-    const std::optional<int> tasks = PositiveEnv(l.size_var);
+    const std::optional<int> tasks = IntEnv(l.size_var, 1);
     if (!tasks) continue;
     if (*tasks <= mpi_size) return Status::OK();
     return Status::BadInput(
@@ -53,6 +54,12 @@ Status CheckLaunchMode(int mpi_size) {
         " (see docs/cluster.md)");
   }
   return Status::OK();
+}
+
+std::optional<int> LauncherRank() {
+  for (const Launcher& l : kLaunchers)
+    if (std::optional<int> rank = IntEnv(l.rank_var, 0)) return rank;
+  return std::nullopt;
 }
 
 }  // namespace dsanalyze

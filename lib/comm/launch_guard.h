@@ -25,6 +25,8 @@
 // Thread-safety: reads the environment; call it before starting threads.
 #pragma once
 
+#include <optional>
+
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -33,5 +35,11 @@ namespace dsanalyze {
 // BadInput with one line naming the variable, both counts and the fix
 // (`srun --mpi=pmi2` or `mpirun`).
 Status CheckLaunchMode(int mpi_size);
+
+// This task's rank as the launcher that started it tells it (the same
+// launchers in the same order: PMI_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID),
+// or nullopt when none did. Usable before MPI_Init, e.g. to let only rank 0
+// print a command-line error.
+std::optional<int> LauncherRank();
 
 }  // namespace dsanalyze

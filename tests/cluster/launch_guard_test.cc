@@ -133,5 +133,26 @@ TEST_CASE("launch guard: a size without its rank variable, or garbage, is skippe
   }
 }
 
+TEST_CASE("launcher rank: the nearest launcher's rank, before MPI_Init") {
+  {
+    LauncherEnv env({});
+    CHECK(LauncherRank() == std::nullopt);
+  }
+  {
+    // srun --mpi=pmi2: PMI_RANK wins over SLURM_PROCID.
+    LauncherEnv env({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"SLURM_PROCID", "0"}});
+    CHECK(LauncherRank() == 1);
+  }
+  {
+    LauncherEnv env({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}});
+    CHECK(LauncherRank() == 0);
+  }
+  {
+    // An unparsable value is ignored; the next launcher answers.
+    LauncherEnv env({{"PMI_RANK", "x"}, {"SLURM_PROCID", "3"}});
+    CHECK(LauncherRank() == 3);
+  }
+}
+
 }  // namespace
 }  // namespace dsanalyze
