@@ -14,21 +14,14 @@
 #include "comm/comm.h"
 #include "dataset/open_dataset.h"
 #include "pipeline/dependencies.h"
+#include "support/mpi_check.h"
 
 namespace dsanalyze {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-int failures = 0;
-
-void Check(const Comm& comm, bool ok, const std::string& what) {
-  const int all_ok = comm.Allreduce(ok ? 1 : 0, MPI_MIN);
-  if (!all_ok) {
-    if (!ok) std::fprintf(stderr, "rank %d: FAILED: %s\n", comm.rank(), what.c_str());
-    ++failures;
-  }
-}
+using test::Check;
 
 // Declares the given dependencies and keeps what it is handed.
 class NeedyMetric : public Metric {
@@ -166,6 +159,6 @@ int main(int argc, char** argv) {
   ResolveCases(comm);
   if (comm.is_root())
     std::printf("dependencies_mpi_test on %d ranks: %s\n", comm.size(),
-                failures ? "FAILED" : "all checks passed");
-  return failures ? 1 : 0;
+                test::mpi_check_failures ? "FAILED" : "all checks passed");
+  return test::mpi_check_failures ? 1 : 0;
 }

@@ -22,6 +22,7 @@ add_dependencies(unit_tests dsanalyze_example_plugin)
 # Dependencies between metrics across ranks: exact checked sums, one shared pass.
 add_executable(dependencies_mpi_test ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
 target_link_libraries(dependencies_mpi_test PRIVATE dsanalyze_lib)
+target_include_directories(dependencies_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 dsanalyze_add_mpi_test(NAME metrics.dependencies RANKS 1 2 3
   COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:dependencies_mpi_test>)
 

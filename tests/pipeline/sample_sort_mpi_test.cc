@@ -16,19 +16,12 @@
 #include "pipeline/local_sort.h"
 #include "pipeline/sample_sort.h"
 #include "pipeline/work_split.h"
+#include "support/mpi_check.h"
 
 namespace dsanalyze {
 namespace {
 
-int failures = 0;
-
-void Check(const Comm& comm, bool ok, const std::string& what) {
-  const int all_ok = comm.Allreduce(ok ? 1 : 0, MPI_MIN);
-  if (!all_ok) {
-    if (!ok) std::fprintf(stderr, "rank %d: FAILED: %s\n", comm.rank(), what.c_str());
-    ++failures;
-  }
-}
+using test::Check;
 
 template <class Key>
 void RunCase(const Comm& comm, const std::string& name, uint64_t n, const KeyLayout& layout,
@@ -100,6 +93,6 @@ int main(int argc, char** argv) {
 
   if (comm.is_root())
     std::printf("sample_sort_mpi_test on %d ranks: %s\n", comm.size(),
-                failures ? "FAILED" : "all checks passed");
-  return failures ? 1 : 0;
+                test::mpi_check_failures ? "FAILED" : "all checks passed");
+  return test::mpi_check_failures ? 1 : 0;
 }

@@ -5,6 +5,7 @@ target_sources(unit_tests PRIVATE
 # The distributed sort on its own, under mpiexec: order, exact balance, skew, empty ranks.
 add_executable(sample_sort_mpi_test ${CMAKE_CURRENT_LIST_DIR}/sample_sort_mpi_test.cc)
 target_link_libraries(sample_sort_mpi_test PRIVATE dsanalyze_lib)
+target_include_directories(sample_sort_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 dsanalyze_add_mpi_test(NAME pipeline.sample_sort RANKS 1 2 3 4
   COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:sample_sort_mpi_test>)
 
