@@ -1,6 +1,6 @@
 // Element dtypes, the three dtype-code tables of MMapIndexedDataset files, and
 // DeepSpeed's rule for fitting an integer range to the narrowest dtype
-// (docs: ../shared/docs/format.md §1 and §2).
+// (docs/format.md §1 and §2).
 #pragma once
 
 #include <cstdint>

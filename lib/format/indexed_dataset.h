@@ -1,5 +1,5 @@
 // Reader for the MMapIndexedDataset pair PREFIX.idx + PREFIX.bin
-// (../shared/docs/format.md §1).
+// (docs/format.md §1).
 //
 // Open() maps both files read-only and validates every structural rule before
 // returning: magic, version, dtype code, .idx size, sizes, pointers, .bin size,

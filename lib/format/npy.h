@@ -1,4 +1,4 @@
-// Reader for NumPy .npy files holding integer arrays (../shared/docs/format.md §3):
+// Reader for NumPy .npy files holding integer arrays (docs/format.md §3):
 // sample_indices and Megatron's GPT index maps.
 //
 // Open() maps the file read-only and validates all of it before returning: the

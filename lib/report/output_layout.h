@@ -1,4 +1,4 @@
-// Where a finished analysis keeps its files (../shared/docs/format.md §2).
+// Where a finished analysis keeps its files (docs/format.md §2).
 //
 // A save path S holds one folder per metric M. A single_value_per_sample
 // metric has four .bin/.idx pairs, S/M/M_<kind> for the four kinds below; an

@@ -1,5 +1,5 @@
 // Checks a finished analysis output against every invariant of
-// ../shared/docs/format.md §2 (docs/verify-compare.md lists them).
+// docs/format.md §2 (docs/verify-compare.md lists them).
 //
 // For each metric folder of the save path, every file must open as a valid
 // .bin/.idx pair (deepspeed dtype table) and:

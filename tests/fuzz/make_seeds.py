@@ -5,7 +5,7 @@ Usage: tests/fuzz/make_seeds.py OUT_DIR   (writes OUT_DIR/{idx,npy,config}/)
 
 The committed corpus (tests/fuzz/corpus/) started from these seeds and was
 then grown by fuzzing and minimized with scripts/fuzz.sh --merge. Inputs are
-built from the byte formats of ../shared/docs/format.md, not copied from
+built from the byte formats of docs/format.md, not copied from
 golden files. idx inputs start with the target's options byte (see
 idx_fuzz.cc): bits 0-1 code table (0 deepspeed, 1 legacy, 2 megatron), bit 2
 allow floats, bits 3-4 the .bin size (0 exact, 1 short, 2 long, 3 half).

@@ -8,12 +8,12 @@
 # - seqlen_vocab_rarity alone equals seqlen * C + vocab_rarity with C from
 #   Python's math.log, as DeepSpeed's example computes it.
 set -euo pipefail
-: "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${SHARED:?}"
+: "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${GOLDEN:?}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-golden="$SHARED/golden/tokens"
+golden="$GOLDEN/tokens"
 dataset='{"type": "documents", "prefixes": ["'"$golden/data/tok_d20000_v50000_s1234"'"],
           "dtype_codes": "deepspeed"}'
 

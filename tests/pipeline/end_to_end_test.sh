@@ -7,7 +7,7 @@
 # - skew: all samples one value gives one index_to_sample row holding 0..N-1;
 # - N smaller than the rank count, and N = 1.
 set -euo pipefail
-: "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${SHARED:?}"
+: "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${GOLDEN:?}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -18,7 +18,7 @@ run() {  # run NAME JSON
     || fail "$1: dsanalyze exited $?"
 }
 
-golden="$SHARED/golden/seedmod-100k"
+golden="$GOLDEN/seedmod-100k"
 for threads in 1 2 3; do
   for chunk in 4194304 64; do
     name="seed_t${threads}_c${chunk}"

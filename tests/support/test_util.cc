@@ -13,8 +13,7 @@
 
 namespace dsanalyze::test {
 
-std::filesystem::path SharedDir() { return DSANALYZE_SHARED_DIR; }
-std::filesystem::path GoldenDir() { return SharedDir() / "golden"; }
+std::filesystem::path GoldenDir() { return DSANALYZE_GOLDEN_DIR; }
 std::string BinaryPath() {
   const char* env = std::getenv("DSANALYZE");
   return env ? env : DSANALYZE_BINARY;

@@ -8,8 +8,8 @@
 
 namespace dsanalyze::test {
 
-// The shared/ folder (docs and golden outputs), read in place.
-std::filesystem::path SharedDir();
+// DeepSpeed's reference outputs and inputs (tests/golden/README.md), as the
+// build lays them out (tests/CMakeLists.txt).
 std::filesystem::path GoldenDir();
 // The dsanalyze executable under test.
 std::string BinaryPath();

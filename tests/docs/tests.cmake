@@ -1,0 +1,11 @@
+# docs.commands.<doc>: every `sh` block of the README and the usage guide runs as
+# written, in a scratch folder laid out like a fresh clone (doc_commands_test.py).
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+foreach(doc README.md docs/usage.md)
+  get_filename_component(name ${doc} NAME_WE)
+  add_test(NAME docs.commands.${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/doc_commands_test.py
+                   ${PROJECT_SOURCE_DIR}/${doc})
+  set_tests_properties(docs.commands.${name} PROPERTIES LABELS "docs;mpi" TIMEOUT 900
+    ENVIRONMENT "SOURCE_DIR=${PROJECT_SOURCE_DIR};BUILD_DIR=${PROJECT_BINARY_DIR}")
+endforeach()
