@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
@@ -153,6 +154,12 @@ Result<GeneratedTokens> WriteTokenDataset(const GenerateOptions& options) {
   out.table = *table;
   out.dtype = TokenDType(options.vocab_size);
   out.code = *CodeForDType(out.table, out.dtype);  // uint16 and int32 are in every table
+
+  // Like a run's save path, the prefix's folder is made if missing.
+  const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();
+  std::error_code ec;
+  if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+  if (ec) return Status::IoError(folder.string() + ": cannot create the folder: " + ec.message());
 
   IndexedWriter::Options wo;
   wo.table = out.table;

@@ -9,8 +9,9 @@
 // works with "percentile"; "value" needs the plain index_to_sample.
 //
 // The active entry is percentile-based (difficulty 1..100 = share of samples,
-// read from the merged index of <= 100 rows, so building a cluster is cheap
-// and the schedule does not depend on the metric's units). A value-based
+// read from the merged index: U rows for U < 200 distinct values, 100 to 150
+// rows above, docs/format.md §2.3; building a cluster is cheap and the
+// schedule does not depend on the metric's units). A value-based
 // alternative (index_to_sample, difficulty = metric min..max) is written next
 // to data_efficiency under "value_based_alternative"; swapping it in means
 // replacing curriculum_metrics with it. The schedule is DeepSpeed's

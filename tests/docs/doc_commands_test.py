@@ -26,6 +26,10 @@ STAND_INS = {
     # Installing system-wide needs root and changes the machine: install into the scratch
     # folder instead (same command, another prefix).
     "cmake --install build --prefix /usr/local": "cmake --install build --prefix \"$PWD/prefix\"",
+    # No Slurm here: the batch script runs as a plain script (cluster.slurm submits it to a
+    # real one-node Slurm).
+    "DSANALYZE=$PWD/build/dsanalyze sbatch scripts/slurm/dsanalyze.sbatch run.json":
+        "DSANALYZE=$PWD/build/dsanalyze bash scripts/slurm/dsanalyze.sbatch run.json",
 }
 
 

@@ -15,6 +15,7 @@ namespace dsanalyze::cli {
 namespace {
 
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 GenerateOptions SmallOptions(const std::string& prefix) {
   GenerateOptions o;
@@ -222,10 +223,19 @@ TEST_CASE("generate rejects bad options with one clear message", "[generate]") {
              Contains("--zipf must be a finite number >= 0"));
   CHECK(error([](GenerateOptions& o) { o.dtype_codes = "numpy"; }).message() ==
         "--dtype-codes \"numpy\" is not one of megatron, deepspeed, deepspeed-legacy");
-  Status io = error([&](GenerateOptions& o) { o.prefix = dir / "missing/x"; });
-  CHECK(io.code() == Status::Code::kIoError);
-  CHECK_THAT(io.message(), Contains(dir / "missing/x.bin.tmp"));
   CHECK(std::filesystem::is_empty(dir.path()));
+  test::WriteBytes(dir / "file", {1, 2, 3});
+  Status io = error([&](GenerateOptions& o) { o.prefix = dir / "file/x"; });
+  CHECK(io.code() == Status::Code::kIoError);
+  CHECK_THAT(io.message(), StartsWith(dir / "file" + ": cannot create the folder: "));
+}
+
+TEST_CASE("generate makes the prefix's missing folders", "[generate]") {
+  test::ScratchDir dir;
+  REQUIRE(WriteTokenDataset(SmallOptions(dir / "a/b/t")).ok());
+  REQUIRE(WriteTokenDataset(SmallOptions(dir / "u")).ok());
+  CHECK(test::ReadBytes(dir / "a/b/t.bin") == test::ReadBytes(dir / "u.bin"));
+  CHECK(test::ReadBytes(dir / "a/b/t.idx") == test::ReadBytes(dir / "u.idx"));
 }
 
 TEST_CASE("dsanalyze generate prints a summary and exits 0, or 2 on bad options",
