@@ -7,11 +7,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
 
+#include "report/output_layout.h"
 #include "util/file_util.h"
 
 namespace dsanalyze {
@@ -57,6 +59,10 @@ fs::path NonDirectoryOnPath(fs::path p) {
     if (p == p.parent_path()) break;
   }
   return {};
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
 }
 
 }  // namespace
@@ -108,6 +114,8 @@ Result<std::string> StagedOutput::MakeMetricDir(const std::string& name) {
 
 Status StagedOutput::Commit(const std::vector<std::string>& metric_names,
                             const std::vector<std::string>& files) {
+  // Listed before anything moves, so a listing error changes nothing.
+  DSA_ASSIGN_OR_RETURN(std::vector<std::string> previous, AnalysisEntries(save_path_));
   for (const std::string& name : metric_names) {
     const std::string staged = (fs::path(staging_) / name).string();
     const std::string final_dir = (fs::path(save_path_) / name).string();
@@ -121,12 +129,29 @@ Status StagedOutput::Commit(const std::vector<std::string>& metric_names,
                              ErrnoText(errno));
     DSA_RETURN_IF_ERROR(RenameFile(staged, final_dir));
   }
+  DSA_RETURN_IF_ERROR(RemoveStale(previous, metric_names, files));
   for (const std::string& file : files)
     DSA_RETURN_IF_ERROR(
         RenameFile((fs::path(staging_) / file).string(), (fs::path(save_path_) / file).string()));
   std::error_code ec;
   fs::remove_all(staging_, ec);
   active_ = false;
+  return Status::OK();
+}
+
+Status StagedOutput::RemoveStale(const std::vector<std::string>& previous,
+                                 const std::vector<std::string>& metric_names,
+                                 const std::vector<std::string>& files) {
+  const fs::path replaced = fs::path(staging_) / ".replaced";
+  for (const std::string& name : previous) {
+    if (Contains(metric_names, name) || Contains(files, name)) continue;
+    std::error_code ec;
+    fs::create_directory(replaced, ec);
+    if (ec) return Status::IoError(replaced.string() + ": cannot create: " + ec.message());
+    const std::string from = (fs::path(save_path_) / name).string();
+    DSA_RETURN_IF_ERROR(RenameFile(from, (replaced / name).string()));
+    spdlog::info("removed {}: part of the previous analysis, not written by this run", from);
+  }
   return Status::OK();
 }
 

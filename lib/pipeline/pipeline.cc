@@ -276,7 +276,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
       entries.push_back({m.name, MetricType::kAccumulateValueOverSamples});
     st = WriteReports(staged->staging_dir(), entries, info);
     std::vector<std::string> files;
-    for (const char* f : {"summary.json", "curriculum_config.json"})
+    for (const char* f : {"curriculum_config.json", "summary.json"})  // summary.json last
       if (std::filesystem::exists(std::filesystem::path(staged->staging_dir()) / f))
         files.push_back(f);
     if (st.ok()) st = staged->Commit(committed, files);
