@@ -65,6 +65,22 @@ bool Contains(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
+// The commit replaces SAVE/<name> for every metric: refused when that is a
+// user's entry rather than part of the analysis (report/output_layout.h).
+Status CheckMetricNamesAreFree(const std::string& save_path,
+                               const std::vector<std::string>& metric_names) {
+  DSA_ASSIGN_OR_RETURN(std::vector<std::string> analysis, AnalysisEntries(save_path));
+  for (const std::string& name : metric_names) {
+    const fs::path entry = fs::path(save_path) / name;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(entry, ec)) && !Contains(analysis, name))
+      return Status::BadInput("output.path " + save_path + ": " + entry.string() +
+                              " exists and is not a metric folder; the output of metric " + name +
+                              " would replace it (rename the metric or move it)");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock lock)
@@ -73,7 +89,8 @@ StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock 
       staging_(std::move(staging)),
       active_(true) {}
 
-Result<StagedOutput> StagedOutput::Create(const std::string& save_path) {
+Result<StagedOutput> StagedOutput::Create(const std::string& save_path,
+                                          const std::vector<std::string>& metric_names) {
   // A file where the save path or one of its parents should be is the
   // config's mistake (bad input); any other failure to create it is not.
   if (const fs::path file = NonDirectoryOnPath(save_path); !file.empty())
@@ -82,6 +99,7 @@ Result<StagedOutput> StagedOutput::Create(const std::string& save_path) {
   std::error_code ec;
   fs::create_directories(save_path, ec);
   if (ec) return Status::IoError(save_path + ": cannot create save path: " + ec.message());
+  DSA_RETURN_IF_ERROR(CheckMetricNamesAreFree(save_path, metric_names));
   DSA_ASSIGN_OR_RETURN(SaveLock lock, SaveLock::Acquire(save_path));
   RemoveStaleStaging(save_path);
   std::string tmpl = (fs::path(save_path) / (std::string(kStagingPrefix) + "XXXXXX")).string();

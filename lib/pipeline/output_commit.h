@@ -35,8 +35,12 @@ namespace dsanalyze {
 class StagedOutput {
  public:
   // Creates the save path (and parents) if needed, takes its lock, removes
-  // stale staging directories, then creates the staging directory.
-  static Result<StagedOutput> Create(const std::string& save_path);
+  // stale staging directories, then creates the staging directory. BadInput,
+  // before anything is created in the save path, when one of `metric_names`
+  // is taken there by an entry that is no analysis's (a user's file or folder
+  // without metric files), which the commit would otherwise replace.
+  static Result<StagedOutput> Create(const std::string& save_path,
+                                     const std::vector<std::string>& metric_names = {});
 
   StagedOutput(StagedOutput&& other) noexcept;
   StagedOutput& operator=(StagedOutput&&) = delete;

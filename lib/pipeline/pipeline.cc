@@ -128,7 +128,9 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   std::optional<StagedOutput> staged;
   if (comm.is_root()) {
-    auto created = StagedOutput::Create(config.output.path);
+    std::vector<std::string> names;
+    for (const MetricConfig& m : config.metrics) names.push_back(m.name);
+    auto created = StagedOutput::Create(config.output.path, names);
     st = created.status();
     if (created.ok()) staged.emplace(std::move(created).value());
   }

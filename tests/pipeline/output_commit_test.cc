@@ -107,6 +107,34 @@ TEST_CASE("Commit replaces the whole previous analysis and nothing else", "[comm
   CHECK(Slurp(save / "plots" / "dropped_metric_value.idx") == "mine");
 }
 
+TEST_CASE("A metric name taken by a user's entry is bad input, before anything is created",
+          "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / "plots");
+  Touch(save / "plots" / "a.png", "mine");
+  Touch(save / "notes", "mine");
+  fs::create_directories(save / "old");  // an earlier analysis's metric: may be replaced
+  Touch(save / "old" / "old_metric_value.idx", "old");
+  for (const char* taken : {"plots", "notes"}) {
+    auto out = StagedOutput::Create(save.string(), {"old", taken});
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().code() == Status::Code::kBadInput);
+    CHECK(out.status().message() == "output.path " + save.string() + ": " +
+                                        (save / taken).string() +
+                                        " exists and is not a metric folder; the output of "
+                                        "metric " +
+                                        taken +
+                                        " would replace it (rename the "
+                                        "metric or move it)");
+  }
+  std::vector<std::string> entries;
+  for (auto& e : fs::directory_iterator(save)) entries.push_back(e.path().filename().string());
+  std::sort(entries.begin(), entries.end());
+  CHECK(entries == std::vector<std::string>{"notes", "old", "plots"});  // no lock, no staging
+  CHECK(StagedOutput::Create(save.string(), {"old", "new"}).ok());
+}
+
 TEST_CASE("A save path that is a file, or under one, is bad input", "[commit]") {
   test::ScratchDir dir;
   const fs::path file = dir.path() / "file";
