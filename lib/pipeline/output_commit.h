@@ -13,10 +13,11 @@
 // folders of metrics not in this run, a stale curriculum_config.json, and
 // data_clusters/, which DeepSpeed built from the old index files) is moved
 // into the staging directory, so the save path holds exactly one analysis;
-// the user's other files and hidden entries are never touched. Last, the
-// top-level files (summary.json, ...) are renamed over their old versions.
-// Each step is one rename; a kill between them leaves a mix that verify
-// reports, since summary.json no longer matches the folders.
+// the user's other files and hidden entries are never touched (Create
+// refuses a metric whose folder would replace one). Last, the top-level
+// files are renamed over their old versions, summary.json last. Each step is
+// one rename: a kill between them leaves whole directories and the old
+// summary.json, and verify reports a metric it lists that is gone.
 // If the run fails before Commit, the destructor removes
 // the staging directory and the save path keeps its previous results. A run
 // killed before Commit leaves only hidden entries (the staging directory, the
