@@ -1,6 +1,6 @@
 // `dsanalyze compare A B [--strict]`: compares two outputs by content
-// (report/compare.h). Exit 0 when equal, 1 when any pair differs (with
-// --strict, doc_idx too), 2 when a directory is missing or neither has pairs.
+// (report/compare.h). Exit 0 when equal, 1 when the metric lists or any pair
+// differ (with --strict, doc_idx too), 2 when a side is not an analysis folder.
 #include "report/compare.h"
 
 #include <cstdio>

@@ -1,6 +1,7 @@
 // `dsanalyze verify SAVE_PATH [--json]`: checks a finished output (report/verify.h).
-// Exit 0 when every invariant holds, 1 when any is violated, 2 for a save path
-// that is not a directory or holds no metric folder.
+// Exit 0 when every invariant holds, 1 when any is violated (including metric
+// folders that disagree with summary.json), 2 for a save path that is not an
+// analysis folder.
 #include "report/verify.h"
 
 #include <cstdio>

@@ -7,11 +7,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
 
+#include "report/output_layout.h"
 #include "util/file_util.h"
 
 namespace dsanalyze {
@@ -59,6 +61,26 @@ fs::path NonDirectoryOnPath(fs::path p) {
   return {};
 }
 
+bool Contains(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// The commit replaces SAVE/<name> for every metric: refused when that is a
+// user's entry rather than part of the analysis (report/output_layout.h).
+Status CheckMetricNamesAreFree(const std::string& save_path,
+                               const std::vector<std::string>& metric_names) {
+  DSA_ASSIGN_OR_RETURN(std::vector<std::string> analysis, AnalysisEntries(save_path));
+  for (const std::string& name : metric_names) {
+    const fs::path entry = fs::path(save_path) / name;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(entry, ec)) && !Contains(analysis, name))
+      return Status::BadInput("output.path " + save_path + ": " + entry.string() +
+                              " exists and is not a metric folder; the output of metric " + name +
+                              " would replace it (rename the metric or move it)");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock lock)
@@ -67,7 +89,8 @@ StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock 
       staging_(std::move(staging)),
       active_(true) {}
 
-Result<StagedOutput> StagedOutput::Create(const std::string& save_path) {
+Result<StagedOutput> StagedOutput::Create(const std::string& save_path,
+                                          const std::vector<std::string>& metric_names) {
   // A file where the save path or one of its parents should be is the
   // config's mistake (bad input); any other failure to create it is not.
   if (const fs::path file = NonDirectoryOnPath(save_path); !file.empty())
@@ -76,6 +99,7 @@ Result<StagedOutput> StagedOutput::Create(const std::string& save_path) {
   std::error_code ec;
   fs::create_directories(save_path, ec);
   if (ec) return Status::IoError(save_path + ": cannot create save path: " + ec.message());
+  DSA_RETURN_IF_ERROR(CheckMetricNamesAreFree(save_path, metric_names));
   DSA_ASSIGN_OR_RETURN(SaveLock lock, SaveLock::Acquire(save_path));
   RemoveStaleStaging(save_path);
   std::string tmpl = (fs::path(save_path) / (std::string(kStagingPrefix) + "XXXXXX")).string();
@@ -108,6 +132,8 @@ Result<std::string> StagedOutput::MakeMetricDir(const std::string& name) {
 
 Status StagedOutput::Commit(const std::vector<std::string>& metric_names,
                             const std::vector<std::string>& files) {
+  // Listed before anything moves, so a listing error changes nothing.
+  DSA_ASSIGN_OR_RETURN(std::vector<std::string> previous, AnalysisEntries(save_path_));
   for (const std::string& name : metric_names) {
     const std::string staged = (fs::path(staging_) / name).string();
     const std::string final_dir = (fs::path(save_path_) / name).string();
@@ -121,12 +147,29 @@ Status StagedOutput::Commit(const std::vector<std::string>& metric_names,
                              ErrnoText(errno));
     DSA_RETURN_IF_ERROR(RenameFile(staged, final_dir));
   }
+  DSA_RETURN_IF_ERROR(RemoveStale(previous, metric_names, files));
   for (const std::string& file : files)
     DSA_RETURN_IF_ERROR(
         RenameFile((fs::path(staging_) / file).string(), (fs::path(save_path_) / file).string()));
   std::error_code ec;
   fs::remove_all(staging_, ec);
   active_ = false;
+  return Status::OK();
+}
+
+Status StagedOutput::RemoveStale(const std::vector<std::string>& previous,
+                                 const std::vector<std::string>& metric_names,
+                                 const std::vector<std::string>& files) {
+  const fs::path replaced = fs::path(staging_) / ".replaced";
+  for (const std::string& name : previous) {
+    if (Contains(metric_names, name) || Contains(files, name)) continue;
+    std::error_code ec;
+    fs::create_directory(replaced, ec);
+    if (ec) return Status::IoError(replaced.string() + ": cannot create: " + ec.message());
+    const std::string from = (fs::path(save_path_) / name).string();
+    DSA_RETURN_IF_ERROR(RenameFile(from, (replaced / name).string()));
+    spdlog::info("removed {}: part of the previous analysis, not written by this run", from);
+  }
   return Status::OK();
 }
 

@@ -8,8 +8,17 @@
 // moves each staged metric directory to SAVE/<name>: with renameat2's
 // RENAME_EXCHANGE when a previous result exists (old and new swap in one step,
 // so a reader sees either the whole old or the whole new directory), then the
-// old one is deleted; top-level files (summary.json, ...) are renamed over
-// their old versions. If the run fails before Commit, the destructor removes
+// old one is deleted. Then every other entry of the previous analysis that
+// this run did not write (report/output_layout.h AnalysisEntries: metric
+// folders of metrics not in this run, a stale curriculum_config.json, and
+// data_clusters/, which DeepSpeed built from the old index files) is moved
+// into the staging directory, so the save path holds exactly one analysis;
+// the user's other files and hidden entries are never touched (Create
+// refuses a metric whose folder would replace one). Last, the top-level
+// files are renamed over their old versions, summary.json last. Each step is
+// one rename: a kill between them leaves whole directories and the old
+// summary.json, and verify reports a metric it lists that is gone.
+// If the run fails before Commit, the destructor removes
 // the staging directory and the save path keeps its previous results. A run
 // killed before Commit leaves only hidden entries (the staging directory, the
 // lock file), which the next run removes or takes over. The lock is released
@@ -27,8 +36,12 @@ namespace dsanalyze {
 class StagedOutput {
  public:
   // Creates the save path (and parents) if needed, takes its lock, removes
-  // stale staging directories, then creates the staging directory.
-  static Result<StagedOutput> Create(const std::string& save_path);
+  // stale staging directories, then creates the staging directory. BadInput,
+  // before anything is created in the save path, when one of `metric_names`
+  // is taken there by an entry that is no analysis's (a user's file or folder
+  // without metric files), which the commit would otherwise replace.
+  static Result<StagedOutput> Create(const std::string& save_path,
+                                     const std::vector<std::string>& metric_names = {});
 
   StagedOutput(StagedOutput&& other) noexcept;
   StagedOutput& operator=(StagedOutput&&) = delete;
@@ -40,12 +53,19 @@ class StagedOutput {
   Result<std::string> MakeMetricDir(const std::string& name);
 
   // Moves the staged metric directories `metric_names` and top-level `files`
-  // into the save path, then removes the staging directory.
+  // into the save path, removes the previous analysis's entries that are in
+  // neither list, then removes the staging directory (and with it the old
+  // results).
   Status Commit(const std::vector<std::string>& metric_names,
                 const std::vector<std::string>& files);
 
  private:
   StagedOutput(std::string save_path, std::string staging, SaveLock lock);
+  // Moves the entries of `previous` (the save path's analysis before this
+  // run) that are in neither list into the staging directory.
+  Status RemoveStale(const std::vector<std::string>& previous,
+                     const std::vector<std::string>& metric_names,
+                     const std::vector<std::string>& files);
   SaveLock lock_;  // declared first: released last
   std::string save_path_;
   std::string staging_;

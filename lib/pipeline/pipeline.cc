@@ -128,7 +128,9 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   std::optional<StagedOutput> staged;
   if (comm.is_root()) {
-    auto created = StagedOutput::Create(config.output.path);
+    std::vector<std::string> names;
+    for (const MetricConfig& m : config.metrics) names.push_back(m.name);
+    auto created = StagedOutput::Create(config.output.path, names);
     st = created.status();
     if (created.ok()) staged.emplace(std::move(created).value());
   }
@@ -276,7 +278,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
       entries.push_back({m.name, MetricType::kAccumulateValueOverSamples});
     st = WriteReports(staged->staging_dir(), entries, info);
     std::vector<std::string> files;
-    for (const char* f : {"summary.json", "curriculum_config.json"})
+    for (const char* f : {"curriculum_config.json", "summary.json"})  // summary.json last
       if (std::filesystem::exists(std::filesystem::path(staged->staging_dir()) / f))
         files.push_back(f);
     if (st.ok()) st = staged->Commit(committed, files);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <set>
 #include <system_error>
 
@@ -110,17 +111,85 @@ std::optional<FileDifference> ContentDifference(const std::string& prefix, const
   return FileDifference{prefix, first, msg};
 }
 
+// Where a side's metric list comes from, for the message naming a metric
+// the other side lacks.
+std::string WhyAbsent(const AnalysisFolder& side, const char* label) {
+  return side.has_summary ? std::string(label) + "'s summary.json does not list it"
+                          : std::string(label) + " has no such metric folder";
+}
+
+// The metrics of one analysis and not the other, as differences named by the metric.
+void CompareMetricLists(const AnalysisFolder& a, const AnalysisFolder& b, CompareReport* report) {
+  const std::vector<std::string> names_a = AnalysisMetricNames(a);
+  const std::vector<std::string> names_b = AnalysisMetricNames(b);
+  std::vector<std::string> all;
+  std::set_union(names_a.begin(), names_a.end(), names_b.begin(), names_b.end(),
+                 std::back_inserter(all));
+  for (const std::string& name : all) {
+    const bool in_a = std::binary_search(names_a.begin(), names_a.end(), name);
+    const bool in_b = std::binary_search(names_b.begin(), names_b.end(), name);
+    if (in_a && !in_b)
+      report->different.push_back(
+          {name, std::nullopt, "metric only in A (" + WhyAbsent(b, "B") + ")"});
+    else if (in_b && !in_a)
+      report->different.push_back(
+          {name, std::nullopt, "metric only in B (" + WhyAbsent(a, "A") + ")"});
+  }
+}
+
+// The pairs under `dir`'s folders of `metrics` (sorted): a metric only one
+// side has is one difference of its own, and a folder of no metric of the
+// analysis (left from another one, data_clusters/) is not compared.
+Result<std::set<std::string>> PairsOf(const std::string& dir,
+                                      const std::vector<std::string>& metrics) {
+  DSA_ASSIGN_OR_RETURN(std::set<std::string> all, PairPrefixes(dir));
+  std::set<std::string> pairs;
+  for (const std::string& prefix : all)
+    if (std::binary_search(metrics.begin(), metrics.end(), prefix.substr(0, prefix.find('/'))))
+      pairs.insert(prefix);
+  return pairs;
+}
+
+// A metric folder that `side`'s summary.json does not list, or a listed metric
+// without a folder: the folder does not hold the analysis it claims to.
+void CheckAgainstSummary(const AnalysisFolder& analysis, const std::string& side,
+                         CompareReport* report) {
+  if (!analysis.has_summary) return;
+  const std::vector<std::string> listed = AnalysisMetricNames(analysis);
+  for (const MetricFolder& f : analysis.folders)
+    if (!std::binary_search(listed.begin(), listed.end(), f.name))
+      report->different.push_back({f.name, std::nullopt,
+                                   "metric folder in " + side + " is not listed in " + side +
+                                       "'s summary.json (left from another analysis?)"});
+  for (const std::string& name : listed) {
+    const bool found = std::any_of(analysis.folders.begin(), analysis.folders.end(),
+                                   [&](const MetricFolder& f) { return f.name == name; });
+    if (!found)
+      report->different.push_back(
+          {name, std::nullopt,
+           "listed in " + side + "'s summary.json, but " + side + " has no metric folder"});
+  }
+}
+
 }  // namespace
 
 Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b, bool strict) {
-  DSA_ASSIGN_OR_RETURN(std::set<std::string> in_a, PairPrefixes(a));
-  DSA_ASSIGN_OR_RETURN(std::set<std::string> in_b, PairPrefixes(b));
-  if (in_a.empty() && in_b.empty())
-    return Status::BadInput("neither " + a + " nor " + b + " holds any .bin/.idx pair");
+  DSA_ASSIGN_OR_RETURN(AnalysisFolder analysis_a, ReadAnalysisFolder(a));
+  DSA_ASSIGN_OR_RETURN(AnalysisFolder analysis_b, ReadAnalysisFolder(b));
+  const std::vector<std::string> names_a = AnalysisMetricNames(analysis_a);
+  const std::vector<std::string> names_b = AnalysisMetricNames(analysis_b);
+  std::vector<std::string> common;
+  std::set_intersection(names_a.begin(), names_a.end(), names_b.begin(), names_b.end(),
+                        std::back_inserter(common));
+  DSA_ASSIGN_OR_RETURN(std::set<std::string> in_a, PairsOf(a, common));
+  DSA_ASSIGN_OR_RETURN(std::set<std::string> in_b, PairsOf(b, common));
   std::set<std::string> all = in_a;
   all.insert(in_b.begin(), in_b.end());
 
   CompareReport report;
+  CheckAgainstSummary(analysis_a, "A", &report);
+  CheckAgainstSummary(analysis_b, "B", &report);
+  CompareMetricLists(analysis_a, analysis_b, &report);
   for (const std::string& prefix : all) {
     if (!in_b.count(prefix) || !in_a.count(prefix)) {
       report.different.push_back(

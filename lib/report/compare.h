@@ -1,13 +1,25 @@
-// Compares two analysis outputs file by file, by content.
+// Compares two analysis outputs: their metric lists, then file by file, by
+// content.
 //
-// Every .bin/.idx pair under either directory (found recursively, named by its
-// prefix relative to the directory; dot-entries skipped) is opened on both
-// sides with the deepspeed dtype table (integer dtypes only, as the analysis
-// writes) and compared by dtype, row count, row
-// sizes and element values — not by raw bytes, so two outputs that differ only
-// in doc_idx (DeepSpeed's DataAnalyzer vs DistributedDataAnalyzer) can count
-// as equal. Files that are not .bin/.idx pairs (summary.json, SVGs, timings)
-// are ignored. Memory is O(1) per file beyond the mappings. Thread-compatible.
+// Both sides must be analysis folders (output_layout.h ReadAnalysisFolder):
+// a dsanalyze output with its summary.json, or a DeepSpeed output with metric
+// folders. Its metrics are summary.json's list when there is one, else its
+// metric folders. These are differences named by the metric, so a folder
+// left over from another analysis cannot make two analyses compare equal:
+//  - a metric folder a side's summary.json does not list, or a listed metric
+//    without a folder;
+//  - a metric one side's analysis has and the other's lacks.
+//
+// For each metric of both analyses, every .bin/.idx pair under its folder on
+// either side (found recursively, named by its prefix relative to the
+// directory; dot-entries skipped) is opened on both sides with the deepspeed
+// dtype table (integer dtypes only, as the analysis writes) and compared by
+// dtype, row count, row sizes and element values — not by raw bytes, so two
+// outputs that differ only in doc_idx (DeepSpeed's DataAnalyzer vs
+// DistributedDataAnalyzer) can count as equal. Apart from summary.json's
+// metric list, files that are not .bin/.idx pairs (the rest of summary.json,
+// SVGs) are ignored, and so is data_clusters/. Memory is O(1) per file beyond
+// the mappings. Thread-compatible.
 #pragma once
 
 #include <optional>
@@ -34,9 +46,10 @@ struct CompareReport {
   bool same() const { return different.empty(); }
 };
 
-// Compares every pair under `a` and `b`. BadInput when either is not a
-// directory or neither holds any .bin/.idx pair; unreadable or corrupt files
-// are differences.
+// Compares the analyses in `a` and `b`. BadInput when either is not an
+// analysis folder (not a directory, summary.json unreadable, or neither
+// summary.json nor a metric folder); unreadable or corrupt files are
+// differences.
 Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b, bool strict);
 
 }  // namespace dsanalyze

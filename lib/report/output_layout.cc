@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <system_error>
 
 namespace dsanalyze {
@@ -47,6 +50,77 @@ Result<std::vector<MetricFolder>> FindMetricFolders(const std::string& save_path
   std::sort(folders.begin(), folders.end(),
             [](const MetricFolder& a, const MetricFolder& b) { return a.name < b.name; });
   return folders;
+}
+
+namespace {
+
+std::optional<MetricType> ParseMetricType(const nlohmann::json& entry) {
+  if (!entry.is_object() || !entry.contains("type") || !entry["type"].is_string())
+    return std::nullopt;
+  for (MetricType t : {MetricType::kSingleValuePerSample, MetricType::kAccumulateValueOverSamples})
+    if (entry["type"].get<std::string>() == MetricTypeName(t)) return t;
+  return std::nullopt;
+}
+
+// The metrics summary.json lists, sorted by name; BadInput naming the file
+// when it cannot be read, is not JSON, or has no non-empty "metrics" object.
+Result<std::vector<ListedMetric>> ReadListedMetrics(const std::string& summary_path) {
+  std::ifstream in(summary_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return Status::BadInput(summary_path + ": cannot read");
+  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded()) return Status::BadInput(summary_path + ": not valid JSON");
+  if (!doc.is_object() || !doc.contains("metrics") || !doc["metrics"].is_object() ||
+      doc["metrics"].empty())
+    return Status::BadInput(summary_path + ": lists no metric (no non-empty \"metrics\" object)");
+  std::vector<ListedMetric> listed;
+  for (const auto& [name, entry] : doc["metrics"].items())
+    listed.push_back({name, ParseMetricType(entry)});
+  std::sort(listed.begin(), listed.end(),
+            [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
+  return listed;
+}
+
+}  // namespace
+
+Result<AnalysisFolder> ReadAnalysisFolder(const std::string& save_path) {
+  AnalysisFolder analysis;
+  DSA_ASSIGN_OR_RETURN(analysis.folders, FindMetricFolders(save_path));
+  const std::string summary = (fs::path(save_path) / kSummaryFile).string();
+  std::error_code ec;
+  analysis.has_summary = fs::exists(summary, ec);
+  if (analysis.has_summary) {
+    DSA_ASSIGN_OR_RETURN(analysis.listed, ReadListedMetrics(summary));
+  } else if (analysis.folders.empty()) {
+    return Status::BadInput(save_path +
+                            ": not an analysis folder: no summary.json and no metric folder "
+                            "(expected M/M_index_to_metric.idx, M/M_metric_value.idx, ... for "
+                            "some metric M)");
+  }
+  return analysis;
+}
+
+std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis) {
+  std::vector<std::string> names;
+  if (analysis.has_summary)
+    for (const ListedMetric& m : analysis.listed) names.push_back(m.name);
+  else
+    for (const MetricFolder& f : analysis.folders) names.push_back(f.name);
+  return names;
+}
+
+Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path) {
+  std::error_code ec;
+  if (!fs::is_directory(save_path, ec)) return std::vector<std::string>{};
+  DSA_ASSIGN_OR_RETURN(std::vector<MetricFolder> folders, FindMetricFolders(save_path));
+  std::vector<std::string> entries;
+  for (const MetricFolder& f : folders) entries.push_back(f.name);
+  for (std::string_view name : {kSummaryFile, kCurriculumConfigFile, kDataClustersDir})
+    if (fs::exists(fs::symlink_status(fs::path(save_path) / name, ec)))
+      entries.push_back(std::string(name));
+  std::sort(entries.begin(), entries.end());
+  return entries;
 }
 
 }  // namespace dsanalyze

@@ -6,12 +6,21 @@
 // else in S (summary.json, curriculum_config.json, hidden temporary folders,
 // folders without metric files) is not a metric folder. verify, compare and
 // the report writer all find metrics through this one definition.
+//
+// A dsanalyze output also holds S/summary.json, whose "metrics" object lists
+// the metrics of that one analysis; a DeepSpeed output has metric folders
+// only. The analysis of S is its summary.json list when there is one, else
+// its metric folders. A run's commit replaces every entry that belongs to
+// the previous analysis (AnalysisEntries), so S never mixes two analyses;
+// verify and compare report a metric folder summary.json does not list.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "metrics/metric.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -41,5 +50,43 @@ struct MetricFolder {
 // The metric folders of `save_path`, sorted by name. BadInput if save_path is
 // not a directory; an empty list if it holds no metric folder.
 Result<std::vector<MetricFolder>> FindMetricFolders(const std::string& save_path);
+
+// The names, besides metric folders, that belong to an analysis: the report
+// files, and the folder where DeepSpeed writes the clusters it builds from
+// the index files during training (curriculum_config.json points it there).
+inline constexpr std::string_view kSummaryFile = "summary.json";
+inline constexpr std::string_view kCurriculumConfigFile = "curriculum_config.json";
+inline constexpr std::string_view kDataClustersDir = "data_clusters";
+
+// A metric as summary.json lists it; type unset when its "type" is missing
+// or unknown.
+struct ListedMetric {
+  std::string name;
+  std::optional<MetricType> type;
+};
+
+// What verify and compare see of one save path.
+struct AnalysisFolder {
+  std::vector<MetricFolder> folders;  // by layout, sorted by name
+  bool has_summary = false;           // S/summary.json exists: a dsanalyze output
+  std::vector<ListedMetric> listed;   // summary.json's metrics, sorted by name
+};
+
+// Reads `save_path` as an analysis folder. BadInput, in one line naming the
+// path, when it is not a directory, when its summary.json cannot be read or
+// lists no metric, or when it has neither summary.json nor a metric folder.
+Result<AnalysisFolder> ReadAnalysisFolder(const std::string& save_path);
+
+// The metric names of the analysis, sorted: summary.json's list when there
+// is one, else the metric folders' names (a DeepSpeed output).
+std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis);
+
+// The entries of `save_path` that belong to the analysis it holds, sorted:
+// its metric folders, summary.json, curriculum_config.json and data_clusters/
+// (DeepSpeed's clusters are built from this analysis's index files, so they
+// are stale once it is replaced). Never a hidden entry, never a folder
+// without metric files, never any other name (a user's file). IoError when
+// the folder cannot be listed.
+Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path);
 
 }  // namespace dsanalyze

@@ -424,16 +424,42 @@ void VerifyAccumulate(MetricChecker& c, VerifiedMetric& m) {
   });
 }
 
+// The save path must hold exactly the analysis its summary.json lists: a
+// metric folder it does not list (left from another analysis) and a listed
+// metric without a folder are violations of that folder. Without summary.json
+// (a DeepSpeed output) the metric folders are the analysis.
+void CheckAgainstSummary(const AnalysisFolder& analysis, VerifyReport* report) {
+  if (!analysis.has_summary) return;
+  for (const MetricFolder& f : analysis.folders) {
+    const bool listed = std::any_of(analysis.listed.begin(), analysis.listed.end(),
+                                    [&](const ListedMetric& m) { return m.name == f.name; });
+    if (!listed)
+      report->violations.push_back(
+          {f.name, f.name, std::nullopt,
+           "metric folder is not listed in summary.json (left from another analysis?)"});
+  }
+  for (const ListedMetric& m : analysis.listed) {
+    const bool found = std::any_of(analysis.folders.begin(), analysis.folders.end(),
+                                   [&](const MetricFolder& f) { return f.name == m.name; });
+    if (found) continue;
+    VerifiedMetric missing;
+    missing.name = m.name;
+    missing.type = m.type.value_or(MetricType::kSingleValuePerSample);
+    report->metrics.push_back(std::move(missing));
+    report->violations.push_back(
+        {m.name, m.name, std::nullopt,
+         "listed in summary.json, but there is no metric folder " + m.name + "/ with its files"});
+  }
+  std::sort(report->metrics.begin(), report->metrics.end(),
+            [](const VerifiedMetric& a, const VerifiedMetric& b) { return a.name < b.name; });
+}
+
 }  // namespace
 
 Result<VerifyReport> VerifyOutput(const std::string& save_path) {
-  DSA_ASSIGN_OR_RETURN(std::vector<MetricFolder> folders, FindMetricFolders(save_path));
-  if (folders.empty())
-    return Status::BadInput(save_path +
-                            ": no metric folder (expected M/M_index_to_metric.idx, "
-                            "M/M_metric_value.idx, ... for some metric M)");
+  DSA_ASSIGN_OR_RETURN(AnalysisFolder analysis, ReadAnalysisFolder(save_path));
   VerifyReport report;
-  for (const MetricFolder& f : folders) {
+  for (const MetricFolder& f : analysis.folders) {
     MetricChecker checker(save_path, f.name, &report.violations);
     VerifiedMetric m;
     m.name = f.name;
@@ -449,6 +475,7 @@ Result<VerifyReport> VerifyOutput(const std::string& save_path) {
     }
     report.metrics.push_back(std::move(m));
   }
+  CheckAgainstSummary(analysis, &report);
   return report;
 }
 

@@ -1,6 +1,12 @@
 // Checks a finished analysis output against every invariant of
 // docs/format.md §2 (docs/verify-compare.md lists them).
 //
+// When the save path has a summary.json (a dsanalyze output), its metric
+// folders must be exactly the metrics it lists: a folder it does not list
+// (left over from another analysis) and a listed metric without a folder are
+// violations of that metric. A DeepSpeed output has no summary.json; its
+// metric folders are the analysis.
+//
 // For each metric folder of the save path, every file must open as a valid
 // .bin/.idx pair (deepspeed dtype table) and:
 //  - sample_to_metric and index_to_metric have exactly one element per row;
@@ -59,9 +65,11 @@ struct VerifyReport {
   bool ok() const { return violations.empty(); }
 };
 
-// Checks every metric folder of `save_path`. Broken or unreadable files are
-// violations in the report; BadInput only when save_path is not a directory
-// or holds no metric folder.
+// Checks every metric folder of `save_path` against the format and its
+// summary.json. Broken or unreadable metric files are violations in the
+// report; BadInput when save_path is not an analysis folder
+// (output_layout.h ReadAnalysisFolder: not a directory, summary.json
+// unreadable, or neither summary.json nor a metric folder).
 Result<VerifyReport> VerifyOutput(const std::string& save_path);
 
 }  // namespace dsanalyze

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,74 @@ TEST_CASE("Commit swaps a previous result for the new one whole", "[commit]") {
   CHECK(Slurp(save / "fresh" / "f.bin") == "f");
   CHECK(Slurp(save / "summary.json") == "{}");
   CHECK(StagingDirs(save) == 0);
+}
+
+TEST_CASE("Commit replaces the whole previous analysis and nothing else", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  // A previous analysis: metrics kept and dropped, its reports, DeepSpeed's clusters.
+  for (const char* m : {"kept", "dropped", "dropped_half"}) fs::create_directories(save / m);
+  Touch(save / "kept" / "kept_index_to_metric.idx", "old");
+  Touch(save / "dropped" / "dropped_metric_value.idx", "old");
+  Touch(save / "dropped_half" / "dropped_half_index_to_sample.bin", "old");  // a .bin is enough
+  Touch(save / "summary.json", "old");
+  Touch(save / "curriculum_config.json", "old");
+  fs::create_directories(save / "data_clusters");
+  Touch(save / "data_clusters" / "cluster_kept1.bin", "old");
+  // Not dsanalyze's: must survive.
+  Touch(save / "notes.txt", "mine");
+  fs::create_directories(save / "plots");
+  Touch(save / "plots" / "dropped_metric_value.idx", "mine");  // wrong name for a metric file
+  fs::create_directories(save / ".hidden");
+
+  {
+    auto out = StagedOutput::Create(save.string());
+    REQUIRE(out.ok());
+    auto kept = out->MakeMetricDir("kept");
+    REQUIRE(kept.ok());
+    Touch(fs::path(*kept) / "kept_index_to_metric.idx", "new");
+    Touch(fs::path(out->staging_dir()) / "summary.json", "new");
+    // This run writes no curriculum_config.json (an accumulate-only run).
+    REQUIRE(out->Commit({"kept"}, {"summary.json"}).ok());
+  }  // releases the lock
+
+  std::vector<std::string> entries;
+  for (auto& e : fs::directory_iterator(save)) entries.push_back(e.path().filename().string());
+  std::sort(entries.begin(), entries.end());
+  CHECK(entries ==
+        std::vector<std::string>{".hidden", "kept", "notes.txt", "plots", "summary.json"});
+  CHECK(Slurp(save / "kept" / "kept_index_to_metric.idx") == "new");
+  CHECK(Slurp(save / "summary.json") == "new");
+  CHECK(Slurp(save / "notes.txt") == "mine");
+  CHECK(Slurp(save / "plots" / "dropped_metric_value.idx") == "mine");
+}
+
+TEST_CASE("A metric name taken by a user's entry is bad input, before anything is created",
+          "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / "plots");
+  Touch(save / "plots" / "a.png", "mine");
+  Touch(save / "notes", "mine");
+  fs::create_directories(save / "old");  // an earlier analysis's metric: may be replaced
+  Touch(save / "old" / "old_metric_value.idx", "old");
+  for (const char* taken : {"plots", "notes"}) {
+    auto out = StagedOutput::Create(save.string(), {"old", taken});
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().code() == Status::Code::kBadInput);
+    CHECK(out.status().message() == "output.path " + save.string() + ": " +
+                                        (save / taken).string() +
+                                        " exists and is not a metric folder; the output of "
+                                        "metric " +
+                                        taken +
+                                        " would replace it (rename the "
+                                        "metric or move it)");
+  }
+  std::vector<std::string> entries;
+  for (auto& e : fs::directory_iterator(save)) entries.push_back(e.path().filename().string());
+  std::sort(entries.begin(), entries.end());
+  CHECK(entries == std::vector<std::string>{"notes", "old", "plots"});  // no lock, no staging
+  CHECK(StagedOutput::Create(save.string(), {"old", "new"}).ok());
 }
 
 TEST_CASE("A save path that is a file, or under one, is bad input", "[commit]") {

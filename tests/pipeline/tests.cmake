@@ -13,3 +13,9 @@ dsanalyze_add_mpi_test(NAME pipeline.sample_sort RANKS 1 2 3 4
 # thread count, tiny chunks, skew, fewer samples than ranks.
 dsanalyze_add_mpi_test(NAME pipeline.end_to_end RANKS 1 2 3 4 TIMEOUT 300
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.sh)
+
+# A rerun into the same save path replaces the whole previous analysis (stale
+# metric folders, curriculum_config.json, data_clusters/); verify and compare
+# check folders against summary.json.
+dsanalyze_add_mpi_test(NAME pipeline.rerun RANKS 1 2
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/rerun_test.sh)

@@ -381,6 +381,20 @@ def metric_name_dotdot(c):
 
 
 @case
+def metric_name_is_a_user_folder(c):
+    # save/user_dir is a user's folder without metric files: a rerun replaces the
+    # previous analysis, never a user's entry, so a metric of that name is refused.
+    return c.config(metrics=[{"name": "user_dir", "metric": "seqlen"}]), 2, [
+        "output.path", "user_dir exists and is not a metric folder", "metric user_dir"]
+
+
+@case
+def metric_name_is_a_user_file(c):
+    return c.config(metrics=[{"name": "notes.txt", "metric": "seqlen"}]), 2, [
+        "output.path", "notes.txt exists and is not a metric folder"]
+
+
+@case
 def metric_name_duplicate(c):
     return c.config(metrics=[{"name": "seqlen", "metric": "seqlen"},
                              {"name": "seqlen", "metric": "seqlen"}]), 2, [

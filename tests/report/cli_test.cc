@@ -1,6 +1,8 @@
 // The verify and compare subcommands as a CI job runs them: exit codes and output.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -63,6 +65,16 @@ TEST_CASE("cli: verify exit codes", "[cli][verify]") {
   test::CommandResult missing = Run("verify " + Quoted(scratch.path() / "missing"));
   CHECK(missing.exit_code == 2);
   CHECK(Contains(missing.output, "no such directory"));
+
+  // A folder planted into an output: summary.json lists batch_sum only.
+  const fs::path planted = scratch.path() / "planted";
+  test::CopyGolden("seedmod-100k/dda", planted);
+  std::ofstream(planted / "summary.json") << R"({"metrics": {"batch_sum": {}}})";
+  test::CommandResult extra = Run("verify " + Quoted(planted));
+  INFO(extra.output);
+  CHECK(extra.exit_code == 1);
+  CHECK(Contains(extra.output, "FAIL mod: mod: metric folder is not listed in summary.json"));
+  CHECK(Contains(extra.output, ": 1 violation(s) in 1 of 2 metric(s)"));
 }
 
 TEST_CASE("cli: compare exit codes", "[cli][compare]") {
@@ -81,6 +93,18 @@ TEST_CASE("cli: compare exit codes", "[cli][compare]") {
   test::ScratchDir scratch;
   test::CommandResult missing = Run("compare " + da + " " + Quoted(scratch.path() / "nope"));
   CHECK(missing.exit_code == 2);
+
+  // Not an analysis folder on either side: exit 2 and one line, as verify.
+  fs::create_directories(scratch.path() / "plain" / "notes");
+  for (const std::string& args :
+       {da + " " + Quoted(scratch.path() / "plain"), Quoted(scratch.path() / "plain") + " " + da}) {
+    test::CommandResult plain = Run("compare " + args);
+    INFO(plain.output);
+    CHECK(plain.exit_code == 2);
+    CHECK(plain.output.rfind("dsanalyze: error: ", 0) == 0);
+    CHECK(Contains(plain.output, "plain: not an analysis folder"));
+    CHECK(std::count(plain.output.begin(), plain.output.end(), '\n') == 1);
+  }
 
   const fs::path changed = scratch.path() / "changed";
   test::CopyGolden("seedmod-100k/dda", changed);

@@ -22,6 +22,11 @@ std::vector<std::string> Prefixes(const std::vector<FileDifference>& diffs) {
 
 std::string Golden(const std::string& name) { return (test::GoldenDir() / name).string(); }
 
+// summary.json of a dsanalyze run of the seed benchmark, reduced to the metric list.
+constexpr const char* kSeedmodSummary =
+    R"({"metrics": {"batch_sum": {"type": "accumulate_value_over_samples"},
+                    "mod": {"type": "single_value_per_sample"}}})";
+
 TEST_CASE("compare: DeepSpeed's two analyzers differ only in doc_idx", "[compare]") {
   SECTION("seedmod") {
     const std::vector<std::string> doc_idx_only = {
@@ -116,18 +121,20 @@ TEST_CASE("compare: row counts, row sizes, dtypes and missing files", "[compare]
     Result<CompareReport> r = CompareOutputs(Golden("seedmod-100k/dda"), b.string(), false);
     REQUIRE(r.ok());
     REQUIRE(r->different.size() == 2);
-    CHECK(r->different[0].prefix == "batch_sum/batch_sum_metric_value");
-    CHECK(r->different[0].message == "only in A");
+    CHECK(r->different[0].prefix == "batch_sum");  // a whole metric: one line
+    CHECK(r->different[0].message == "metric only in A (B has no such metric folder)");
     CHECK(r->different[1].prefix == "mod/mod_index_to_sample");
     CHECK(r->different[1].message.find("file not found") != std::string::npos);
   }
 }
 
-TEST_CASE("compare ignores non-pair files and dot-entries", "[compare]") {
+TEST_CASE("compare ignores non-pair files, dot-entries and data_clusters/", "[compare]") {
   test::ScratchDir scratch;
   const fs::path b = scratch.path() / "b";
   test::CopyGolden("seedmod-100k/dda", b);
-  std::ofstream(b / "summary.json") << "{}";
+  std::ofstream(b / "summary.json") << kSeedmodSummary;
+  fs::create_directories(b / "data_clusters");
+  test::WriteRows((b / "data_clusters" / "cluster_mod1").string(), DType::kU32, {{1, 2}});
   std::ofstream(b / "mod" / "mod_histogram.svg") << "<svg/>";
   fs::create_directories(b / ".tmp" / "mod");
   test::WriteRows((b / ".tmp" / "mod" / "mod_index_to_metric").string(), DType::kU8, {{1}});
@@ -135,6 +142,59 @@ TEST_CASE("compare ignores non-pair files and dot-entries", "[compare]") {
   REQUIRE(r.ok());
   CHECK(r->same());
   CHECK(r->equal.size() == 5);
+}
+
+TEST_CASE("compare checks each side's folders against its summary.json", "[compare]") {
+  test::ScratchDir scratch;
+  const fs::path a = scratch.path() / "a", b = scratch.path() / "b";
+  test::CopyGolden("seedmod-100k/dda", a);
+  test::CopyGolden("seedmod-100k/dda", b);
+  std::ofstream(a / "summary.json") << kSeedmodSummary;
+  // B: a rerun with only batch_sum, whose old mod/ survived (the stale folder of issue #17).
+  std::ofstream(b / "summary.json") << R"({"metrics": {"batch_sum": {}}})";
+  Result<CompareReport> r = CompareOutputs(a.string(), b.string(), false);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->same());
+  REQUIRE(r->different.size() == 2);
+  CHECK(r->different[0].prefix == "mod");
+  CHECK(r->different[0].message ==
+        "metric folder in B is not listed in B's summary.json (left from another analysis?)");
+  CHECK(r->different[1].prefix == "mod");
+  CHECK(r->different[1].message == "metric only in A (B's summary.json does not list it)");
+  CHECK(r->equal == std::vector<std::string>{"batch_sum/batch_sum_metric_value"});
+
+  SECTION("a listed metric without its folder") {
+    fs::remove_all(a / "mod");
+    std::ofstream(b / "summary.json") << kSeedmodSummary;
+    Result<CompareReport> m = CompareOutputs(a.string(), b.string(), false);
+    REQUIRE(m.ok());
+    REQUIRE_FALSE(m->different.empty());
+    CHECK(m->different[0].prefix == "mod");
+    CHECK(m->different[0].message == "listed in A's summary.json, but A has no metric folder");
+  }
+}
+
+TEST_CASE("compare: a folder that is not an analysis is bad input", "[compare]") {
+  test::ScratchDir scratch;
+  const fs::path plain = scratch.path() / "plain";
+  fs::create_directories(plain / "data");
+  test::WriteRows((plain / "data" / "tokens").string(), DType::kU16, {{1, 2, 3}});
+  for (const bool plain_first : {true, false}) {
+    Result<CompareReport> r =
+        plain_first ? CompareOutputs(plain.string(), Golden("seedmod-100k/dda"), false)
+                    : CompareOutputs(Golden("seedmod-100k/dda"), plain.string(), false);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Status::Code::kBadInput);
+    CHECK(r.status().message().find("plain: not an analysis folder: no summary.json and no "
+                                    "metric folder") != std::string::npos);
+  }
+  const fs::path broken = scratch.path() / "broken";
+  test::CopyGolden("seedmod-100k/dda", broken);
+  std::ofstream(broken / "summary.json") << "{\"metrics\": ";
+  Result<CompareReport> r = CompareOutputs(Golden("seedmod-100k/dda"), broken.string(), false);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Status::Code::kBadInput);
+  CHECK(r.status().message().find("summary.json: not valid JSON") != std::string::npos);
 }
 
 TEST_CASE("compare: a missing directory is bad input", "[compare]") {

@@ -73,9 +73,14 @@ TEST_CASE("verify accepts DeepSpeed's golden outputs", "[verify]") {
   }
 }
 
+// summary.json of a dsanalyze run of the seed benchmark, reduced to the metric list.
+constexpr const char* kSeedmodSummary =
+    R"({"metrics": {"batch_sum": {"type": "accumulate_value_over_samples"},
+                    "mod": {"type": "single_value_per_sample"}}})";
+
 TEST_CASE("verify ignores reports, non-metric folders and dot-entries", "[verify]") {
   SeedmodCopy c;
-  std::ofstream(c.out / "summary.json") << "{}";
+  std::ofstream(c.out / "summary.json") << kSeedmodSummary;
   fs::create_directories(c.out / "data_clusters");
   fs::create_directories(c.out / ".tmp-run" / "mod");
   std::ofstream(c.out / ".tmp-run" / "mod" / "mod_index_to_metric.idx") << "garbage";
@@ -99,6 +104,38 @@ TEST_CASE("verify rejects a missing save path or one without metrics as bad inpu
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.status().code() == Status::Code::kBadInput);
   CHECK(empty.status().message().find("no metric folder") != std::string::npos);
+}
+
+TEST_CASE("verify: the metric folders must be the ones summary.json lists", "[verify]") {
+  SeedmodCopy c;
+  SECTION("a planted folder summary.json does not list") {
+    // A rerun with only batch_sum whose old mod/ survived (issue #17).
+    std::ofstream(c.out / "summary.json") << R"({"metrics": {"batch_sum": {}}})";
+    RequireViolation(c.out, "mod", std::nullopt,
+                     "metric folder is not listed in summary.json (left from another analysis?)");
+    Result<VerifyReport> r = VerifyOutput(c.out.string());
+    REQUIRE(r.ok());
+    CHECK(r->violations.size() == 1);
+    CHECK(r->metrics.size() == 2);
+  }
+  SECTION("a listed metric without a folder") {
+    std::ofstream(c.out / "summary.json") << kSeedmodSummary;
+    fs::remove_all(c.out / "batch_sum");
+    RequireViolation(c.out, "batch_sum", std::nullopt,
+                     "listed in summary.json, but there is no metric folder batch_sum/");
+    Result<VerifyReport> r = VerifyOutput(c.out.string());
+    REQUIRE(r.ok());
+    REQUIRE(r->metrics.size() == 2);
+    CHECK(r->metrics[0].name == "batch_sum");
+    CHECK(r->metrics[0].type == MetricType::kAccumulateValueOverSamples);
+  }
+  SECTION("an unreadable summary.json is bad input") {
+    std::ofstream(c.out / "summary.json") << "{\"metrics\": ";
+    Result<VerifyReport> r = VerifyOutput(c.out.string());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Status::Code::kBadInput);
+    CHECK(r.status().message().find("summary.json: not valid JSON") != std::string::npos);
+  }
 }
 
 TEST_CASE("verify: index_to_metric with two rows swapped is not ascending", "[verify]") {
