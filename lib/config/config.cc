@@ -7,6 +7,7 @@
 #include <span>
 
 #include "config/json_fields.h"
+#include "util/closest_name.h"
 
 namespace dsanalyze {
 namespace {
@@ -96,12 +97,13 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
 
   std::vector<std::string_view> known(kCommonDatasetKeys.begin(), kCommonDatasetKeys.end());
   known.insert(known.end(), type_keys.begin(), type_keys.end());
-  // A key of another type is a mistake worth naming as such.
+  // A key of another type is a mistake worth naming as such, with this
+  // type's near key ("prefix" under documents means "prefixes").
   for (std::span<const std::string_view> other : kTypeKeys) {
     for (std::string_view key : other) {
       if (f.has(key) && !Contains(type_keys, key))
         return ConfigError("dataset", "key \"" + std::string(key) + "\" does not apply to type " +
-                                          json(d->type).dump());
+                                          json(d->type).dump() + DidYouMean(key, known));
     }
   }
   DSA_RETURN_IF_ERROR(f.CheckKnown(known));

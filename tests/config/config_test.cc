@@ -337,7 +337,11 @@ TEST_CASE("config: packed reads prefixes, dtype_codes and seq_length", "[config]
   CHECK(ErrorOf(Packed(R"({"dataset": {"prefixes": null}})")) ==
         "config: dataset.prefixes: required key is missing");
   CHECK(ErrorOf(Packed(R"({"dataset": {"prefix": "x"}})")) ==
-        "config: dataset: key \"prefix\" does not apply to type \"packed\"");
+        "config: dataset: key \"prefix\" does not apply to type \"packed\" (did you mean "
+        "\"prefixes\"?)");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"prefixes": null, "prefix": "x"}})")) ==
+        "config: dataset: key \"prefix\" does not apply to type \"documents\" (did you mean "
+        "\"prefixes\"?)");
   CHECK(ErrorOf(Packed(R"({"dataset": {"seq_lenght": 5}})")) ==
         "config: dataset: unknown key \"seq_lenght\" (did you mean \"seq_length\"?)");
   CHECK(ErrorOf(Documents(R"({"dataset": {"seq_length": 5}})")) ==
@@ -378,7 +382,8 @@ TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[co
   CHECK(ErrorOf(Gpt(R"({"dataset": {"prefix": ["data/a"]}})")) ==
         "config: dataset.prefix: expected a non-empty string, got [\"data/a\"]");
   CHECK(ErrorOf(Gpt(R"({"dataset": {"prefixes": ["data/a"]}})")) ==
-        "config: dataset: key \"prefixes\" does not apply to type \"megatron_gpt\"");
+        "config: dataset: key \"prefixes\" does not apply to type \"megatron_gpt\" (did you "
+        "mean \"prefix\"?)");
   CHECK(ErrorOf(Gpt(R"({"dataset": {"index_prefix": null}})")) ==
         "config: dataset.index_prefix: required key is missing (or give the paths \"doc_idx\", "
         "\"sample_idx\" and \"shuffle_idx\")");
