@@ -46,9 +46,11 @@ void PrintTimings(const RunSummary& s) {
     std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", t.stage.c_str(), t.rank0, t.slowest);
     table += line;
   }
+  // RSS counts memory-mapped input pages; anonymous memory is what a job needs.
   for (size_t r = 0; r < s.peak_rss_bytes.size(); ++r) {
-    std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB\n", r,
-                  static_cast<double>(s.peak_rss_bytes[r]) / (1 << 20));
+    std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB (anonymous %.1f MiB)\n", r,
+                  static_cast<double>(s.peak_rss_bytes[r]) / (1 << 20),
+                  static_cast<double>(s.peak_anon_bytes[r]) / (1 << 20));
     table += line;
   }
   std::fputs(table.c_str(), stderr);

@@ -74,6 +74,7 @@ Json RunSummary(const RunInfo& info) {
   j["ranks"] = info.ranks;
   j["threads"] = info.threads;
   j["peak_rss_bytes"] = info.peak_rss_bytes;
+  j["peak_anon_bytes"] = info.peak_anon_bytes;
   j["timings"] = std::move(timings);
   return j;
 }

@@ -158,6 +158,7 @@ RunInfo SampleRunInfo(const std::string& save_path) {
   info.config = {{"dataset", {{"type", "synthetic_mod"}}}, {"save_path", save_path}};
   info.timings = {{"map", 1.5, 2.0}, {"sort", 0.25, 0.5}};
   info.peak_rss_bytes = {100, 200, 300};
+  info.peak_anon_bytes = {10, 20, 30};
   info.save_path = save_path;
   return info;
 }
@@ -179,6 +180,7 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
   CHECK(s["ranks"] == 3);
   CHECK(s["threads"] == 2);
   CHECK(s["peak_rss_bytes"] == Json::array({100, 200, 300}));
+  CHECK(s["peak_anon_bytes"] == Json::array({10, 20, 30}));
   CHECK(s["timings"][1]["stage"] == "sort");
   CHECK(s["timings"][1]["max_seconds"] == 0.5);
   CHECK(s["config"]["dataset"]["type"] == "synthetic_mod");
