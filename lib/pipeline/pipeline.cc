@@ -278,6 +278,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     info.peak_rss_bytes = summary->peak_rss_bytes;
     info.peak_anon_bytes = summary->peak_anon_bytes;
     info.save_path = config.output.path;
+    info.total_curriculum_step = config.output.total_curriculum_step;
     std::vector<MetricEntry> entries;
     for (const auto& m : single) entries.push_back({m.name, MetricType::kSingleValuePerSample});
     for (const auto& m : accumulate)

@@ -47,6 +47,7 @@ struct RunInfo {
   // The final save path, for the paths in curriculum_config.json; made
   // absolute so the config works from any directory. Empty: D is used.
   std::string save_path;
+  uint64_t total_curriculum_step = 0;  // 0: a placeholder (curriculum_config.h)
 };
 
 struct MetricEntry {

@@ -243,7 +243,10 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
     CHECK(pct["max_difficulty"] == 100);
     CHECK(pct["schedule_type"] == "fixed_root");
     CHECK(pct["schedule_config"]["root_degree"] == 2);
-    CHECK(pct["schedule_config"].contains("total_curriculum_step"));
+    // No output.total_curriculum_step: DeepSpeed's example value, marked as a placeholder.
+    CHECK(pct["schedule_config"]["total_curriculum_step"] == 110000);
+    CHECK(c["_comment"].get<std::string>().find("PLACEHOLDER: schedule_config."
+                                                "total_curriculum_step") != std::string::npos);
     CHECK(pct["schedule_config"].contains("difficulty_step"));
     const Json& value = c["value_based_alternative"]["curriculum_metrics"]["mod"];
     CHECK(value["index_to_sample_path"] == final_path + "/mod/mod_index_to_sample");
@@ -281,6 +284,22 @@ TEST_CASE("WriteReports on DeepSpeed's token output", "[report]") {
                             ["curriculum_metrics"]["seqlen"]["index_to_sample_path"];
   CHECK(fs::exists(path + ".bin"));
   CHECK(fs::exists(path + ".idx"));
+}
+
+TEST_CASE("curriculum_config.json takes the run's total_curriculum_step", "[report]") {
+  test::ScratchDir scratch;
+  const fs::path d = scratch.path() / "out";
+  test::CopyGolden("seedmod-100k/dda", d);
+  RunInfo info = SampleRunInfo("");
+  info.total_curriculum_step = 55000;
+  REQUIRE(WriteReports(d.string(), {{"mod", MetricType::kSingleValuePerSample}}, info).ok());
+  const Json c = Json::parse(ReadText(d / "curriculum_config.json"));
+  const Json& active =
+      c["data_efficiency"]["data_sampling"]["curriculum_learning"]["curriculum_metrics"]["mod"];
+  CHECK(active["schedule_config"]["total_curriculum_step"] == 55000);
+  CHECK(c["value_based_alternative"]["curriculum_metrics"]["mod"]["schedule_config"]
+         ["total_curriculum_step"] == 55000);
+  CHECK(c["_comment"].get<std::string>().find("PLACEHOLDER") == std::string::npos);
 }
 
 TEST_CASE("WriteReports names the file it cannot read", "[report]") {
