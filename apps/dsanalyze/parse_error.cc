@@ -17,13 +17,12 @@ const CLI::App* ChosenCommand(const CLI::App& app) {
   return chosen.empty() ? &app : chosen.back();
 }
 
-// Every spelling of `command`'s options: "--config", "-c", "--help", ...
+// The long names of `command`'s options: "--config", "--help", ... Short
+// ones are left out: every one-letter typo is one edit from each of them.
 std::vector<std::string> OptionNames(const CLI::App& command) {
   std::vector<std::string> names;
-  for (const CLI::Option* o : command.get_options()) {
+  for (const CLI::Option* o : command.get_options())
     for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
-    for (const std::string& n : o->get_snames()) names.push_back("-" + n);
-  }
   return names;
 }
 
@@ -62,6 +61,10 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e) {
   const CLI::App& command = *ChosenCommand(app);
   std::string problem = UnknownArgument(app, command);
   if (problem.empty()) problem = e.what();
+  // CLI11 says "--rows: 1 required TEXT missing" for an option given no value.
+  const size_t colon = problem.find(": 1 required ");
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && colon != std::string::npos)
+    problem = problem.substr(0, colon) + ": needs a value";
   std::string help = "dsanalyze ";
   if (&command != &app) help += command.get_name() + " ";
   return problem + "; see " + help + "--help";

@@ -31,6 +31,8 @@ expect_error 'dsanalyze: error: unknown option "--timngs" (did you mean "--timin
 expect_error 'dsanalyze: error: unknown option "--strct" (did you mean "--strict"?); see dsanalyze compare --help' \
   compare a b --strct
 expect_error 'dsanalyze: error: unknown option "--frobnicate"; see dsanalyze --help' --frobnicate
+expect_error 'dsanalyze: error: unknown option "-x"; see dsanalyze --help' -x run.json
+expect_error 'dsanalyze: error: --rows: needs a value; see dsanalyze inspect --help' inspect a --rows
 expect_error 'dsanalyze: error: unknown command "verfy" (did you mean "verify"?); see dsanalyze --help' \
   verfy out
 expect_error 'dsanalyze: error: unexpected argument "run.json"; see dsanalyze --help' run.json
