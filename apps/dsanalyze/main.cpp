@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "comm/launch_guard.h"
+#include "parse_error.h"
 #include "util/status.h"
 
 namespace {
@@ -51,13 +52,13 @@ int main(int argc, char** argv) {
   auto* generate = app.add_subcommand("generate", "write a synthetic Zipf-like token dataset");
   generate->add_option("prefix", gen_opts.prefix, "output path without .bin/.idx")->required();
   generate->add_option("--documents", gen_opts.documents, "number of documents")
-      ->check(CLI::PositiveNumber);
+      ->check(dsanalyze::PositiveInteger());
   generate->add_option("--vocab-size", gen_opts.vocab_size, "vocabulary size")
-      ->check(CLI::PositiveNumber);
+      ->check(dsanalyze::PositiveInteger());
   generate->add_option("--min-length", gen_opts.min_length, "shortest document, tokens")
-      ->check(CLI::PositiveNumber);
+      ->check(dsanalyze::PositiveInteger());
   generate->add_option("--max-length", gen_opts.max_length, "longest document, tokens")
-      ->check(CLI::PositiveNumber);
+      ->check(dsanalyze::PositiveInteger());
   generate->add_option("--seed", gen_opts.seed, "random seed");
   generate->add_option("--zipf", gen_opts.zipf, "Zipf exponent of token frequencies")
       ->check(CLI::PositiveNumber);
@@ -86,8 +87,9 @@ int main(int argc, char** argv) {
     // MPI is initialised: only the launcher's rank 0 prints the error.
     if (const std::optional<int> rank = dsanalyze::LauncherRank(); rank && *rank != 0)
       return e.get_exit_code() == 0 ? 0 : dsanalyze::kExitBadInput;
-    int code = app.exit(e);
-    return code == 0 ? 0 : dsanalyze::kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "dsanalyze: error: %s\n", dsanalyze::ParseErrorLine(app, e).c_str());
+    return dsanalyze::kExitBadInput;
   }
 
   if (*run) return cli::Run(run_opts, argc, argv);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -12,6 +13,7 @@
 #include "comm/launch_guard.h"
 #include "config/config.h"
 #include "pipeline/pipeline.h"
+#include "report/curriculum_config.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -46,12 +48,29 @@ void PrintTimings(const RunSummary& s) {
     std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", t.stage.c_str(), t.rank0, t.slowest);
     table += line;
   }
+  // RSS counts memory-mapped input pages; anonymous memory is what a job needs.
   for (size_t r = 0; r < s.peak_rss_bytes.size(); ++r) {
-    std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB\n", r,
-                  static_cast<double>(s.peak_rss_bytes[r]) / (1 << 20));
+    std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB (anonymous %.1f MiB)\n", r,
+                  static_cast<double>(s.peak_rss_bytes[r]) / (1 << 20),
+                  static_cast<double>(s.peak_anon_bytes[r]) / (1 << 20));
     table += line;
   }
   std::fputs(table.c_str(), stderr);
+}
+
+// Users paste curriculum_config.json as it is; a placeholder schedule length
+// must not go unnoticed.
+void WarnOfPlaceholder(const Config& config) {
+  std::error_code ec;
+  if (config.output.total_curriculum_step != 0 ||
+      !std::filesystem::exists(std::filesystem::path(config.output.path) / "curriculum_config.json",
+                               ec))
+    return;
+  spdlog::warn(
+      "curriculum_config.json: total_curriculum_step is a placeholder ({}, DeepSpeed's example); "
+      "set it to the step at which the curriculum should reach full difficulty, or give "
+      "output.total_curriculum_step in the config",
+      kPlaceholderCurriculumStep);
 }
 
 }  // namespace
@@ -81,6 +100,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
     spdlog::info("done: {} samples in {:.3f} s, output in {}", summary.samples,
                  summary.total_seconds, config->output.path);
     if (options.timings) PrintTimings(summary);
+    WarnOfPlaceholder(*config);
   }
   if (FinalizeMayHang(comm)) ExitWithoutFinalize(comm, st.exit_code());
   return st.exit_code();

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "config/json_fields.h"
+#include "util/closest_name.h"
 
 namespace dsanalyze {
 namespace {
@@ -96,12 +97,13 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
 
   std::vector<std::string_view> known(kCommonDatasetKeys.begin(), kCommonDatasetKeys.end());
   known.insert(known.end(), type_keys.begin(), type_keys.end());
-  // A key of another type is a mistake worth naming as such.
+  // A key of another type is a mistake worth naming as such, with this
+  // type's near key ("prefix" under documents means "prefixes").
   for (std::span<const std::string_view> other : kTypeKeys) {
     for (std::string_view key : other) {
       if (f.has(key) && !Contains(type_keys, key))
         return ConfigError("dataset", "key \"" + std::string(key) + "\" does not apply to type " +
-                                          json(d->type).dump());
+                                          json(d->type).dump() + DidYouMean(key, known));
     }
   }
   DSA_RETURN_IF_ERROR(f.CheckKnown(known));
@@ -185,7 +187,8 @@ Status ParseMetrics(const json& j, std::vector<MetricConfig>* metrics) {
 
 Status ParseOutput(const json& j, OutputConfig* o) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "output"));
-  constexpr std::array<std::string_view, 4> kKeys = {"path", "dtype_codes", "chunk_bytes", "fsync"};
+  constexpr std::array<std::string_view, 5> kKeys = {"path", "dtype_codes", "chunk_bytes", "fsync",
+                                                     "total_curriculum_step"};
   DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
   DSA_RETURN_IF_ERROR(f.Require("path"));
   DSA_RETURN_IF_ERROR(f.String("path", &o->path));
@@ -198,6 +201,8 @@ Status ParseOutput(const json& j, OutputConfig* o) {
                        "\"deepspeed\" or \"deepspeed-legacy\"");
   DSA_RETURN_IF_ERROR(f.Uint("chunk_bytes", kMinChunkBytes, kMaxChunkBytes, &o->chunk_bytes));
   DSA_RETURN_IF_ERROR(f.Bool("fsync", &o->fsync));
+  DSA_RETURN_IF_ERROR(f.Uint("total_curriculum_step", 1, std::numeric_limits<int64_t>::max(),
+                             &o->total_curriculum_step));
   return Status::OK();
 }
 
@@ -269,13 +274,14 @@ json ConfigToJson(const Config& c) {
     metrics.push_back(std::move(entry));
   }
   const OutputConfig& o = c.output;
+  json output = {{"path", o.path},
+                 {"dtype_codes", CodeTableName(o.dtype_codes)},
+                 {"chunk_bytes", o.chunk_bytes},
+                 {"fsync", o.fsync}};
+  if (o.total_curriculum_step != 0) output["total_curriculum_step"] = o.total_curriculum_step;
   return {{"dataset", std::move(dataset)},
           {"metrics", std::move(metrics)},
-          {"output",
-           {{"path", o.path},
-            {"dtype_codes", CodeTableName(o.dtype_codes)},
-            {"chunk_bytes", o.chunk_bytes},
-            {"fsync", o.fsync}}},
+          {"output", std::move(output)},
           {"map", {{"threads", c.map.threads}, {"batch_size", c.map.batch_size}}}};
 }
 

@@ -66,6 +66,10 @@ struct OutputConfig {
   CodeTable dtype_codes = CodeTable::kDeepSpeed;  // table for written files (not megatron)
   uint64_t chunk_bytes = 4 << 20;  // max bytes per message when ranks stream to rank 0 (>= 64)
   bool fsync = false;              // fdatasync output files before renaming into place
+  // schedule_config.total_curriculum_step in curriculum_config.json: the
+  // training step at which the curriculum reaches full difficulty. 0: not
+  // given, DeepSpeed's example value is written as a placeholder.
+  uint64_t total_curriculum_step = 0;
 
   bool operator==(const OutputConfig&) const = default;
 };

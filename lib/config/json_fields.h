@@ -24,10 +24,6 @@ Status ConfigError(std::string_view path, std::string_view problem);
 // A short rendering of a JSON value for messages: "2" for the string "2", 3.5, [1,2,...].
 std::string ShortJson(const nlohmann::json& j);
 
-// " (did you mean \"x\"?)" when some choice is within a small edit distance of
-// `word`, else "".
-std::string DidYouMean(std::string_view word, std::span<const std::string_view> choices);
-
 class JsonFields {
  public:
   // Fails unless `j` is an object; `path` is its key path ("" for the top level).

@@ -9,6 +9,7 @@
 #include "metrics/plugin_library.h"
 #include "metrics/plugin_metric.h"
 #include "metrics/rarity.h"
+#include "util/closest_name.h"
 
 namespace dsanalyze {
 namespace {

@@ -1,7 +1,6 @@
 #include "pipeline/pipeline.h"
 
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -20,6 +19,7 @@
 #include "pipeline/work_split.h"
 #include "report/output_layout.h"
 #include "report/report.h"
+#include "util/memory_usage.h"
 
 namespace dsanalyze {
 namespace {
@@ -43,6 +43,8 @@ constexpr const char* kStageNames[kNumStages] = {
     "open",     "map",   "minmax", "sample_to_metric", "local_sort",   "splitters",
     "exchange", "merge", "write",  "accumulate",       "report_commit"};
 
+// Stage times, and the anonymous memory sampled at each stage end (Linux
+// keeps no peak of it; see util/memory_usage.h).
 class StageClock {
  public:
   void Start() { t0_ = MPI_Wtime(); }
@@ -51,13 +53,20 @@ class StageClock {
     const double t = MPI_Wtime();
     seconds[stage] += t - t0_;
     t0_ = t;
+    SampleMemory();
   }
   void Add(Stage stage, double s) { seconds[stage] += s; }
   // Starts timing anew without attributing the time since the last Lap.
-  void Restart() { t0_ = MPI_Wtime(); }
+  void Restart() {
+    t0_ = MPI_Wtime();
+    SampleMemory();
+  }
   std::vector<double> seconds = std::vector<double>(kNumStages, 0.0);
+  int64_t peak_anon_bytes = 0;
 
  private:
+  void SampleMemory() { peak_anon_bytes = std::max(peak_anon_bytes, AnonRssBytes()); }
+
   double t0_ = 0;
 };
 
@@ -90,12 +99,6 @@ Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const Local
       WriteIndexFiles(comm, keys, codec, prefixes, metric_dtype, sample_dtype, wopt, &distinct);
   clock->Lap(kStageWrite);
   return s;
-}
-
-int64_t PeakRssBytes() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<int64_t>(ru.ru_maxrss) * 1024;
 }
 
 }  // namespace
@@ -261,6 +264,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   for (int s = 0; s < kNumStages; ++s)
     summary->stages.push_back({kStageNames[s], clock.seconds[s], slowest[s]});
   summary->peak_rss_bytes = comm.Allgather<int64_t>(PeakRssBytes());
+  summary->peak_anon_bytes = comm.Allgather<int64_t>(clock.peak_anon_bytes);
   if (comm.is_root()) {
     RunInfo info;
     info.tool_version = DSANALYZE_VERSION;
@@ -268,10 +272,15 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     info.threads = config.map.threads;
     info.config_hash = context.config_hash;
     info.config = ConfigToJson(config);
+    // Not report_commit: it is still running while summary.json is written,
+    // so only --timings (RunSummary) can show it.
     for (const StageTime& t : summary->stages)
-      info.timings.push_back({t.stage, t.rank0, t.slowest});
+      if (t.stage != kStageNames[kStageCommit])
+        info.timings.push_back({t.stage, t.rank0, t.slowest});
     info.peak_rss_bytes = summary->peak_rss_bytes;
+    info.peak_anon_bytes = summary->peak_anon_bytes;
     info.save_path = config.output.path;
+    info.total_curriculum_step = config.output.total_curriculum_step;
     std::vector<MetricEntry> entries;
     for (const auto& m : single) entries.push_back({m.name, MetricType::kSingleValuePerSample});
     for (const auto& m : accumulate)

@@ -28,7 +28,8 @@ struct StageTime {
 struct RunSummary {
   uint64_t samples = 0;
   std::vector<StageTime> stages;
-  std::vector<int64_t> peak_rss_bytes;  // per rank
+  std::vector<int64_t> peak_rss_bytes;   // per rank, mapped input pages included
+  std::vector<int64_t> peak_anon_bytes;  // per rank, anonymous only, sampled at stage ends
   double total_seconds = 0;
 };
 

@@ -15,9 +15,11 @@
 // alternative (index_to_sample, difficulty = metric min..max) is written next
 // to data_efficiency under "value_based_alternative"; swapping it in means
 // replacing curriculum_metrics with it. The schedule is DeepSpeed's
-// fixed_root with root_degree 2 and difficulty_step 1; total_curriculum_step
-// is a placeholder (110000, from DeepSpeed's GPT example) to set to the
-// training's curriculum length.
+// fixed_root with root_degree 2 and difficulty_step 1. total_curriculum_step
+// is the step at which difficulty reaches its maximum; DeepSpeed says it must
+// be tuned per training, so it is never derived here: it is the run's
+// output.total_curriculum_step, or else DeepSpeed's GPT example value
+// (kPlaceholderCurriculumStep) and the _comment says it is a placeholder.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +35,15 @@ struct CurriculumMetric {
   int64_t max_value = 0;
 };
 
+// DeepSpeed's value in its GPT-3 data-efficiency example, written when the
+// run gives none.
+inline constexpr int64_t kPlaceholderCurriculumStep = 110000;
+
 // The whole curriculum_config.json document for single-value metrics saved
 // under `save_path` (paths are built as save_path/M/M_<kind>).
+// `total_curriculum_step` 0 means not given: the placeholder is written.
 nlohmann::ordered_json CurriculumConfig(const std::string& save_path,
-                                        const std::vector<CurriculumMetric>& metrics);
+                                        const std::vector<CurriculumMetric>& metrics,
+                                        uint64_t total_curriculum_step);
 
 }  // namespace dsanalyze

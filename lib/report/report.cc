@@ -74,6 +74,7 @@ Json RunSummary(const RunInfo& info) {
   j["ranks"] = info.ranks;
   j["threads"] = info.threads;
   j["peak_rss_bytes"] = info.peak_rss_bytes;
+  j["peak_anon_bytes"] = info.peak_anon_bytes;
   j["timings"] = std::move(timings);
   return j;
 }
@@ -111,8 +112,9 @@ Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metr
           .lexically_normal();
   if (ec)
     return Status::IoError(info.save_path + ": cannot make the path absolute: " + ec.message());
-  return WriteFileAtomic((std::filesystem::path(dir) / "curriculum_config.json").string(),
-                         CurriculumConfig(save_path.string(), curriculum).dump(2) + "\n");
+  return WriteFileAtomic(
+      (std::filesystem::path(dir) / "curriculum_config.json").string(),
+      CurriculumConfig(save_path.string(), curriculum, info.total_curriculum_step).dump(2) + "\n");
 }
 
 }  // namespace dsanalyze

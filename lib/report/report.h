@@ -7,8 +7,9 @@
 //  - D/summary.json: per metric its type, dtypes, samples, distinct values,
 //    min, max, exact mean and sum, the nearest-rank percentiles 0, 5, ..., 100
 //    (see metric_stats.h); for accumulate metrics length, sum, min and max;
-//    plus the run's stage timings, ranks, threads, peak RSS per rank, tool
-//    version, config hash and config;
+//    plus the run's stage timings (all but report_commit, which is still
+//    running), ranks, threads, peak RSS and peak anonymous memory per rank,
+//    tool version, config hash and config;
 //  - D/M/M_histogram.svg for each single-value metric (histogram_svg.h);
 //  - D/curriculum_config.json: the DeepSpeed data_efficiency block for the
 //    single-value metrics that have samples, with paths under
@@ -41,10 +42,12 @@ struct RunInfo {
   std::string config_hash;
   nlohmann::json config;
   std::vector<StageTiming> timings;
-  std::vector<int64_t> peak_rss_bytes;  // one per rank
+  std::vector<int64_t> peak_rss_bytes;   // one per rank
+  std::vector<int64_t> peak_anon_bytes;  // one per rank (util/memory_usage.h)
   // The final save path, for the paths in curriculum_config.json; made
   // absolute so the config works from any directory. Empty: D is used.
   std::string save_path;
+  uint64_t total_curriculum_step = 0;  // 0: a placeholder (curriculum_config.h)
 };
 
 struct MetricEntry {

@@ -88,6 +88,7 @@ TEST_CASE("config: the synthetic_mod shape parses with its values and defaults",
   CHECK(c->output.dtype_codes == CodeTable::kDeepSpeed);
   CHECK(c->output.chunk_bytes == 4u << 20);
   CHECK_FALSE(c->output.fsync);
+  CHECK(c->output.total_curriculum_step == 0);  // not given: a placeholder is written
   CHECK(c->map.threads == 1);
   CHECK(c->map.batch_size == 1024);
   CHECK(c->source == SyntheticShape());
@@ -110,7 +111,8 @@ TEST_CASE("config: every optional key is read", "[config]") {
     "dataset": {"type": "documents", "prefixes": ["a", "b/c"], "dtype_codes": "deepspeed-legacy",
                 "ignore_token_ids": [0, -1, 50256], "sample_indices": "ids.npy"},
     "metrics": [{"name": "x.y-z_1", "metric": "m", "plugin": "./p.so", "params": {"k": [1, 2]}}],
-    "output": {"path": "o", "dtype_codes": "deepspeed-legacy", "chunk_bytes": 64, "fsync": true},
+    "output": {"path": "o", "dtype_codes": "deepspeed-legacy", "chunk_bytes": 64, "fsync": true,
+               "total_curriculum_step": 55000},
     "map": {"threads": 256, "batch_size": 1e3}})");
   Result<Config> c = ParseConfig(j);
   REQUIRE(c.ok());
@@ -123,6 +125,7 @@ TEST_CASE("config: every optional key is read", "[config]") {
   CHECK(c->output.dtype_codes == CodeTable::kDeepSpeedLegacy);
   CHECK(c->output.chunk_bytes == 64);
   CHECK(c->output.fsync);
+  CHECK(c->output.total_curriculum_step == 55000);
   CHECK(c->map.threads == 256);
   CHECK(c->map.batch_size == 1000);  // 1e3 is an integral float
 
@@ -140,7 +143,8 @@ TEST_CASE("config: ConfigToJson round-trips and fills in defaults", "[config]") 
         Documents(R"({"dataset": {"ignore_token_ids": [3, 1], "sample_indices": "s.npy"},
                       "metrics": [{"name": "p", "metric": "q", "plugin": "x.so",
                                    "params": {"a": 1}}],
-                      "output": {"fsync": true, "chunk_bytes": 100}})")}) {
+                      "output": {"fsync": true, "chunk_bytes": 100,
+                                 "total_curriculum_step": 7}})")}) {
     Result<Config> c = ParseConfig(j);
     REQUIRE(c.ok());
     const json effective = ConfigToJson(*c);
@@ -218,6 +222,13 @@ TEST_CASE("config: wrong types", "[config]") {
         "config: metrics[0]: expected a JSON object {...}, got \"value\"");
   CHECK(ErrorOf(Synthetic(R"({"output": {"fsync": "yes"}})")) ==
         "config: output.fsync: expected true or false, got \"yes\"");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"total_curriculum_step": 0}})")) ==
+        "config: output.total_curriculum_step: expected a positive integer, got 0");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"total_curriculum_step": "55000"}})")) ==
+        "config: output.total_curriculum_step: expected a positive integer, got \"55000\"");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"total_curriculum_steps": 5}})")) ==
+        "config: output: unknown key \"total_curriculum_steps\" (did you mean "
+        "\"total_curriculum_step\"?)");
   CHECK(ErrorOf(Synthetic(R"({"output": {"path": ""}})")) ==
         "config: output.path: expected a non-empty string, got \"\"");
   CHECK(ErrorOf(Documents(R"({"dataset": {"prefixes": "data/x"}})")) ==
@@ -337,7 +348,11 @@ TEST_CASE("config: packed reads prefixes, dtype_codes and seq_length", "[config]
   CHECK(ErrorOf(Packed(R"({"dataset": {"prefixes": null}})")) ==
         "config: dataset.prefixes: required key is missing");
   CHECK(ErrorOf(Packed(R"({"dataset": {"prefix": "x"}})")) ==
-        "config: dataset: key \"prefix\" does not apply to type \"packed\"");
+        "config: dataset: key \"prefix\" does not apply to type \"packed\" (did you mean "
+        "\"prefixes\"?)");
+  CHECK(ErrorOf(Documents(R"({"dataset": {"prefixes": null, "prefix": "x"}})")) ==
+        "config: dataset: key \"prefix\" does not apply to type \"documents\" (did you mean "
+        "\"prefixes\"?)");
   CHECK(ErrorOf(Packed(R"({"dataset": {"seq_lenght": 5}})")) ==
         "config: dataset: unknown key \"seq_lenght\" (did you mean \"seq_length\"?)");
   CHECK(ErrorOf(Documents(R"({"dataset": {"seq_length": 5}})")) ==
@@ -378,7 +393,8 @@ TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[co
   CHECK(ErrorOf(Gpt(R"({"dataset": {"prefix": ["data/a"]}})")) ==
         "config: dataset.prefix: expected a non-empty string, got [\"data/a\"]");
   CHECK(ErrorOf(Gpt(R"({"dataset": {"prefixes": ["data/a"]}})")) ==
-        "config: dataset: key \"prefixes\" does not apply to type \"megatron_gpt\"");
+        "config: dataset: key \"prefixes\" does not apply to type \"megatron_gpt\" (did you "
+        "mean \"prefix\"?)");
   CHECK(ErrorOf(Gpt(R"({"dataset": {"index_prefix": null}})")) ==
         "config: dataset.index_prefix: required key is missing (or give the paths \"doc_idx\", "
         "\"sample_idx\" and \"shuffle_idx\")");

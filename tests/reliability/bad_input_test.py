@@ -300,6 +300,19 @@ def config_chunk_bytes_too_small(c):
 
 
 @case
+def config_total_curriculum_step_zero(c):
+    return (c.config(output={"path": c.save, "total_curriculum_step": 0}), 2,
+            ["output.total_curriculum_step", "positive integer", "0"])
+
+
+@case
+def config_dataset_key_of_other_type(c):
+    docs = dict(c.documents())
+    docs["prefix"] = docs.pop("prefixes")[0]
+    return c.config(dataset=docs), 2, ['"prefix" does not apply', 'did you mean "prefixes"']
+
+
+@case
 def config_output_megatron_codes(c):
     return c.config(output={"path": c.save, "dtype_codes": "megatron"}), 2, [
         "output.dtype_codes", "cannot be written"]

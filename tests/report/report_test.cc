@@ -158,6 +158,7 @@ RunInfo SampleRunInfo(const std::string& save_path) {
   info.config = {{"dataset", {{"type", "synthetic_mod"}}}, {"save_path", save_path}};
   info.timings = {{"map", 1.5, 2.0}, {"sort", 0.25, 0.5}};
   info.peak_rss_bytes = {100, 200, 300};
+  info.peak_anon_bytes = {10, 20, 30};
   info.save_path = save_path;
   return info;
 }
@@ -179,6 +180,7 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
   CHECK(s["ranks"] == 3);
   CHECK(s["threads"] == 2);
   CHECK(s["peak_rss_bytes"] == Json::array({100, 200, 300}));
+  CHECK(s["peak_anon_bytes"] == Json::array({10, 20, 30}));
   CHECK(s["timings"][1]["stage"] == "sort");
   CHECK(s["timings"][1]["max_seconds"] == 0.5);
   CHECK(s["config"]["dataset"]["type"] == "synthetic_mod");
@@ -241,7 +243,10 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
     CHECK(pct["max_difficulty"] == 100);
     CHECK(pct["schedule_type"] == "fixed_root");
     CHECK(pct["schedule_config"]["root_degree"] == 2);
-    CHECK(pct["schedule_config"].contains("total_curriculum_step"));
+    // No output.total_curriculum_step: DeepSpeed's example value, marked as a placeholder.
+    CHECK(pct["schedule_config"]["total_curriculum_step"] == 110000);
+    CHECK(c["_comment"].get<std::string>().find("PLACEHOLDER: schedule_config."
+                                                "total_curriculum_step") != std::string::npos);
     CHECK(pct["schedule_config"].contains("difficulty_step"));
     const Json& value = c["value_based_alternative"]["curriculum_metrics"]["mod"];
     CHECK(value["index_to_sample_path"] == final_path + "/mod/mod_index_to_sample");
@@ -279,6 +284,22 @@ TEST_CASE("WriteReports on DeepSpeed's token output", "[report]") {
                             ["curriculum_metrics"]["seqlen"]["index_to_sample_path"];
   CHECK(fs::exists(path + ".bin"));
   CHECK(fs::exists(path + ".idx"));
+}
+
+TEST_CASE("curriculum_config.json takes the run's total_curriculum_step", "[report]") {
+  test::ScratchDir scratch;
+  const fs::path d = scratch.path() / "out";
+  test::CopyGolden("seedmod-100k/dda", d);
+  RunInfo info = SampleRunInfo("");
+  info.total_curriculum_step = 55000;
+  REQUIRE(WriteReports(d.string(), {{"mod", MetricType::kSingleValuePerSample}}, info).ok());
+  const Json c = Json::parse(ReadText(d / "curriculum_config.json"));
+  const Json& active =
+      c["data_efficiency"]["data_sampling"]["curriculum_learning"]["curriculum_metrics"]["mod"];
+  CHECK(active["schedule_config"]["total_curriculum_step"] == 55000);
+  CHECK(c["value_based_alternative"]["curriculum_metrics"]["mod"]["schedule_config"]
+         ["total_curriculum_step"] == 55000);
+  CHECK(c["_comment"].get<std::string>().find("PLACEHOLDER") == std::string::npos);
 }
 
 TEST_CASE("WriteReports names the file it cannot read", "[report]") {
