@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -70,8 +69,6 @@ bool IsTerminal(const std::string& pid) {
 }  // namespace
 
 bool StderrReachesTerminal() {
-  if (const char* hint = std::getenv("DSANALYZE_LIVE_PROGRESS"); hint && *hint)
-    return std::string(hint) == "1";
   if (isatty(STDERR_FILENO)) return true;
   // Launchers nest a few levels deep (mpiexec → proxy → rank); 8 is plenty.
   std::string pid = std::to_string(getpid());

@@ -9,17 +9,15 @@
 //
 // StderrReachesTerminal() is true when
 //   1. stderr is a terminal, or
-//   2. the environment variable DSANALYZE_LIVE_PROGRESS is 1 (a hint for
-//      launchers whose forwarding cannot be followed, e.g. `srun -u` on a
-//      remote node), or
-//   3. following stderr's pipe to its reader, parent by parent, through MPI
+//   2. following stderr's pipe to its reader, parent by parent, through MPI
 //      launcher processes only (mpiexec, mpirun, hydra_pmi_proxy, orted, ...
 //      that hold the other end of the pipe), reaches one whose stderr is a
 //      terminal. Any other reader stops the walk: `| tee log`, a file, ctest
 //      or a test script capturing output, a remote launcher — the output goes
 //      to a log, not a screen, and must not fill up with `\r` redraws.
-// DSANALYZE_LIVE_PROGRESS=0 forces false. Linux /proc only; elsewhere rule 3
-// finds nothing. Reads /proc and the environment; thread-compatible.
+// A remote launcher (srun from a login node) cannot be followed: there
+// `--progress always` logs plain lines. Linux /proc only; elsewhere rule 2
+// finds nothing. Reads /proc; thread-compatible.
 #pragma once
 
 namespace dsanalyze {

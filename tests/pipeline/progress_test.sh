@@ -5,7 +5,6 @@
 #   exchange, write, metric_value, report — cleared at the end;
 # - auto with mpiexec's stderr in a file (also inside that terminal): no `\r`,
 #   no progress line (the run is shorter than the 10 s log interval);
-#   DSANALYZE_LIVE_PROGRESS=1 there: live lines anyway;
 # - always into a file: one plain `[progress]` line per stage, no `\r`;
 # - never, and the deprecated --no-progress: no progress and no summary;
 # - the end-of-run summary's figures for the demo data; stdout stays empty;
@@ -39,8 +38,6 @@ grep -qF '[progress]' tty.txt && fail "plain progress lines in a terminal"
 script -qfec "$run 2> redirected.err" /dev/null > /dev/null || fail "redirected: exit $?"
 grep -qF $'\r' redirected.err && fail "auto drew live lines into a file"
 grep -qF '[progress]' redirected.err && fail "auto logged progress lines for a short run"
-DSANALYZE_LIVE_PROGRESS=1 $run 2> hinted.err || fail "hint: exit $?"
-grep -qF $'\r'"map " hinted.err || fail "DSANALYZE_LIVE_PROGRESS=1 drew no live line"
 
 # always, into a file: one plain line per stage.
 $run --progress always > always.out 2> always.err || fail "always: exit $?"
