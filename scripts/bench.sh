@@ -53,7 +53,7 @@ run_case() {
     rm -rf "$scratch/out-$name"
     local t0 t1
     t0=$(date +%s.%N)
-    mpiexec -n "$ranks" "$bin" --config "$scratch/$name.json" --quiet --no-progress
+    mpiexec -n "$ranks" "$bin" --config "$scratch/$name.json" --quiet --progress never
     t1=$(date +%s.%N)
     python3 - "$name" "$ranks" "$t0" "$t1" "$scratch/out-$name/summary.json" >> "$results" <<'PY'
 import json, sys

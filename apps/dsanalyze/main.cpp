@@ -20,7 +20,13 @@ void AddRunOptions(CLI::App& app, dsanalyze::cli::RunOptions& o, bool config_req
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   app.add_flag("-q,--quiet", o.quiet, "print errors only");
   app.add_flag("--timings", o.timings, "print per-stage timings for rank 0 and the slowest rank");
-  app.add_flag("!--no-progress", o.progress, "do not show map progress");
+  app.add_option("--progress", o.progress,
+                 "show each stage's progress and a per-metric summary on stderr: auto (a live "
+                 "line on a terminal, also under mpiexec), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  // Deprecated spelling of --progress never, kept for old scripts; not in --help.
+  app.add_flag_callback("--no-progress", [&o] { o.progress = "never"; })->group("");
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ struct RunOptions {
   std::string log_level = "info";  // trace, debug, info, warn, error, off
   bool quiet = false;              // only errors
   bool timings = false;            // print the per-stage timing table
-  bool progress = true;
+  std::string progress = "auto";   // auto, always, never (pipeline/progress.h)
 };
 // `dsanalyze [run] --config FILE`: the analysis, under MPI (MPI_Init inside).
 int Run(const RunOptions& options, int argc, char** argv);

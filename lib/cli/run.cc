@@ -14,6 +14,8 @@
 #include "config/config.h"
 #include "pipeline/pipeline.h"
 #include "report/curriculum_config.h"
+#include "report/run_digest.h"
+#include "util/terminal.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -73,6 +75,25 @@ void WarnOfPlaceholder(const Config& config) {
       kPlaceholderCurriculumStep);
 }
 
+// --progress, with --quiet silencing auto. Only rank 0 shows it, so only
+// rank 0 looks for the terminal.
+ProgressOptions ProgressFor(const RunOptions& o, bool root) {
+  ProgressOptions p;
+  p.mode = o.progress == "always"             ? ProgressMode::kAlways
+           : o.progress == "never" || o.quiet ? ProgressMode::kNever
+                                              : ProgressMode::kAuto;
+  p.live = root && p.mode != ProgressMode::kNever && StderrReachesTerminal();
+  return p;
+}
+
+void PrintDigest(const std::string& save_path) {
+  Result<std::string> digest = FormatRunDigest(save_path);
+  if (digest.ok())
+    std::fputs(("metrics:\n" + *digest).c_str(), stderr);
+  else
+    spdlog::warn("no metric summary: {}", digest.status().message());
+}
+
 }  // namespace
 
 int Run(const RunOptions& options, int argc, char** argv) {
@@ -86,12 +107,13 @@ int Run(const RunOptions& options, int argc, char** argv) {
 
   Status st;
   RunSummary summary;
+  const ProgressOptions progress = ProgressFor(options, comm.is_root());
   auto config = LoadConfig(options.config_path);
   st = comm.AgreeOnStatus(config.status());
   if (st.ok()) {
     RunContext context;
     context.config_hash = HashFile(options.config_path);
-    context.progress = options.progress;
+    context.progress = progress;
     st = RunPipeline(*config, context, comm, &summary);
   }
   if (!st.ok()) {
@@ -100,6 +122,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
     spdlog::info("done: {} samples in {:.3f} s, output in {}", summary.samples,
                  summary.total_seconds, config->output.path);
     if (options.timings) PrintTimings(summary);
+    if (progress.mode != ProgressMode::kNever) PrintDigest(config->output.path);
     WarnOfPlaceholder(*config);
   }
   if (FinalizeMayHang(comm)) ExitWithoutFinalize(comm, st.exit_code());

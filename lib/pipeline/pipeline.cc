@@ -76,18 +76,27 @@ struct NamedMetric {
   const MetricConfig* config;
 };
 
+// What SortAndIndex shows of its stages.
+struct MetricProgress {
+  Progress* progress;
+  std::string metric;
+  uint64_t samples;  // keys in the job
+};
+
 // Sorts one single-value metric's pairs across ranks and writes its index files.
 template <class Key>
 Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const LocalIds& ids,
                     const KeyLayout& layout, const IndexFilePrefixes& prefixes, DType metric_dtype,
                     DType sample_dtype, const WriteOptions& wopt, unsigned threads,
-                    StageClock* clock) {
+                    StageClock* clock, const MetricProgress& shown) {
+  shown.progress->Begin(shown.metric + ": sort");
   KeyCodec<Key> codec{layout};
   std::vector<Key> keys = SortPairs(std::move(values), ids, codec, threads);
   clock->Lap(kStageLocalSort);
 
   const unsigned key_bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
   SampleSortTimes st;
+  shown.progress->Begin(shown.metric + ": exchange");
   keys = SampleSort(comm, std::move(keys), key_bits, &st);
   clock->Add(kStageSplitters, st.splitters);
   clock->Add(kStageExchange, st.exchange);
@@ -95,6 +104,7 @@ Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const Local
   clock->Restart();
 
   uint64_t distinct = 0;
+  shown.progress->Begin(shown.metric + ": write", shown.samples, "keys");
   Status s =
       WriteIndexFiles(comm, keys, codec, prefixes, metric_dtype, sample_dtype, wopt, &distinct);
   clock->Lap(kStageWrite);
@@ -106,6 +116,7 @@ Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const Local
 Status RunPipeline(const Config& config, const RunContext& context, const Comm& comm,
                    RunSummary* summary) {
   const double start = MPI_Wtime();
+  Progress progress(context.progress, comm.is_root());
   StageClock clock;
   clock.Start();
 
@@ -156,6 +167,9 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   std::vector<const MetricConfig*> accumulate_configs;
   for (auto& m : accumulate) accumulate_configs.push_back(m.config);
   std::vector<std::optional<std::vector<int64_t>>> precomputed;
+  if (std::any_of(metric_ptrs.begin(), metric_ptrs.end(),
+                  [](const Metric* m) { return !m->dependencies().empty(); }))
+    progress.Begin("dependency pass");
   DSA_RETURN_IF_ERROR(ResolveDependencies(comm, *dataset, range, metric_ptrs, config.map.threads,
                                           config.map.batch_size, accumulate_configs, &precomputed));
 
@@ -170,10 +184,9 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   }
   MapJob job(*dataset, single_map, accumulate_map, range, config.map.threads,
              config.map.batch_size);
+  progress.Begin("map", n, "samples");
   job.Start();
-  ProgressOptions progress;
-  progress.show = context.progress;
-  WaitForMap(comm, job, n, progress);
+  WaitForMap(comm, job, &progress, context.progress.interval);
   auto mapped = job.Finish();
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(mapped.status()));
   MapResult map = std::move(mapped).value();
@@ -183,6 +196,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   wopt.table = config.output.dtype_codes;
   wopt.sync = config.output.fsync;
   wopt.chunk_bytes = config.output.chunk_bytes;
+  wopt.rows_done = progress.counter();
 
   // Sample ids: the iteration positions 0..N-1, or the config's sample_indices.
   LocalIds local_ids;
@@ -210,6 +224,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     const int64_t vmax = comm.Allreduce(local_mm[1], MPI_MAX);
     const DType metric_dtype = FitIntDType(vmin, vmax);
     clock.Lap(kStageMinMax);
+    progress.Begin(name + ": sample_to_metric", n, "rows");
 
     if (comm.is_root()) st = staged->MakeMetricDir(name).status();
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
@@ -229,10 +244,12 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
                                      prefix(kIndexToSamplePercentile)};
     if (layout.fits_u64()) {
       st = SortAndIndex<uint64_t>(comm, std::move(values), local_ids, layout, prefixes,
-                                  metric_dtype, sample_dtype, wopt, config.map.threads, &clock);
+                                  metric_dtype, sample_dtype, wopt, config.map.threads, &clock,
+                                  {&progress, name, n});
     } else {
       st = SortAndIndex<WideKey>(comm, std::move(values), local_ids, layout, prefixes, metric_dtype,
-                                 sample_dtype, wopt, config.map.threads, &clock);
+                                 sample_dtype, wopt, config.map.threads, &clock,
+                                 {&progress, name, n});
     }
     DSA_RETURN_IF_ERROR(st);
     committed.push_back(name);
@@ -241,6 +258,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   size_t mapped_sums = 0;  // index into map.sums of the next mapped accumulate metric
   for (size_t a = 0; a < accumulate.size(); ++a) {
     const std::string& name = accumulate[a].name;
+    progress.Begin(name + ": metric_value");
     std::string prefix;
     if (comm.is_root()) {
       st = staged->MakeMetricDir(name).status();
@@ -258,6 +276,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   // Timings of rank 0 and the slowest rank, every rank's peak RSS; then the
   // reports and the commit on rank 0.
+  progress.Begin("report");
   const std::vector<double> slowest = comm.Allreduce<double>(clock.seconds, MPI_MAX);
   summary->samples = n;
   summary->stages.clear();
@@ -297,6 +316,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   // Measured after the summary was written: only the log shows it (rank 0's work).
   summary->stages.back().rank0 = summary->stages.back().slowest = clock.seconds[kStageCommit];
   summary->total_seconds = MPI_Wtime() - start;
+  progress.End();
   return Status::OK();
 }
 

@@ -14,6 +14,7 @@
 
 #include "comm/comm.h"
 #include "config/config.h"
+#include "pipeline/progress.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -34,8 +35,8 @@ struct RunSummary {
 };
 
 struct RunContext {
-  std::string config_hash;  // of the config file's bytes, for the report
-  bool progress = false;    // show map progress on rank 0
+  std::string config_hash;   // of the config file's bytes, for the report
+  ProgressOptions progress;  // what rank 0 shows of the stages (progress.h)
 };
 
 Status RunPipeline(const Config& config, const RunContext& context, const Comm& comm,

@@ -21,6 +21,10 @@ uint64_t ChunkElems(const WriteOptions& o) {
   return std::max<uint64_t>(1, o.chunk_bytes / sizeof(T));
 }
 
+void CountRows(const WriteOptions& o, uint64_t rows) {
+  if (o.rows_done) o.rows_done->fetch_add(rows, std::memory_order_relaxed);
+}
+
 IndexedWriter::Options WriterOptions(const WriteOptions& o, uint64_t rows) {
   IndexedWriter::Options w;
   w.table = o.table;
@@ -145,10 +149,12 @@ Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
     if (created.ok()) w = std::move(created).value();
     st = created.status();
     if (st.ok()) st = w->AddScalarRows(local);
+    CountRows(options, local.size());
     for (int r = 1; r < comm.size(); ++r) {
       ReceiveChunks<int64_t>(comm, counts[r], r, kTagScalars, chunk,
                              [&](std::span<const int64_t> part) {
                                if (st.ok()) st = w->AddScalarRows(part);
+                               CountRows(options, part.size());
                              });
     }
     if (st.ok()) st = w->Finish();
@@ -179,12 +185,15 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
   if (comm.is_root()) {
     IndexStreamWriter<Key> writer(codec, distinct);
     st = writer.Open(prefixes, metric_dtype, sample_dtype, options, distinct);
-    for (uint64_t off = 0; st.ok() && off < slice.size(); off += chunk)
-      st = writer.Consume(
-          std::span<const Key>(slice).subspan(off, std::min<uint64_t>(chunk, slice.size() - off)));
+    for (uint64_t off = 0; st.ok() && off < slice.size(); off += chunk) {
+      const uint64_t n = std::min<uint64_t>(chunk, slice.size() - off);
+      st = writer.Consume(std::span<const Key>(slice).subspan(off, n));
+      CountRows(options, n);
+    }
     for (int r = 1; r < comm.size(); ++r) {
       ReceiveChunks<Key>(comm, all[r].count, r, kTagKeys, chunk, [&](std::span<const Key> part) {
         if (st.ok()) st = writer.Consume(part);
+        CountRows(options, part.size());
         FaultPoint("write");  // test-only (util/fault_point.h)
       });
     }

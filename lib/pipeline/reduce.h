@@ -5,6 +5,7 @@
 // draining the streams (so no rank blocks) and every rank returns the error.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -21,6 +22,9 @@ struct WriteOptions {
   CodeTable table = CodeTable::kDeepSpeed;
   bool sync = false;
   uint64_t chunk_bytes = 4 << 20;
+  // Rank 0 adds the rows (keys, for the index files) it has written, once per
+  // chunk, for the progress display (progress.h). May be null.
+  std::atomic<uint64_t>* rows_done = nullptr;
 };
 
 // Rank 0 writes `prefix` (meaningful on rank 0 only) with one row per value:

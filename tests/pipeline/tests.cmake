@@ -19,3 +19,8 @@ dsanalyze_add_mpi_test(NAME pipeline.end_to_end RANKS 1 2 3 4 TIMEOUT 300
 # check folders against summary.json.
 dsanalyze_add_mpi_test(NAME pipeline.rerun RANKS 1 2
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/rerun_test.sh)
+
+# --progress: live lines for every stage in a pseudo-terminal under mpiexec,
+# plain lines or none in logs, the end-of-run summary, a bad value.
+dsanalyze_add_mpi_test(NAME pipeline.progress RANKS 1 2 3
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/progress_test.sh)

@@ -65,7 +65,7 @@ EOF
 # run NAME: runs config NAME to the end, stderr to $work/NAME.err; returns its exit code.
 run() {
   local rc=0
-  timeout -k 5 60 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --no-progress \
+  timeout -k 5 60 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --progress never \
     > "$work/$1.out" 2> "$work/$1.err" || rc=$?
   return "$rc"
 }
@@ -98,7 +98,7 @@ leftover_processes() { pgrep -f -- "--config $work/" || true; }
 start_paused() {
   rm -f "$work/pid"
   DSANALYZE_TEST_PAUSE_AT="$2:$3" DSANALYZE_TEST_PAUSE_FILE="$work/pid" \
-    timeout -k 5 120 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --no-progress \
+    timeout -k 5 120 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --progress never \
     > "$work/$1.out" 2> "$work/$1.err" &
   mpiexec_pid=$!
   local i
