@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "comm/comm.h"
 #include "comm/launch_guard.h"
+#include "comm/oversubscription.h"
 #include "config/config.h"
 #include "pipeline/pipeline.h"
 
@@ -64,6 +65,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
     return guard.exit_code();
   }
   SetUpLogging(options, comm.rank());
+  HandleOversubscription(comm, spdlog::default_logger()->should_log(spdlog::level::warn));
 
   Status st;
   RunSummary summary;
