@@ -50,26 +50,40 @@ int main(int argc, char** argv) {
   auto* inspect = app.add_subcommand("inspect", "show the header and rows of a .bin/.idx pair");
   inspect->add_option("prefix", inspect_opts.prefix, "path without .bin/.idx")->required();
   inspect->add_option("--rows", inspect_opts.rows, "row range A:B (end exclusive)");
-  inspect->add_option("--dtype-codes", inspect_opts.dtype_codes, "dtype code table")
-      ->check(CLI::IsMember({"deepspeed", "deepspeed-legacy", "megatron"}));
+  inspect
+      ->add_option("--dtype-codes", inspect_opts.dtype_codes,
+                   "dtype code table; auto: the one the file sizes fit")
+      ->check(CLI::IsMember({"auto", "deepspeed", "deepspeed-legacy", "megatron"}))
+      ->capture_default_str();
   inspect->add_flag("--json", inspect_opts.json, "machine-readable output");
 
   cli::GenerateOptions gen_opts;
   auto* generate = app.add_subcommand("generate", "write a synthetic Zipf-like token dataset");
   generate->add_option("prefix", gen_opts.prefix, "output path without .bin/.idx")->required();
   generate->add_option("--documents", gen_opts.documents, "number of documents")
-      ->check(dsanalyze::PositiveInteger());
+      ->check(dsanalyze::PositiveInteger())
+      ->capture_default_str();
   generate->add_option("--vocab-size", gen_opts.vocab_size, "vocabulary size")
-      ->check(dsanalyze::PositiveInteger());
+      ->check(dsanalyze::PositiveInteger())
+      ->capture_default_str();
   generate->add_option("--min-length", gen_opts.min_length, "shortest document, tokens")
-      ->check(dsanalyze::PositiveInteger());
+      ->check(dsanalyze::PositiveInteger())
+      ->capture_default_str();
   generate->add_option("--max-length", gen_opts.max_length, "longest document, tokens")
-      ->check(dsanalyze::PositiveInteger());
-  generate->add_option("--seed", gen_opts.seed, "random seed");
+      ->check(dsanalyze::PositiveInteger())
+      ->capture_default_str();
+  generate->add_option("--seed", gen_opts.seed, "random seed")->capture_default_str();
   generate->add_option("--zipf", gen_opts.zipf, "Zipf exponent of token frequencies")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   generate->add_option("--dtype-codes", gen_opts.dtype_codes, "dtype code table to write")
-      ->check(CLI::IsMember({"deepspeed", "deepspeed-legacy", "megatron"}));
+      ->check(CLI::IsMember({"deepspeed", "deepspeed-legacy", "megatron"}))
+      ->capture_default_str();
+  generate
+      ->add_option("--gpt-maps", gen_opts.gpt_maps,
+                   "also write GPT index maps of this sequence length "
+                   "(PREFIX_train_indexmap_*_idx.npy)")
+      ->check(dsanalyze::PositiveInteger());
 
   cli::VerifyOptions verify_opts;
   auto* verify = app.add_subcommand("verify", "check every invariant of a finished output");

@@ -22,8 +22,8 @@ int Run(const RunOptions& options, int argc, char** argv);
 
 struct InspectOptions {
   std::string prefix;
-  std::string rows;                       // "A:B" (Python-style, end exclusive), empty: a few
-  std::string dtype_codes = "deepspeed";  // megatron, deepspeed, deepspeed-legacy
+  std::string rows;                  // "A:B" (Python-style, end exclusive), empty: a few
+  std::string dtype_codes = "auto";  // auto (from the file sizes), megatron, deepspeed, ...
   bool json = false;
 };
 int Inspect(const InspectOptions& options);
@@ -37,6 +37,9 @@ struct GenerateOptions {
   uint64_t seed = 1234;
   double zipf = 1.1;
   std::string dtype_codes = "megatron";
+  // When > 0, also Megatron-style GPT index maps of this sequence length (one
+  // epoch, shuffled by `seed`): PREFIX_train_indexmap_{doc,sample,shuffle}_idx.npy.
+  uint64_t gpt_maps = 0;
 };
 int Generate(const GenerateOptions& options);
 

@@ -1,13 +1,32 @@
 // `dsanalyze generate`: writes a synthetic Zipf-like token dataset
-// (cli/token_generator.h) and prints a one-line summary.
+// (cli/token_generator.h), with --gpt-maps also GPT index maps for it
+// (dataset/gpt_maps.h), and prints a one-line summary of each.
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/token_generator.h"
+#include "dataset/gpt_maps.h"
 
 namespace dsanalyze::cli {
+namespace {
+
+// The index maps megatron_gpt's `index_prefix` PREFIX_train_indexmap names.
+Status WriteMaps(const GenerateOptions& options, CodeTable table) {
+  IndexedDataset::Options ro;
+  ro.table = table;
+  DSA_ASSIGN_OR_RETURN(IndexedDataset ds, IndexedDataset::Open(options.prefix, ro));
+  const std::string index_prefix = options.prefix + "_train_indexmap";
+  const int32_t seq_length = static_cast<int32_t>(options.gpt_maps);
+  DSA_ASSIGN_OR_RETURN(uint64_t samples, WriteGptMaps(ds, seq_length, 1, options.seed, index_prefix,
+                                                      "--gpt-maps " + std::to_string(seq_length)));
+  std::printf("wrote GPT index maps of %llu samples of %d+1 tokens to %s_*_idx.npy\n",
+              static_cast<unsigned long long>(samples), seq_length, index_prefix.c_str());
+  return Status::OK();
+}
+
+}  // namespace
 
 int Generate(const GenerateOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -23,6 +42,11 @@ int Generate(const GenerateOptions& options) {
       static_cast<unsigned long long>(r->documents), static_cast<unsigned long long>(r->tokens),
       std::string(DTypeName(r->dtype)).c_str(), static_cast<unsigned>(r->code),
       std::string(CodeTableName(r->table)).c_str(), options.prefix.c_str(), seconds);
+  const Status maps = options.gpt_maps > 0 ? WriteMaps(options, r->table) : Status::OK();
+  if (!maps.ok()) {
+    std::fprintf(stderr, "dsanalyze: error: %s\n", maps.message().c_str());
+    return maps.exit_code();
+  }
   return kExitOk;
 }
 

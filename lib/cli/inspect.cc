@@ -1,7 +1,8 @@
 // `dsanalyze inspect PREFIX [--rows A:B] [--json] [--dtype-codes T]`: shows
 // the header of a .bin/.idx pair (dtype, counts, doc_idx, file sizes) and a
 // range of rows. Text output shows each row's size and first 16 values; JSON
-// output holds every value of the chosen rows.
+// output holds every value of the chosen rows. `--dtype-codes auto` (the
+// default) reads the dtype byte with the table the file sizes fit.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -90,13 +91,28 @@ std::string Join(const nlohmann::json& values) {
   return out;
 }
 
+// The code table: the one given, or with "auto" the one the files fit
+// (megatron, what `generate` writes, when they fit several). `how` says which:
+// "given", "detected" or "default".
+Result<CodeTable> ChooseTable(const InspectOptions& options, const IndexedDataset::Options& ro,
+                              std::string* how) {
+  if (options.dtype_codes != "auto") {
+    std::optional<CodeTable> table = CodeTableFromName(options.dtype_codes);
+    if (!table)
+      return Status::BadInput("--dtype-codes \"" + options.dtype_codes +
+                              "\" is not one of auto, deepspeed, deepspeed-legacy, megatron");
+    return *table;
+  }
+  DSA_ASSIGN_OR_RETURN(DetectedTable d, DetectCodeTable(options.prefix, CodeTable::kMegatron, ro));
+  *how = d.ambiguous ? "default" : "detected";
+  return d.table;
+}
+
 Status InspectImpl(const InspectOptions& options) {
-  std::optional<CodeTable> table = CodeTableFromName(options.dtype_codes);
-  if (!table)
-    return Status::BadInput("--dtype-codes \"" + options.dtype_codes +
-                            "\" is not one of deepspeed, deepspeed-legacy, megatron");
   IndexedDataset::Options ro;
-  ro.table = *table;
+  ro.table_setting = "--dtype-codes";
+  std::string how = "given";
+  DSA_ASSIGN_OR_RETURN(ro.table, ChooseTable(options, ro, &how));
   DSA_ASSIGN_OR_RETURN(IndexedDataset ds, IndexedDataset::Open(options.prefix, ro));
   DSA_ASSIGN_OR_RETURN(RowRange range, ParseRowRange(options.rows, ds.num_rows()));
 
@@ -115,7 +131,8 @@ Status InspectImpl(const InspectOptions& options) {
     j["prefix"] = options.prefix;
     j["dtype"] = std::string(DTypeName(ds.dtype()));
     j["dtype_code"] = ds.dtype_code();
-    j["dtype_codes"] = std::string(CodeTableName(*table));
+    j["dtype_codes"] = std::string(CodeTableName(ro.table));
+    j["dtype_codes_chosen"] = how;
     j["num_rows"] = ds.num_rows();
     j["num_elements"] = ds.num_elements();
     j["doc_idx_count"] = docs;
@@ -137,9 +154,12 @@ Status InspectImpl(const InspectOptions& options) {
   if (tail_begin > head_end) doc_text += " …";
   if (!doc_tail.empty()) doc_text += " " + Join(doc_tail);
   std::printf("prefix    %s\n", options.prefix.c_str());
-  std::printf("dtype     %s (code %u in the %s table)\n",
+  const char* note = how == "detected"  ? ", detected from the file sizes"
+                     : how == "default" ? ", the default: the file sizes fit several tables"
+                                        : "";
+  std::printf("dtype     %s (code %u in the %s table%s)\n",
               std::string(DTypeName(ds.dtype())).c_str(), static_cast<unsigned>(ds.dtype_code()),
-              std::string(CodeTableName(*table)).c_str());
+              std::string(CodeTableName(ro.table)).c_str(), note);
   std::printf("rows      %llu\n", static_cast<unsigned long long>(ds.num_rows()));
   std::printf("elements  %llu\n", static_cast<unsigned long long>(ds.num_elements()));
   std::printf("doc_idx   %llu entries: %s\n", static_cast<unsigned long long>(docs),

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "comm/comm.h"
 #include "comm/launch_guard.h"
+#include "comm/oversubscription.h"
 #include "config/config.h"
 #include "pipeline/pipeline.h"
 #include "report/curriculum_config.h"
@@ -104,6 +105,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
     return guard.exit_code();
   }
   SetUpLogging(options, comm.rank());
+  HandleOversubscription(comm, spdlog::default_logger()->should_log(spdlog::level::warn));
 
   Status st;
   RunSummary summary;

@@ -136,6 +136,9 @@ Status Validate(const GenerateOptions& o) {
   if (o.min_length > o.max_length)
     return Status::BadInput("--min-length " + std::to_string(o.min_length) +
                             " is greater than --max-length " + std::to_string(o.max_length));
+  if (o.gpt_maps >= std::numeric_limits<int32_t>::max())
+    return Status::BadInput("--gpt-maps " + std::to_string(o.gpt_maps) + " is out of range [1, " +
+                            std::to_string(std::numeric_limits<int32_t>::max() - 1) + "]");
   if (!std::isfinite(o.zipf) || o.zipf < 0)
     return Status::BadInput("--zipf must be a finite number >= 0, got " + std::to_string(o.zipf));
   return Status::OK();

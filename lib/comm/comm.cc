@@ -1,10 +1,31 @@
 #include "comm/comm.h"
 
+#include <sched.h>
+
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 namespace dsanalyze {
+namespace {
+
+std::atomic<bool> yield_while_waiting{false};
+
+}  // namespace
+
+void SetYieldWhileWaiting(bool yield) { yield_while_waiting = yield; }
+bool YieldWhileWaiting() { return yield_while_waiting; }
+
+void CompleteRequest(MPI_Request* req) {
+  if (!YieldWhileWaiting()) {
+    MPI_Wait(req, MPI_STATUS_IGNORE);
+    return;
+  }
+  int done = 0;
+  for (MPI_Test(req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(req, &done, MPI_STATUS_IGNORE))
+    sched_yield();
+}
 
 MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
   int provided = 0;
@@ -22,7 +43,9 @@ Comm::Comm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_size(comm_, &size_);
 }
 
-void Comm::Barrier() const { MPI_Barrier(comm_); }
+void Comm::Barrier() const {
+  RunCollective([&] { MPI_Barrier(comm_); }, [&](MPI_Request* r) { MPI_Ibarrier(comm_, r); });
+}
 
 Status Comm::AgreeOnStatus(const Status& local) const {
   const int mine = local.ok() ? size_ : rank_;

@@ -35,6 +35,30 @@ class MpiEnvironment {
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;
 };
 
+// On a node with more ranks than cores (comm/oversubscription.h), MPICH's
+// blocking calls busy-poll and keep the cores from the ranks that have work;
+// Debian's ch4:ucx build has no setting to make them yield. When set, Comm's
+// collectives and Wait/WaitAll start the non-blocking form and alternate
+// MPI_Test with sched_yield() instead. Process-wide; set once after MPI_Init,
+// before other threads use MPI. Results are the same either way.
+void SetYieldWhileWaiting(bool yield);
+bool YieldWhileWaiting();
+// Completes `req` (MPI_Wait, or test-and-yield when set above).
+void CompleteRequest(MPI_Request* req);
+
+// Calls `blocking()`, or when waiting ranks yield, `start(&request)` (the
+// non-blocking form of the same call) and completes the request.
+template <class Blocking, class Start>
+void RunCollective(Blocking&& blocking, Start&& start) {
+  if (!YieldWhileWaiting()) {
+    blocking();
+    return;
+  }
+  MPI_Request req;
+  start(&req);
+  CompleteRequest(&req);
+}
+
 template <class T>
 MPI_Datatype MpiType() {
   if constexpr (std::is_same_v<T, int64_t>)
@@ -68,15 +92,16 @@ class Comm {
   template <class T>
   std::vector<T> Allreduce(std::span<const T> values, MPI_Op op) const {
     std::vector<T> out(values.size());
-    MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MpiType<T>(), op,
-                  comm_);
+    const int n = static_cast<int>(values.size());
+    RunCollective([&] { MPI_Allreduce(values.data(), out.data(), n, MpiType<T>(), op, comm_); },
+                  [&](MPI_Request* r) {
+                    MPI_Iallreduce(values.data(), out.data(), n, MpiType<T>(), op, comm_, r);
+                  });
     return out;
   }
   template <class T>
   T Allreduce(T value, MPI_Op op) const {
-    T out;
-    MPI_Allreduce(&value, &out, 1, MpiType<T>(), op, comm_);
-    return out;
+    return Allreduce<T>(std::span<const T>(&value, 1), op)[0];
   }
 
   // Every rank's `value`, indexed by rank.
@@ -84,7 +109,11 @@ class Comm {
   std::vector<T> Allgather(const T& value) const {
     static_assert(std::is_trivially_copyable_v<T>);
     std::vector<T> out(static_cast<size_t>(size_));
-    MPI_Allgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, comm_);
+    RunCollective(
+        [&] { MPI_Allgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, comm_); },
+        [&](MPI_Request* r) {
+          MPI_Iallgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, comm_, r);
+        });
     return out;
   }
 
@@ -131,9 +160,13 @@ class Comm {
                 &req);
     return req;
   }
-  static void Wait(MPI_Request* req) { MPI_Wait(req, MPI_STATUS_IGNORE); }
+  static void Wait(MPI_Request* req) { CompleteRequest(req); }
   static void WaitAll(std::vector<MPI_Request>& reqs) {
-    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    if (YieldWhileWaiting()) {
+      for (MPI_Request& r : reqs) CompleteRequest(&r);
+    } else {
+      MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    }
     reqs.clear();
   }
 
@@ -159,7 +192,12 @@ void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_count
                           std::vector<uint64_t>* recv_counts, F&& alloc) const {
   const size_t p = static_cast<size_t>(size_);
   recv_counts->assign(p, 0);
-  MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts->data(), 1, MPI_UINT64_T, comm_);
+  uint64_t* rcounts = recv_counts->data();
+  RunCollective(
+      [&] { MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, rcounts, 1, MPI_UINT64_T, comm_); },
+      [&](MPI_Request* r) {
+        MPI_Ialltoall(send_counts.data(), 1, MPI_UINT64_T, rcounts, 1, MPI_UINT64_T, comm_, r);
+      });
   std::vector<MPI_Count> sc(p), rc(p);
   std::vector<MPI_Aint> sd(p), rd(p);
   uint64_t soff = 0, roff = 0;
@@ -172,8 +210,15 @@ void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_count
     roff += (*recv_counts)[r] * elem_size;
   }
   void* recv = alloc(roff / elem_size);
-  MPI_Alltoallv_c(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
-                  comm_);
+  RunCollective(
+      [&] {
+        MPI_Alltoallv_c(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
+                        comm_);
+      },
+      [&](MPI_Request* r) {
+        MPI_Ialltoallv_c(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
+                         comm_, r);
+      });
 }
 
 // True (on every rank: collective) when MPI_Finalize may hang: Debian's MPICH

@@ -14,6 +14,7 @@ Result<IndexedDataset> OpenTokenFile(const std::string& prefix, CodeTable table,
                                      const std::string& key) {
   IndexedDataset::Options options;
   options.table = table;
+  options.table_setting = "dataset.dtype_codes";
   Result<IndexedDataset> file = IndexedDataset::Open(prefix, options);
   if (file.ok()) return file;
   Status st = file.status().WithPrefix(key);

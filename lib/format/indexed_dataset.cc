@@ -1,6 +1,8 @@
 #include "format/indexed_dataset.h"
 
+#include <filesystem>
 #include <limits>
+#include <vector>
 
 namespace dsanalyze {
 namespace {
@@ -12,7 +14,100 @@ T LoadAt(std::span<const std::byte> b, uint64_t off) {
   return v;
 }
 
+constexpr CodeTable kAllTables[] = {CodeTable::kMegatron, CodeTable::kDeepSpeed,
+                                    CodeTable::kDeepSpeedLegacy};
+
+// The dtype `table` gives `code`, if it is one `o` accepts.
+std::optional<DType> Accepted(CodeTable table, uint8_t code, const IndexedDataset::Options& o) {
+  std::optional<DType> dt = DTypeFromCode(table, code);
+  if (dt && o.require_integer && !IsInteger(*dt)) return std::nullopt;
+  return dt;
+}
+
+// "; --dtype-codes megatron reads it as uint16": the first other table whose
+// dtype for `code` is `itemsize` bytes long (any size when 0). Empty when the
+// caller named no setting or no other table fits.
+std::string OtherTableHint(const IndexedDataset::Options& o, uint8_t code, size_t itemsize) {
+  if (o.table_setting.empty()) return "";
+  for (CodeTable t : kAllTables) {
+    std::optional<DType> dt = Accepted(t, code, o);
+    if (t != o.table && dt && (itemsize == 0 || ItemSize(*dt) == itemsize))
+      return "; " + o.table_setting + " " + std::string(CodeTableName(t)) + " reads it as " +
+             std::string(DTypeName(*dt));
+  }
+  return "";
+}
+
+// The hint for a .bin of `bin_bytes` that is not `elements` items of the
+// table's dtype but is of another element size.
+std::string BinSizeHint(const IndexedDataset::Options& o, uint8_t code, uint64_t elements,
+                        uint64_t bin_bytes, size_t itemsize) {
+  for (uint64_t size : {1, 2, 4, 8})
+    if (size != itemsize && elements > 0 && bin_bytes == elements * size)
+      return "; it fits " + std::to_string(size) +
+             "-byte elements, so the dtype code table is probably wrong" +
+             OtherTableHint(o, code, size);
+  return "";
+}
+
+// The dtype code and element count (sum of row sizes) of a .idx, or nullopt
+// when the header or sizes are malformed (Open then says how).
+std::optional<std::pair<uint8_t, uint64_t>> CodeAndElements(std::span<const std::byte> idx) {
+  if (idx.size() < kIdxHeaderSize) return std::nullopt;
+  const uint64_t rows = LoadAt<uint64_t>(idx, 18);
+  if (rows > (idx.size() - kIdxHeaderSize) / 4) return std::nullopt;
+  uint64_t elements = 0;  // < 2^62 rows of < 2^31: no overflow
+  for (uint64_t i = 0; i < rows; ++i) {
+    const int32_t size = LoadAt<int32_t>(idx, kIdxHeaderSize + 4 * i);
+    if (size < 0) return std::nullopt;
+    elements += static_cast<uint64_t>(size);
+  }
+  return std::make_pair(static_cast<uint8_t>(idx[17]), elements);
+}
+
 }  // namespace
+
+Result<DetectedTable> DetectCodeTable(const std::string& prefix, CodeTable fallback,
+                                      const IndexedDataset::Options& options) {
+  DetectedTable out{fallback, false};
+  Result<MappedFile> idx = MappedFile::Open(prefix + ".idx");
+  if (!idx.ok()) return out;
+  const auto header = CodeAndElements(idx->bytes());
+  std::error_code ec;
+  const uint64_t bin_bytes = std::filesystem::file_size(prefix + ".bin", ec);
+  if (!header || ec) return out;
+  const auto [code, elements] = *header;
+
+  std::vector<CodeTable> order = {fallback};
+  for (CodeTable t : kAllTables)
+    if (t != fallback) order.push_back(t);
+  std::optional<DType> chosen;
+  std::string needs;  // what each table would need, for the error
+  for (CodeTable t : order) {
+    const std::optional<DType> dt = Accepted(t, code, options);
+    if (!dt) continue;
+    const uint64_t item = ItemSize(*dt);
+    if (elements <= bin_bytes / item && elements * item == bin_bytes) {
+      if (!chosen) out.table = t;
+      out.ambiguous |= chosen && *chosen != *dt;
+      if (!chosen) chosen = dt;
+    } else {
+      needs +=
+          std::string(needs.empty() ? "" : ", ") + std::string(CodeTableName(t)) + " " +
+          std::string(DTypeName(*dt)) + " " +
+          (elements <= std::numeric_limits<uint64_t>::max() / item ? std::to_string(elements * item)
+                                                                   : "more");
+    }
+  }
+  if (chosen || needs.empty()) return out;  // no table knows the code: Open says so
+  return Status::BadInput(prefix + ".bin: file is " + std::to_string(bin_bytes) +
+                          " bytes, but the " + std::to_string(elements) + " elements of " + prefix +
+                          ".idx (dtype code " + std::to_string(code) + ") need " + needs +
+                          "; no dtype-code table fits" +
+                          (options.table_setting.empty()
+                               ? ""
+                               : " (" + options.table_setting + " names one to read anyway)"));
+}
 
 Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Options& options) {
   IndexedDataset ds;
@@ -36,11 +131,12 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
   std::optional<DType> dt = DTypeFromCode(options.table, ds.code_);
   if (!dt)
     return bad("unknown dtype code " + std::to_string(ds.code_) + " in the " +
-               std::string(CodeTableName(options.table)) + " table");
+               std::string(CodeTableName(options.table)) + " table" +
+               OtherTableHint(options, ds.code_, 0));
   if (options.require_integer && !IsInteger(*dt))
     return bad("dtype code " + std::to_string(ds.code_) + " is " + std::string(DTypeName(*dt)) +
                " in the " + std::string(CodeTableName(options.table)) +
-               " table; an integer dtype is required");
+               " table; an integer dtype is required" + OtherTableHint(options, ds.code_, 0));
   ds.dtype_ = *dt;
   ds.itemsize_ = ItemSize(*dt);
 
@@ -80,7 +176,8 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
           hint = "; they fit " + std::to_string(size) +
                  "-byte elements, so the dtype code table is probably wrong (code " +
                  std::to_string(ds.code_) + " is " + std::string(DTypeName(ds.dtype_)) +
-                 " in the " + std::string(CodeTableName(options.table)) + " table)";
+                 " in the " + std::string(CodeTableName(options.table)) + " table)" +
+                 OtherTableHint(options, ds.code_, size);
       return bad("pointer of row " + std::to_string(i) + " is " + std::to_string(ptr) +
                  " but the sizes before it give " + std::to_string(offset) + hint);
     }
@@ -108,7 +205,8 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
     return Status::BadInput(bin_path + ": file is " + std::to_string(bin_size) + " bytes but " +
                             idx_path + " describes " + std::to_string(offset) + " (" +
                             std::to_string(ds.elements_) + " " + std::string(DTypeName(ds.dtype_)) +
-                            " elements); .bin is too " + (bin_size < offset ? "short" : "long"));
+                            " elements); .bin is too " + (bin_size < offset ? "short" : "long") +
+                            BinSizeHint(options, ds.code_, ds.elements_, bin_size, ds.itemsize_));
   return ds;
 }
 

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "format/dtype.h"
 #include "util/file_util.h"
@@ -41,8 +42,16 @@ struct ElementView {
 class IndexedDataset {
  public:
   struct Options {
+    Options() = default;
+    Options(CodeTable t, bool integer, std::string setting = "")
+        : table(t), require_integer(integer), table_setting(std::move(setting)) {}
+
     CodeTable table = CodeTable::kDeepSpeed;
     bool require_integer = true;  // reject float dtypes
+    // Where the user chose `table` ("--dtype-codes", "dataset.dtype_codes"):
+    // errors that point at a wrong table then name this setting and a table
+    // that fits the file. Empty: the errors only say the table is wrong.
+    std::string table_setting;
   };
 
   static Result<IndexedDataset> Open(const std::string& prefix, const Options& options);
@@ -99,5 +108,22 @@ class IndexedDataset {
   const std::byte* pointers_ = nullptr;
   const std::byte* doc_idx_ = nullptr;
 };
+
+// The code table `DetectCodeTable` chose, and whether the files alone decided it.
+struct DetectedTable {
+  CodeTable table = CodeTable::kMegatron;
+  bool ambiguous = false;  // several tables fit with different dtypes: `fallback` was taken
+};
+
+// Chooses the table for PREFIX's dtype byte from the files: a table fits when
+// its dtype for the byte (an integer one if options.require_integer) makes
+// PREFIX.bin exactly sum(row sizes) elements long. Code 8, uint16 to Megatron
+// and uint64 to DeepSpeed, is told apart this way unless the file is empty.
+// `fallback` wins when it fits; otherwise the first fitting table in the order
+// megatron, deepspeed, deepspeed-legacy. When no table fits, BadInput naming
+// the sizes and options.table_setting. A malformed .idx gives `fallback`, so
+// that Open reports the exact problem.
+Result<DetectedTable> DetectCodeTable(const std::string& prefix, CodeTable fallback,
+                                      const IndexedDataset::Options& options);
 
 }  // namespace dsanalyze

@@ -2,4 +2,5 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dtype.cc
   ${CMAKE_CURRENT_LIST_DIR}/indexed_dataset.cc
   ${CMAKE_CURRENT_LIST_DIR}/indexed_writer.cc)
-target_sources(dsanalyze_lib PRIVATE ${CMAKE_CURRENT_LIST_DIR}/npy.cc)
+target_sources(dsanalyze_lib PRIVATE ${CMAKE_CURRENT_LIST_DIR}/npy.cc
+  ${CMAKE_CURRENT_LIST_DIR}/npy_writer.cc)

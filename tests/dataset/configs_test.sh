@@ -5,27 +5,34 @@
 #   data/demo_text_document, data/demo2_text_document   dsanalyze generate
 #       (Megatron layout, uint16 = code 8 in the megatron table)
 #   data/demo_text_document_train_indexmap_{doc,sample,shuffle}_idx.npy
-#       make_gpt_maps (Megatron-style GPT index maps, seq_length 128, 2 epochs)
+#       dsanalyze generate --gpt-maps 128 (Megatron-style GPT index maps)
 # Each config runs once as written on one rank; then under mpiexec -n $NP with
 # 1, 2 and 3 map threads. Every .bin/.idx must be byte-identical to the first
 # run's; the first output must pass `dsanalyze verify`, and its samples must
 # be what the dataset type defines (checked through the seqlen values, below).
-# Usage: configs_test.sh MAKE_GPT_MAPS   (env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR)
+# These are the commands of docs/usage.md §8. Every configs/*.json must be run
+# by this test or by metrics.configs (tokens_vocab, plugin) or the docs test
+# (demo): a config no test runs fails here.
+# Usage: configs_test.sh   (env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR)
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${SOURCE_DIR:?}"
-make_gpt_maps=${1:?usage: configs_test.sh MAKE_GPT_MAPS}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+for config in "$SOURCE_DIR"/configs/*.json; do
+  case $(basename "$config" .json) in
+    documents | packed | megatron_gpt | tokens_vocab | plugin | demo) ;;
+    *) fail "$config: no test runs this config" ;;
+  esac
+done
+
 mkdir data
 "$DSANALYZE" generate data/demo_text_document --documents 1500 --vocab-size 5000 \
-  --min-length 1 --max-length 300 --seed 1 >/dev/null
+  --min-length 1 --max-length 300 --seed 1 --gpt-maps 128 >/dev/null
 "$DSANALYZE" generate data/demo2_text_document --documents 400 --vocab-size 5000 \
   --min-length 1 --max-length 50 --seed 2 >/dev/null
-"$make_gpt_maps" data/demo_text_document 128 2 1234 data/demo_text_document_train_indexmap \
-  >/dev/null
 
 # The metric files of an output directory, relative to it, sorted.
 metric_files() { (cd "$1" && find . -name '*.bin' -o -name '*.idx' | sort); }
@@ -80,7 +87,7 @@ def rows(prefix, megatron=False):
     return out
 
 def npy(path):
-    """A little-endian integer .npy as a flat list (the files make_gpt_maps writes)."""
+    """A little-endian integer .npy as a flat list (the files generate --gpt-maps writes)."""
     b = open(path, "rb").read()
     hlen = struct.unpack("<H", b[8:10])[0]
     header = b[10:10 + hlen].decode()

@@ -47,7 +47,7 @@ Rows Expected(const Rows& rows, const std::vector<D>& doc_idx, const std::vector
 // Rows of random lengths, some empty, many shorter than a sample; each token is
 // unique (its running number), so a misplaced token shows.
 Rows RandomRows(uint64_t seed, int count) {
-  test::SplitMix64 rng(seed);
+  SplitMix64 rng(seed);
   Rows rows;
   int64_t next = 0;
   for (int r = 0; r < count; ++r) {
@@ -76,7 +76,7 @@ TEST_CASE("megatron_gpt: reproduces the samples Megatron builds from its index m
   for (int32_t seq_length : {1, 5, 40, 333}) {
     for (int epochs : {1, 3}) {
       INFO("seq_length " << seq_length << ", epochs " << epochs);
-      const test::GptMaps m = test::BuildGptMaps(SizesOf(rows), seq_length, epochs, 17);
+      const GptMaps m = BuildGptMaps(SizesOf(rows), seq_length, epochs, 17);
       REQUIRE(m.num_samples() > 1);
       const Rows expected = Expected(rows, m.doc_idx, m.sample_idx, m.shuffle_idx);
       // Megatron's own dtypes (int32, int32, uint32), read through index_prefix...

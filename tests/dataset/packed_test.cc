@@ -26,7 +26,7 @@ struct Stream {
   std::vector<int64_t> tokens;  // the concatenated stream
   std::vector<std::string> prefixes = {dir / "a", dir / "empty", dir / "b"};
   Stream() {
-    test::SplitMix64 rng(11);
+    SplitMix64 rng(11);
     for (const std::string& prefix : prefixes) {
       Rows rows;
       const int count = prefix == dir / "empty" ? 0 : 20;

@@ -29,7 +29,7 @@ TEST_CASE("sample_ids: a shuffled int64 permutation is used in place", "[sample_
   test::ScratchDir dir;
   std::vector<int64_t> ids(1000);
   std::iota(ids.begin(), ids.end(), 0);
-  test::SplitMix64(5).Shuffle(&ids);
+  SplitMix64(5).Shuffle(&ids);
   test::WriteNpy(dir / "ids.npy", ids);
   Result<SampleIds> s = SampleIds::Open(dir / "ids.npy", 1000);
   REQUIRE(s.ok());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/token_generator.h"
 #include "format/indexed_dataset.h"
 #include "format/indexed_writer.h"
 #include "support/test_util.h"
@@ -51,7 +52,11 @@ TEST_CASE("inspect shows the header and the first rows", "[inspect][cli]") {
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("prefix    " + prefix + "\n"));
-  CHECK_THAT(r.output, Contains("dtype     uint16 (code 6 in the deepspeed table)\n"));
+  // No --dtype-codes: the table is the one the file sizes fit (code 6 is a
+  // float in the megatron table, uint16 in the deepspeed one).
+  CHECK_THAT(r.output,
+             Contains("dtype     uint16 (code 6 in the deepspeed table, detected from the file "
+                      "sizes)\n"));
   CHECK_THAT(r.output, Contains("rows      20000\n"));
   CHECK_THAT(r.output, Contains("elements  5256782\n"));
   CHECK_THAT(r.output, Contains("doc_idx   20001 entries: 0 1 2 3 … 19997 19998 19999 20000\n"));
@@ -107,7 +112,8 @@ TEST_CASE("inspect errors: one line, exit code 2", "[inspect][cli]") {
        "--rows \"1x:\": expected A:B with integers A and B (end exclusive; "
        "negative counts from the end; either may be omitted)"},
       {"--dtype-codes megatron", prefix + ".idx: dtype code 6 is float64 in the megatron table; "
-                                          "an integer dtype is required"},
+                                          "an integer dtype is required; --dtype-codes "
+                                          "deepspeed reads it as uint16"},
   };
   for (const auto& c : cases) {
     auto r = Inspect(prefix, c.args);
@@ -144,7 +150,8 @@ TEST_CASE("inspect --json holds the header and every value of the rows", "[inspe
   CHECK(j["prefix"] == dir / "i8");
   CHECK(j["dtype"] == "int8");
   CHECK(j["dtype_code"] == 2);
-  CHECK(j["dtype_codes"] == "deepspeed");
+  CHECK(j["dtype_codes"] == "megatron");  // int8 is code 2 in every table: the default
+  CHECK(j["dtype_codes_chosen"] == "detected");
   CHECK(j["num_rows"] == 3);
   CHECK(j["num_elements"] == 4);
   CHECK(j["doc_idx_count"] == 2);
@@ -184,6 +191,63 @@ TEST_CASE("inspect --json holds the header and every value of the rows", "[inspe
     REQUIRE(got.size() == row.size());
     for (size_t k = 0; k < row.size(); ++k) REQUIRE(got[k] == row[k]);
   }
+}
+
+TEST_CASE("inspect reads what generate wrote without --dtype-codes", "[inspect][cli]") {
+  test::ScratchDir dir;
+  for (const char* table : {"megatron", "deepspeed"}) {
+    cli::GenerateOptions o;
+    o.prefix = dir / table;
+    o.documents = 20;
+    o.vocab_size = 1000;
+    o.max_length = 50;
+    o.dtype_codes = table;
+    REQUIRE(cli::WriteTokenDataset(o).ok());
+    auto r = Inspect(dir / table);
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    const std::string code = std::string(table) == "megatron" ? "8" : "6";
+    CHECK_THAT(r.output, Contains("dtype     uint16 (code " + code + " in the " + table +
+                                  " table, detected from the file sizes)\n"));
+  }
+  // A wrong table given explicitly: one line naming the flag and the table that fits.
+  auto wrong = Inspect(dir / "megatron", "--dtype-codes deepspeed");
+  CHECK(wrong.exit_code == 2);
+  CHECK_THAT(wrong.output,
+             StartsWith("dsanalyze: error: " + dir / "megatron.idx: pointer of row 1"));
+  CHECK_THAT(wrong.output, Contains("; --dtype-codes megatron reads it as uint16\n"));
+  CHECK(Lines(wrong.output).size() == 1);
+}
+
+TEST_CASE("inspect --dtype-codes auto: an empty file takes the default, a bad size is an error",
+          "[inspect][cli]") {
+  test::ScratchDir dir;
+  IndexedWriter::Options o;
+  o.table = CodeTable::kMegatron;
+  auto w = IndexedWriter::Create(dir / "empty", DType::kU16, o);  // code 8: uint16 or uint64
+  REQUIRE(w.ok());
+  REQUIRE((*w)->AddRow({}).ok());
+  REQUIRE((*w)->Finish().ok());
+  auto r = Inspect(dir / "empty");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("dtype     uint16 (code 8 in the megatron table, the default: the "
+                                "file sizes fit several tables)\n"));
+  // 3 uint16 tokens in a 7-byte .bin: no table makes them agree.
+  auto w2 = IndexedWriter::Create(dir / "odd", DType::kU16, o);
+  REQUIRE(w2.ok());
+  REQUIRE((*w2)->AddRow(std::vector<int64_t>{1, 2, 3}).ok());
+  REQUIRE((*w2)->Finish().ok());
+  std::vector<uint8_t> bin = test::ReadBytes(dir / "odd.bin");
+  bin.push_back(0);
+  test::WriteBytes(dir / "odd.bin", bin);
+  auto bad = Inspect(dir / "odd");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output ==
+        "dsanalyze: error: " + dir / "odd.bin: file is 7 bytes, but the 3 elements of " +
+            dir /
+                "odd.idx (dtype code 8) need megatron uint16 6, deepspeed uint64 "
+                "24, deepspeed-legacy uint16 6; no dtype-code table fits (--dtype-codes "
+                "names one to read anyway)\n");
 }
 
 }  // namespace dsanalyze

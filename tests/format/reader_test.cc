@@ -134,6 +134,66 @@ TEST_CASE("a Megatron uint16 file read with the deepspeed table names the likely
             "so the dtype code table is probably wrong (code 8 is uint64 in the deepspeed table)");
 }
 
+TEST_CASE("the table setting is named with a table that fits", "[format][reader]") {
+  test::ScratchDir dir;
+  IndexedWriter::Options o;
+  o.table = CodeTable::kMegatron;
+  auto w = IndexedWriter::Create(dir / "m", DType::kU16, o);
+  REQUIRE(w.ok());
+  REQUIRE((*w)->AddRow(std::vector<int64_t>{1, 2, 3}).ok());
+  REQUIRE((*w)->Finish().ok());
+  // One row: no pointer to disagree, so the .bin size names the cause.
+  IndexedDataset::Options ro{CodeTable::kDeepSpeed, true, "dataset.dtype_codes"};
+  auto ds = IndexedDataset::Open(dir / "m", ro);
+  REQUIRE_FALSE(ds.ok());
+  CHECK(ds.status().message() ==
+        dir / "m.bin: file is 6 bytes but " + dir / "m.idx" +
+            " describes 24 (3 uint64 elements); .bin is too short; it fits 2-byte elements, so "
+            "the dtype code table is probably wrong; dataset.dtype_codes megatron reads it as "
+            "uint16");
+}
+
+TEST_CASE("DetectCodeTable picks the table the .bin size fits", "[format][reader]") {
+  test::ScratchDir dir;
+  auto write = [&](const std::string& name, DType t, CodeTable table, std::vector<int64_t> row) {
+    IndexedWriter::Options o;
+    o.table = table;
+    auto w = IndexedWriter::Create(dir / name, t, o);
+    REQUIRE(w.ok());
+    REQUIRE((*w)->AddRow(row).ok());
+    REQUIRE((*w)->Finish().ok());
+  };
+  write("meg", DType::kU16, CodeTable::kMegatron, {1, 2});   // code 8 = uint16
+  write("ds", DType::kU64, CodeTable::kDeepSpeed, {1, 2});   // code 8 = uint64
+  write("ds7", DType::kU32, CodeTable::kDeepSpeed, {1, 2});  // code 7: float32 to Megatron
+  write("empty", DType::kU64, CodeTable::kDeepSpeed, {});    // code 8, no elements
+  const IndexedDataset::Options ro;
+  struct {
+    const char* name;
+    CodeTable fallback, want;
+    bool ambiguous;
+  } const cases[] = {
+      {"meg", CodeTable::kMegatron, CodeTable::kMegatron, false},
+      {"meg", CodeTable::kDeepSpeed, CodeTable::kMegatron, false},
+      {"ds", CodeTable::kMegatron, CodeTable::kDeepSpeed, false},
+      {"ds7", CodeTable::kMegatron, CodeTable::kDeepSpeed, false},
+      {"empty", CodeTable::kMegatron, CodeTable::kMegatron, true},
+      {"empty", CodeTable::kDeepSpeed, CodeTable::kDeepSpeed, true},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name << " fallback " << CodeTableName(c.fallback));
+    auto d = DetectCodeTable(dir / c.name, c.fallback, ro);
+    REQUIRE(d.ok());
+    CHECK(d->table == c.want);
+    CHECK(d->ambiguous == c.ambiguous);
+    CHECK(IndexedDataset::Open(dir / c.name, {d->table, true}).ok());
+  }
+  // A missing file is left to Open to report.
+  auto missing = DetectCodeTable(dir / "none", CodeTable::kMegatron, ro);
+  REQUIRE(missing.ok());
+  CHECK(missing->table == CodeTable::kMegatron);
+}
+
 namespace {
 
 // A valid pair: uint16 rows {1,2,3} {4} {} {5,6}: .idx 98 bytes, .bin 12 bytes.

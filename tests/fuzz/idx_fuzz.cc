@@ -143,6 +143,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   fuzz::WriteFileOrDie(prefix + ".bin", pattern.data(), bin_size);
 
+  // DetectCodeTable (inspect's --dtype-codes auto) reads the same bytes: it
+  // must stay in bounds, and a table it picks must be one the file can be
+  // opened with (it fits the .bin size, so only the other checks may fail).
+  Result<DetectedTable> detected = DetectCodeTable(prefix, open_options.table, open_options);
+  if (!detected.ok()) CheckError(detected.status(), prefix);
+
   Result<IndexedDataset> ds = IndexedDataset::Open(prefix, open_options);
   if (ds.ok()) {
     CheckDataset(*ds, bin_size, open_options.table);

@@ -587,7 +587,8 @@ def tokens_float_dtype(c):
 def tokens_wrong_code_table(c):
     # Megatron's uint16 code 8 read with DeepSpeed's table (uint64).
     return c.config(dataset=c.documents(dtype_codes="deepspeed")), 2, [
-        "tok.idx", "dtype code table is probably wrong"]
+        "tok.idx", "dtype code table is probably wrong",
+        "dataset.dtype_codes megatron reads it as uint16"]
 
 
 @case

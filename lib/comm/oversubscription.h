@@ -1,0 +1,25 @@
+// Oversubscription: more ranks on a node than it has cores to run them.
+//
+// MPICH's waiting ranks busy-poll inside blocking calls, so an oversubscribed
+// node spends its time spinning in ranks that wait for the ones with work; the
+// splitter search (dozens of small Allreduces) suffers most. Debian's MPICH
+// (ch4:ucx) has no setting to make it yield: MPIR_CVAR_POLLS_BEFORE_YIELD
+// belongs to ch3:nemesis. So on an oversubscribed node Comm waits by testing
+// and yielding instead (comm.h, SetYieldWhileWaiting), and the node's lowest
+// rank prints one line:
+//   dsanalyze: warning: R ranks on a C-core node (host H); expect slow runs: ...
+// Cores are the CPUs the node's ranks may run on: the union of their
+// sched_getaffinity masks, so a job under `taskset -c 0` counts one.
+#pragma once
+
+#include "comm/comm.h"
+
+namespace dsanalyze {
+
+// Collective over `world`, once after MPI_Init and before other threads use
+// MPI. On each node with more ranks than cores it turns on
+// SetYieldWhileWaiting and, when `print` is set, its lowest rank prints the
+// warning to stderr. Returns whether this rank's node is oversubscribed.
+bool HandleOversubscription(const Comm& world, bool print);
+
+}  // namespace dsanalyze

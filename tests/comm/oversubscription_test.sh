@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs a small synthetic config under `taskset -c 0 mpiexec -n $NP` (one core
+# for all ranks) and checks the oversubscription warning: exactly one
+# "dsanalyze: warning: NP ranks on a 1-core node" line for NP > 1, none for
+# NP = 1; none with --quiet. The outputs (made while waiting ranks yield) must
+# verify and equal a one-rank run's. Exit 77 without taskset.
+set -euo pipefail
+: "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
+command -v taskset >/dev/null || { echo "no taskset: skipped"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cat > run.json <<'JSON'
+{"dataset": {"type": "synthetic_mod", "num_samples": 20000},
+ "metrics": [{"name": "mod", "metric": "value"}], "output": {"path": "out"}}
+JSON
+
+# run NAME ARGS...: stderr of the run into NAME.err; the output must verify.
+run() {
+  local name=$1
+  shift
+  rm -rf out
+  taskset -c 0 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config run.json --no-progress "$@" \
+    2> "$name.err" || fail "$name: dsanalyze exited $?: $(cat "$name.err")"
+  "$DSANALYZE" verify out > /dev/null || fail "$name: the output does not verify"
+}
+warnings() { grep -c '^dsanalyze: warning: ' "$1" || true; }
+
+run plain
+if [[ $NP -eq 1 ]]; then
+  [[ $(warnings plain.err) -eq 0 ]] || fail "a warning for one rank: $(cat plain.err)"
+  echo "one rank on one core: no warning"
+  exit 0
+fi
+[[ $(warnings plain.err) -eq 1 ]] || fail "expected one warning line: $(cat plain.err)"
+grep -q "^dsanalyze: warning: $NP ranks on a 1-core node (host .*); expect slow runs" plain.err \
+  || fail "unexpected warning: $(cat plain.err)"
+
+run quiet --quiet
+[[ $(warnings quiet.err) -eq 0 ]] || fail "--quiet still warns: $(cat quiet.err)"
+mv out out.np$NP
+"$MPIEXEC" -n 1 "$DSANALYZE" --config run.json --quiet || fail "one-rank run exited $?"
+"$DSANALYZE" compare --strict out out.np$NP > /dev/null || fail "output differs from one rank's"
+echo "$NP ranks on one core: one warning, none with --quiet, same output"

@@ -1,0 +1,7 @@
+# Oversubscription (lib/comm/oversubscription.h): under `taskset -c 0` every
+# rank has one core, so NP > 1 ranks must give one warning line (naming the
+# MPICH yield setting it applied) and NP = 1 none, whatever the machine's size.
+dsanalyze_add_mpi_test(NAME comm.oversubscription RANKS 1 2 3 TIMEOUT 120
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/oversubscription_test.sh)
+set_tests_properties(comm.oversubscription.np1 comm.oversubscription.np2
+  comm.oversubscription.np3 PROPERTIES SKIP_RETURN_CODE 77)
