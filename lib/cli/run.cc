@@ -9,9 +9,11 @@
 
 #include "cli/commands.h"
 #include "comm/comm.h"
+#include "comm/hydra_exit.h"
 #include "comm/launch_guard.h"
 #include "config/config.h"
 #include "pipeline/pipeline.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -58,6 +60,8 @@ void PrintTimings(const RunSummary& s) {
 
 int Run(const RunOptions& options, int argc, char** argv) {
   MpiEnvironment env(&argc, &argv);
+  // After MPI_Init, so that nothing in MPI replaces the handlers.
+  InstallInterruptHandlers();
   const Comm comm;
   if (Status guard = CheckLaunchMode(comm.size()); !guard.ok()) {
     if (comm.is_root()) std::fprintf(stderr, "dsanalyze: error: %s\n", guard.message().c_str());
@@ -75,14 +79,25 @@ int Run(const RunOptions& options, int argc, char** argv) {
     context.progress = options.progress;
     st = RunPipeline(*config, context, comm, &summary);
   }
-  if (!st.ok()) {
-    if (comm.is_root()) std::fprintf(stderr, "dsanalyze: error: %s\n", st.message().c_str());
+  const bool interrupted = st.code() == Status::Code::kInterrupted;
+  std::string last_line;  // rank 0's, printed after MPI_Finalize
+  if (!st.ok() && comm.is_root()) {
+    last_line = std::string("dsanalyze: ") + (interrupted ? "" : "error: ") + st.message() + "\n";
   } else if (comm.is_root()) {
     spdlog::info("done: {} samples in {:.3f} s, output in {}", summary.samples,
                  summary.total_seconds, config->output.path);
     if (options.timings) PrintTimings(summary);
   }
-  if (FinalizeMayHang(comm)) ExitWithoutFinalize(comm, st.exit_code());
+  // MPICH 4.0's mpiexec passes on an interrupted run's exit code only if
+  // rank 0's last line comes after rank 0 has exited (comm/hydra_exit.h).
+  const bool after_exit = interrupted && StartedByHydra();
+  if (!after_exit) std::fputs(last_line.c_str(), stderr);
+  if (FinalizeMayHang(comm)) {
+    if (after_exit) std::fputs(last_line.c_str(), stderr);
+    ExitWithoutFinalize(comm, st.exit_code());
+  }
+  env.Finalize();
+  if (after_exit && !last_line.empty()) PrintAfterExit(last_line);
   return st.exit_code();
 }
 

@@ -1,3 +1,4 @@
-# util: background writes and file helpers.
+# util: background writes, file helpers and interruption by signals.
 target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/interrupt_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/write_behind_test.cc)
