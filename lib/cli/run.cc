@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "comm/comm.h"
+#include "comm/hydra_exit.h"
 #include "comm/launch_guard.h"
 #include "comm/oversubscription.h"
 #include "config/config.h"
@@ -17,6 +18,7 @@
 #include "report/curriculum_config.h"
 #include "report/run_digest.h"
 #include "util/terminal.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -99,6 +101,8 @@ void PrintDigest(const std::string& save_path) {
 
 int Run(const RunOptions& options, int argc, char** argv) {
   MpiEnvironment env(&argc, &argv);
+  // After MPI_Init, so that nothing in MPI replaces the handlers.
+  InstallInterruptHandlers();
   const Comm comm;
   if (Status guard = CheckLaunchMode(comm.size()); !guard.ok()) {
     if (comm.is_root()) std::fprintf(stderr, "dsanalyze: error: %s\n", guard.message().c_str());
@@ -118,8 +122,10 @@ int Run(const RunOptions& options, int argc, char** argv) {
     context.progress = progress;
     st = RunPipeline(*config, context, comm, &summary);
   }
-  if (!st.ok()) {
-    if (comm.is_root()) std::fprintf(stderr, "dsanalyze: error: %s\n", st.message().c_str());
+  const bool interrupted = st.code() == Status::Code::kInterrupted;
+  std::string last_line;  // rank 0's, printed after MPI_Finalize
+  if (!st.ok() && comm.is_root()) {
+    last_line = std::string("dsanalyze: ") + (interrupted ? "" : "error: ") + st.message() + "\n";
   } else if (comm.is_root()) {
     spdlog::info("done: {} samples in {:.3f} s, output in {}", summary.samples,
                  summary.total_seconds, config->output.path);
@@ -127,7 +133,16 @@ int Run(const RunOptions& options, int argc, char** argv) {
     if (progress.mode != ProgressMode::kNever) PrintDigest(config->output.path);
     WarnOfPlaceholder(*config);
   }
-  if (FinalizeMayHang(comm)) ExitWithoutFinalize(comm, st.exit_code());
+  // MPICH 4.0's mpiexec passes on an interrupted run's exit code only if
+  // rank 0's last line comes after rank 0 has exited (comm/hydra_exit.h).
+  const bool after_exit = interrupted && StartedByHydra();
+  if (!after_exit) std::fputs(last_line.c_str(), stderr);
+  if (FinalizeMayHang(comm)) {
+    if (after_exit) std::fputs(last_line.c_str(), stderr);
+    ExitWithoutFinalize(comm, st.exit_code());
+  }
+  env.Finalize();
+  if (after_exit && !last_line.empty()) PrintAfterExit(last_line);
   return st.exit_code();
 }
 

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "util/interrupt.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -32,7 +34,9 @@ MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
 }
 
-MpiEnvironment::~MpiEnvironment() {
+MpiEnvironment::~MpiEnvironment() { Finalize(); }
+
+void MpiEnvironment::Finalize() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
@@ -47,18 +51,23 @@ void Comm::Barrier() const {
   RunCollective([&] { MPI_Barrier(comm_); }, [&](MPI_Request* r) { MPI_Ibarrier(comm_, r); });
 }
 
-Status Comm::AgreeOnStatus(const Status& local) const {
+Status Comm::AgreeOnStatus(const Status& given) const {
+  // Every agreement is a checkpoint where a caught signal stops the run.
+  const Status local = given.ok() ? CheckInterrupt() : given;
   const int mine = local.ok() ? size_ : rank_;
   const int first = Allreduce(mine, MPI_MIN);
   if (first == size_) return Status::OK();
-  // The first failing rank tells everyone its code and message.
-  int header[2] = {static_cast<int>(local.code()), static_cast<int>(local.message().size())};
-  MPI_Bcast(header, 2, MPI_INT, first, comm_);
-  std::string message = rank_ == first ? local.message() : std::string(header[1], '\0');
-  MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm_);
+  // The first failing rank tells everyone its code, signal and message.
+  int header[3] = {static_cast<int>(local.code()), local.signal(),
+                   static_cast<int>(local.message().size())};
+  MPI_Bcast(header, 3, MPI_INT, first, comm_);
+  std::string message = rank_ == first ? local.message() : std::string(header[2], '\0');
+  MPI_Bcast(message.data(), header[2], MPI_CHAR, first, comm_);
   switch (static_cast<Status::Code>(header[0])) {
     case Status::Code::kBadInput:
       return Status::BadInput(message);
+    case Status::Code::kInterrupted:
+      return Status::Interrupted(header[1], message);
     case Status::Code::kIoError:
       return Status::IoError(message);
     default:

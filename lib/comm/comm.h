@@ -31,6 +31,8 @@ class MpiEnvironment {
  public:
   MpiEnvironment(int* argc, char*** argv);
   ~MpiEnvironment();
+  // Finalizes MPI now (once; the destructor then does nothing).
+  void Finalize();
   MpiEnvironment(const MpiEnvironment&) = delete;
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;
 };
@@ -171,7 +173,9 @@ class Comm {
   }
 
   // Collective: returns OK on every rank if `local` is OK on every rank;
-  // otherwise the error of the lowest failing rank, on every rank.
+  // otherwise the error of the lowest failing rank, on every rank. A rank
+  // whose `local` is OK but that caught SIGINT/SIGTERM/SIGHUP counts as
+  // failing with CheckInterrupt()'s status (util/interrupt.h).
   Status AgreeOnStatus(const Status& local) const;
 
   // Ends the whole job now with `exit_code`, after printing nothing more.

@@ -2,6 +2,7 @@
 
 #include "util/checked_add.h"
 #include "util/fault_point.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze {
 
@@ -46,7 +47,8 @@ void MapJob::Work(Worker* w) {
   SampleBatch batch;
   for (uint64_t begin = w->range.begin; begin < w->range.end; begin += batch_size_) {
     const uint64_t end = std::min(w->range.end, begin + batch_size_);
-    Status st = reader->Read(begin, end, need_elements, &batch);
+    Status st = CheckInterrupt();  // a caught signal stops the map within a batch
+    if (st.ok()) st = reader->Read(begin, end, need_elements, &batch);
     for (size_t m = 0; st.ok() && m < single_.size(); ++m) {
       std::span<int64_t> dst(result_.values[m].data() + (begin - range_.begin), end - begin);
       st = single_[m].metric->Compute(batch, dst);  // errors name the metric

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "report/output_layout.h"
+#include "util/fault_point.h"
 #include "util/file_util.h"
 
 namespace dsanalyze {
@@ -140,6 +141,7 @@ Status StagedOutput::Commit(const std::vector<std::string>& metric_names,
     if (ExchangePaths(staged, final_dir) == 0) {
       std::error_code ec;
       fs::remove_all(staged, ec);  // now the previous result
+      FaultPoint("commit");        // test-only (util/fault_point.h)
       continue;
     }
     if (errno != ENOENT)

@@ -19,6 +19,8 @@
 #include "pipeline/work_split.h"
 #include "report/output_layout.h"
 #include "report/report.h"
+#include "util/fault_point.h"
+#include "util/interrupt.h"
 #include "util/memory_usage.h"
 
 namespace dsanalyze {
@@ -91,8 +93,13 @@ Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const Local
                     StageClock* clock, const MetricProgress& shown) {
   shown.progress->Begin(shown.metric + ": sort");
   KeyCodec<Key> codec{layout};
+  SetInterruptStage("sort");
+  FaultPoint("sort");  // test-only (util/fault_point.h)
   std::vector<Key> keys = SortPairs(std::move(values), ids, codec, threads);
   clock->Lap(kStageLocalSort);
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
+
+  SetInterruptStage("exchange");
 
   const unsigned key_bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
   SampleSortTimes st;
@@ -102,6 +109,9 @@ Status SortAndIndex(const Comm& comm, std::vector<int64_t>&& values, const Local
   clock->Add(kStageExchange, st.exchange);
   clock->Add(kStageMerge, st.merge);
   clock->Restart();
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
+
+  SetInterruptStage("write");
 
   uint64_t distinct = 0;
   shown.progress->Begin(shown.metric + ": write", shown.samples, "keys");
@@ -158,6 +168,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
                  n, comm.size(), config.map.threads, config.metrics.size());
   clock.Lap(kStageOpen);
 
+  SetInterruptStage("map");
   // Results over the whole dataset that metrics need first (a pass of its own).
   std::vector<Metric*> metric_ptrs;
   for (auto& m : single) metric_ptrs.push_back(m.metric.get());
@@ -212,6 +223,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   std::vector<std::string> committed;
   for (size_t m = 0; m < single.size(); ++m) {
+    SetInterruptStage("write");
     const std::string& name = single[m].name;
     std::vector<int64_t>& values = map.values[m];
     int64_t local_mm[2] = {INT64_MAX, INT64_MIN};
@@ -255,6 +267,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     committed.push_back(name);
   }
 
+  SetInterruptStage("write");
   size_t mapped_sums = 0;  // index into map.sums of the next mapped accumulate metric
   for (size_t a = 0; a < accumulate.size(); ++a) {
     const std::string& name = accumulate[a].name;
@@ -277,6 +290,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   // Timings of rank 0 and the slowest rank, every rank's peak RSS; then the
   // reports and the commit on rank 0.
   progress.Begin("report");
+  SetInterruptStage("commit");
   const std::vector<double> slowest = comm.Allreduce<double>(clock.seconds, MPI_MAX);
   summary->samples = n;
   summary->stages.clear();
@@ -305,13 +319,21 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     for (const auto& m : accumulate)
       entries.push_back({m.name, MetricType::kAccumulateValueOverSamples});
     st = WriteReports(staged->staging_dir(), entries, info);
+    FaultPoint("report");  // test-only (util/fault_point.h)
+  }
+  // The last interruption checkpoint: past it the commit always completes.
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+  DisarmInterrupts();
+  if (comm.is_root()) {
     std::vector<std::string> files;
     for (const char* f : {"curriculum_config.json", "summary.json"})  // summary.json last
       if (std::filesystem::exists(std::filesystem::path(staged->staging_dir()) / f))
         files.push_back(f);
-    if (st.ok()) st = staged->Commit(committed, files);
+    st = staged->Commit(committed, files);
   }
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+  if (const int late = comm.Allreduce(CaughtSignal(), MPI_MAX); late != 0 && comm.is_root())
+    spdlog::warn("{} arrived during the commit, which was completed", SignalName(late));
   clock.Lap(kStageCommit);
   // Measured after the summary was written: only the log shows it (rank 0's work).
   summary->stages.back().rank0 = summary->stages.back().slowest = clock.seconds[kStageCommit];

@@ -8,6 +8,7 @@
 #include "pipeline/stream.h"
 #include "util/checked_add.h"
 #include "util/fault_point.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze {
 namespace {
@@ -153,6 +154,7 @@ Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
     for (int r = 1; r < comm.size(); ++r) {
       ReceiveChunks<int64_t>(comm, counts[r], r, kTagScalars, chunk,
                              [&](std::span<const int64_t> part) {
+                               if (st.ok()) st = CheckInterrupt();
                                if (st.ok()) st = w->AddScalarRows(part);
                                CountRows(options, part.size());
                              });
@@ -187,11 +189,13 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
     st = writer.Open(prefixes, metric_dtype, sample_dtype, options, distinct);
     for (uint64_t off = 0; st.ok() && off < slice.size(); off += chunk) {
       const uint64_t n = std::min<uint64_t>(chunk, slice.size() - off);
-      st = writer.Consume(std::span<const Key>(slice).subspan(off, n));
+      st = CheckInterrupt();
+      if (st.ok()) st = writer.Consume(std::span<const Key>(slice).subspan(off, n));
       CountRows(options, n);
     }
     for (int r = 1; r < comm.size(); ++r) {
       ReceiveChunks<Key>(comm, all[r].count, r, kTagKeys, chunk, [&](std::span<const Key> part) {
+        if (st.ok()) st = CheckInterrupt();
         if (st.ok()) st = writer.Consume(part);
         CountRows(options, part.size());
         FaultPoint("write");  // test-only (util/fault_point.h)

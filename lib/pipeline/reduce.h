@@ -1,7 +1,8 @@
 // The reduce stage: rank 0 writes the merged files while the other ranks
 // stream their parts to it in rank order, in bounded chunks. Rank 0's memory
 // does not grow with the dataset. All functions are collective; the returned
-// Status is the same on every rank. If rank 0 fails to write, it keeps
+// Status is the same on every rank. If rank 0 fails to write, or catches a
+// signal (util/interrupt.h: checked per chunk), it stops writing but keeps
 // draining the streams (so no rank blocks) and every rank returns the error.
 #pragma once
 

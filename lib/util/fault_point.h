@@ -12,10 +12,13 @@
 // whole process with SIGSTOP. The test then kills it from outside (SIGKILL:
 // "a rank dies here", deterministically) or lets it go on (SIGCONT).
 //
-// Points: "map" (after a worker's first batch), "exchange" (just before the
-// sample sort's Alltoallv), "write" (rank 0: after the first chunk received
-// from rank 1 went into the staged index files; other ranks: before streaming
-// their keys to rank 0).
+// Points: "map" (after a worker's first batch), "sort" (before the first local
+// sort), "exchange" (just before the sample sort's Alltoallv), "write" (rank 0:
+// after the first chunk received from rank 1 went into the staged index files;
+// other ranks: before streaming their keys to rank 0), and on rank 0 only
+// "report" (reports written, before the last interruption checkpoint) and
+// "commit" (after the first metric directory was swapped with its previous
+// version).
 //
 // Cost when unset: the environment is read once (first call); later calls
 // test one bool. Thread-safe: only one call per process ever pauses.

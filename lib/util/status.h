@@ -3,7 +3,8 @@
 // A Status is either OK or an error with a kind and a one-line message that
 // names the file or config key and what is wrong. The kind decides the exit
 // code (see docs/reliability.md): bad input is the user's to fix, an I/O or
-// internal failure is not. Result<T> carries a value or an error Status.
+// internal failure is not; an interrupted run exits as a shell reports the
+// signal (128 + its number). Result<T> carries a value or an error Status.
 //
 // Both are plain values: cheap to move, safe to copy, not thread-aware.
 #pragma once
@@ -17,19 +18,27 @@ namespace dsanalyze {
 
 class Status {
  public:
-  enum class Code { kOk = 0, kBadInput, kIoError, kInternal };
+  enum class Code { kOk = 0, kBadInput, kIoError, kInternal, kInterrupted };
 
   Status() = default;  // OK
   static Status OK() { return Status(); }
   static Status BadInput(std::string msg) { return Status(Code::kBadInput, std::move(msg)); }
   static Status IoError(std::string msg) { return Status(Code::kIoError, std::move(msg)); }
   static Status Internal(std::string msg) { return Status(Code::kInternal, std::move(msg)); }
+  // The run stopped because it caught `signal` (util/interrupt.h).
+  static Status Interrupted(int signal, std::string msg) {
+    Status s(Code::kInterrupted, std::move(msg));
+    s.signal_ = signal;
+    return s;
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  int signal() const { return signal_; }  // of an Interrupted status, else 0
 
-  // Process exit code for this status: 0 ok, 2 bad input, 3 I/O or internal.
+  // Process exit code for this status: 0 ok, 2 bad input, 3 I/O or internal,
+  // 128 + signal interrupted.
   int exit_code() const;
 
   // Returns a copy whose message is "prefix: message" (for adding context).
@@ -39,6 +48,7 @@ class Status {
   Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
   Code code_ = Code::kOk;
   std::string message_;
+  int signal_ = 0;
 };
 
 // Exit codes shared by every subcommand.
@@ -53,6 +63,8 @@ inline int Status::exit_code() const {
       return kExitOk;
     case Code::kBadInput:
       return kExitBadInput;
+    case Code::kInterrupted:
+      return 128 + signal_;
     default:
       return kExitFailure;
   }
@@ -60,7 +72,9 @@ inline int Status::exit_code() const {
 
 inline Status Status::WithPrefix(const std::string& prefix) const {
   if (ok()) return *this;
-  return Status(code_, prefix + ": " + message_);
+  Status s = *this;
+  s.message_ = prefix + ": " + message_;
+  return s;
 }
 
 template <class T>

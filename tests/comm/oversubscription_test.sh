@@ -21,7 +21,7 @@ run() {
   local name=$1
   shift
   rm -rf out
-  taskset -c 0 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config run.json --no-progress "$@" \
+  taskset -c 0 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config run.json --progress never "$@" \
     2> "$name.err" || fail "$name: dsanalyze exited $?: $(cat "$name.err")"
   "$DSANALYZE" verify out > /dev/null || fail "$name: the output does not verify"
 }

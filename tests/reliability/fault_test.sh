@@ -8,6 +8,19 @@
 #                                   byte-for-byte unchanged, and a rerun
 #                                   removes the killed run's leftovers and
 #                                   writes the same bytes as a clean run.
+#   fault_test.sh interrupt SIG POINT RANK TO
+#                                   SIG (INT, TERM or HUP) reaches the run
+#                                   while rank RANK is paused at POINT (map,
+#                                   sort, exchange, write, report or commit);
+#                                   TO is mpiexec (which forwards it to every
+#                                   rank), ranks (each rank directly) or
+#                                   paused (that rank only). Before the
+#                                   commit: exit 128+SIG within 10 s, one
+#                                   line naming the signal and the stage, the
+#                                   previous results byte-for-byte and no
+#                                   staging directory or lock left. At
+#                                   commit: the commit completes, exit 0,
+#                                   clean-run output.
 #   fault_test.sh lock              a second run into a save path that a
 #                                   paused run holds fails fast (exit 3, one
 #                                   line naming the lock and its holder) and
@@ -26,7 +39,7 @@
 # "kill one rank during the exchange" happens at exactly that point.
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
-mode=${1:?usage: fault_test.sh kill POINT RANK | lock | disk_full | disk_full_old}
+mode=${1:?usage: fault_test.sh kill POINT RANK | interrupt SIG POINT RANK TO | lock | disk_full | disk_full_old}
 
 # The disk tests re-run this script in a private mount namespace, where the
 # tmpfs they mount disappears with the namespace whatever happens.
@@ -93,13 +106,14 @@ same_output() {
 # Processes of this test's runs: their command line holds a config under $work.
 leftover_processes() { pgrep -f -- "--config $work/" || true; }
 
-# start_paused NAME POINT RANK: starts config NAME in the background with rank
-# RANK stopping at POINT; waits until it has stopped and sets paused_pid.
+# start_paused NAME POINT RANK [OPTION...]: starts config NAME in the
+# background with rank RANK stopping at POINT; waits until it has stopped and
+# sets paused_pid.
 start_paused() {
   rm -f "$work/pid"
   DSANALYZE_TEST_PAUSE_AT="$2:$3" DSANALYZE_TEST_PAUSE_FILE="$work/pid" \
     timeout -k 5 120 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --progress never \
-    > "$work/$1.out" 2> "$work/$1.err" &
+    "${@:4}" > "$work/$1.out" 2> "$work/$1.err" &
   mpiexec_pid=$!
   local i
   for ((i = 0; i < 600; i++)); do
@@ -194,6 +208,79 @@ test_kill() {
   same_output "$save" "$work/clean" "rerun after kill at $point"
 }
 
+# signal_pending PID SIG: SIG waits for PID (stopped) to take it.
+signal_pending() {
+  local mask
+  mask=$(awk '/^(ShdPnd|SigPnd):/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
+  for m in $mask; do (((16#$m >> ($2 - 1)) & 1)) && return 0; done
+  return 1
+}
+
+# The run's ranks: the children of mpiexec's children (hydra's proxies).
+rank_pids() {
+  local launcher proxy
+  launcher=$(pgrep -P "$mpiexec_pid")  # mpiexec, under timeout
+  for proxy in $(pgrep -P "$launcher"); do pgrep -P "$proxy"; done
+}
+
+test_interrupt() {
+  local sig=$1 point=$2 rank=$3 to=$4 save=$work/save
+  local signum stage
+  signum=$(kill -l "$sig")
+  # The stage the message names: where the run next checks for a signal.
+  case $point in report | commit) stage=commit ;; *) stage=$point ;; esac
+  write_config previous 30000 "$save"
+  run_ok previous
+  local before
+  before=$(snapshot "$save")
+
+  write_config big 300000 "$save"
+  start_paused big "$point" "$rank" --log-level warn
+  check_stage "$point" "$save"
+  case $to in
+    mpiexec) kill "-$sig" "$(pgrep -P "$mpiexec_pid")" ;;
+    ranks) kill "-$sig" $(rank_pids) ;;
+    paused) kill "-$sig" "$paused_pid" ;;
+  esac
+  # Resume the paused rank only once the signal waits for it, so it is
+  # interrupted at POINT and not further on.
+  local i
+  for ((i = 0; i < 100; i++)); do
+    signal_pending "$paused_pid" "$signum" && break
+    sleep 0.1
+  done
+  signal_pending "$paused_pid" "$signum" || fail "SIG$sig never reached the paused rank"
+  local t0 rc=0 elapsed
+  t0=$(now)
+  kill -CONT "$paused_pid"
+  paused_pid=""
+  wait "$mpiexec_pid" || rc=$?
+  elapsed=$(seconds_since "$t0")
+  echo "SIG$sig to $to, rank $rank of $NP paused at $point: mpiexec exited $rc after $elapsed s"
+  echo "stdout (mpiexec's):"
+  cat "$work/big.out"
+  echo "stderr:"
+  cat "$work/big.err"
+  less_than "$elapsed" 10 || fail "the run took $elapsed s to end"
+  [[ -z $(leftover_processes) ]] || fail "processes left: $(leftover_processes)"
+  [[ -z $(hidden_leftovers "$save") ]] || fail "left behind: $(hidden_leftovers "$save")"
+  local said
+  said=$(grep -v '^dsanalyze: test pause at ' "$work/big.err" || true)
+  if [[ $point == commit ]]; then
+    ((rc == 0)) || fail "exit code $rc after a signal during the commit, expected 0"
+    [[ $said == *"[warning] SIG$sig arrived during the commit, which was completed" ]] ||
+      fail "stderr is not the one warning line: $said"
+    write_config clean 300000 "$work/clean"
+    run_ok clean
+    same_output "$save" "$work/clean" "the run signalled during its commit"
+    return 0
+  fi
+  ((rc == 128 + signum)) || fail "exit code $rc, expected $((128 + signum))"
+  [[ $said == "dsanalyze: interrupted by SIG$sig during $stage; nothing was committed" ]] ||
+    fail "stderr is not the one interruption line: $said"
+  [[ $(snapshot "$save") == "$before" ]] || fail "the previous results changed"
+}
+
 test_lock() {
   local save=$work/save
   write_config first 300000 "$save"
@@ -261,6 +348,7 @@ test_disk_full() {
 
 case $mode in
   kill) test_kill "${2:?point}" "${3:?rank}" ;;
+  interrupt) test_interrupt "${2:?signal}" "${3:?point}" "${4:?rank}" "${5:?to}" ;;
   lock) test_lock ;;
   disk_full) test_disk_full 0 ;;
   disk_full_old) test_disk_full 1 ;;

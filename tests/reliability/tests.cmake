@@ -40,7 +40,7 @@ endforeach()
 # targets, replayed by a g++-built driver (tests/fuzz/tests.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/../fuzz/tests.cmake)
 # --- end of part 4 -------------------------------------------------------------
-# --- Parts 2 and 3: faults and the save-path lock (fault_test.sh) -------------
+# --- Parts 2 and 3: faults, interruption and the save-path lock (fault_test.sh)
 # reliability.kill_<point>_rank<r>.np<k>: rank r of k is stopped at <point> by
 # the test-only hook (lib/util/fault_point.h) and SIGKILLed; mpiexec must end
 # non-zero within 10 s, the previous results stay byte-for-byte, and a rerun
@@ -56,6 +56,30 @@ foreach(point map exchange write)
 endforeach()
 dsanalyze_add_mpi_test(NAME reliability.kill_exchange_rank2 RANKS 3 TIMEOUT 120
   LABELS reliability COMMAND bash ${fault_test} kill exchange 2)
+# reliability.interrupt_<sig>_<point>_<to>: SIG<sig> reaches the run while a
+# rank is paused at <point>, sent to mpiexec (which forwards it to every rank),
+# to every rank, or to the paused rank only; the run ends with 128+signal, one
+# line, no staging directory or lock left and the previous results intact, or,
+# signalled during the commit, completes it and exits 0.
+# One rank never reaches the exchange or write points (nothing to send).
+foreach(point map sort exchange write report commit)
+  set(ranks 1 2 3)
+  if(point MATCHES "exchange|write")
+    set(ranks 2 3)
+  endif()
+  dsanalyze_add_mpi_test(NAME reliability.interrupt_int_${point}_mpiexec RANKS ${ranks}
+    TIMEOUT 120 LABELS reliability COMMAND bash ${fault_test} interrupt INT ${point} 0 mpiexec)
+endforeach()
+foreach(point map write)
+  dsanalyze_add_mpi_test(NAME reliability.interrupt_term_${point}_mpiexec RANKS 2 TIMEOUT 120
+    LABELS reliability COMMAND bash ${fault_test} interrupt TERM ${point} 1 mpiexec)
+  dsanalyze_add_mpi_test(NAME reliability.interrupt_hup_${point}_ranks RANKS 2 TIMEOUT 120
+    LABELS reliability COMMAND bash ${fault_test} interrupt HUP ${point} 0 ranks)
+endforeach()
+dsanalyze_add_mpi_test(NAME reliability.interrupt_term_exchange_paused RANKS 2 3 TIMEOUT 120
+  LABELS reliability COMMAND bash ${fault_test} interrupt TERM exchange 1 paused)
+dsanalyze_add_mpi_test(NAME reliability.interrupt_term_commit_ranks RANKS 2 TIMEOUT 120
+  LABELS reliability COMMAND bash ${fault_test} interrupt TERM commit 0 ranks)
 dsanalyze_add_mpi_test(NAME reliability.lock RANKS 2 TIMEOUT 120
   LABELS reliability COMMAND bash ${fault_test} lock)
 foreach(mode disk_full disk_full_old)
