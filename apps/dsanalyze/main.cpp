@@ -29,25 +29,8 @@ void AddRunOptions(CLI::App& app, dsanalyze::cli::RunOptions& o, bool config_req
   app.add_flag_callback("--no-progress", [&o] { o.progress = "never"; })->group("");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  namespace cli = dsanalyze::cli;
-  CLI::App app{
-      "dsanalyze: per-sample difficulty metrics and curriculum indexes for DeepSpeed.\n"
-      "Run the analysis with: mpirun -n N dsanalyze --config run.json"};
-  app.set_version_flag("--version", std::string("dsanalyze ") + DSANALYZE_VERSION);
-  app.require_subcommand(0, 1);
-
-  cli::RunOptions top_run;
-  AddRunOptions(app, top_run, false);
-
-  cli::RunOptions run_opts;
-  auto* run = app.add_subcommand("run", "run the analysis described by a config (the default)");
-  AddRunOptions(*run, run_opts, true);
-
-  cli::InspectOptions inspect_opts;
-  auto* inspect = app.add_subcommand("inspect", "show the header and rows of a .bin/.idx pair");
+CLI::App* AddInspect(CLI::App& app, dsanalyze::cli::InspectOptions& inspect_opts) {
+  CLI::App* inspect = app.add_subcommand("inspect", "show the header and rows of a .bin/.idx pair");
   inspect->add_option("prefix", inspect_opts.prefix, "path without .bin/.idx")->required();
   inspect->add_option("--rows", inspect_opts.rows, "row range A:B (end exclusive)");
   inspect
@@ -56,9 +39,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "deepspeed", "deepspeed-legacy", "megatron"}))
       ->capture_default_str();
   inspect->add_flag("--json", inspect_opts.json, "machine-readable output");
+  return inspect;
+}
 
-  cli::GenerateOptions gen_opts;
-  auto* generate = app.add_subcommand("generate", "write a synthetic Zipf-like token dataset");
+CLI::App* AddGenerate(CLI::App& app, dsanalyze::cli::GenerateOptions& gen_opts) {
+  CLI::App* generate = app.add_subcommand("generate", "write a synthetic Zipf-like token dataset");
   generate->add_option("prefix", gen_opts.prefix, "output path without .bin/.idx")->required();
   generate->add_option("--documents", gen_opts.documents, "number of documents")
       ->check(dsanalyze::PositiveInteger())
@@ -84,6 +69,30 @@ int main(int argc, char** argv) {
                    "also write GPT index maps of this sequence length "
                    "(PREFIX_train_indexmap_*_idx.npy)")
       ->check(dsanalyze::PositiveInteger());
+  return generate;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace cli = dsanalyze::cli;
+  CLI::App app{
+      "dsanalyze: per-sample difficulty metrics and curriculum indexes for DeepSpeed.\n"
+      "Run the analysis with: mpirun -n N dsanalyze --config run.json"};
+  app.set_version_flag("--version", std::string("dsanalyze ") + DSANALYZE_VERSION);
+  app.require_subcommand(0, 1);
+
+  cli::RunOptions top_run;
+  AddRunOptions(app, top_run, false);
+
+  cli::RunOptions run_opts;
+  auto* run = app.add_subcommand("run", "run the analysis described by a config (the default)");
+  AddRunOptions(*run, run_opts, true);
+
+  cli::InspectOptions inspect_opts;
+  CLI::App* inspect = AddInspect(app, inspect_opts);
+  cli::GenerateOptions gen_opts;
+  CLI::App* generate = AddGenerate(app, gen_opts);
 
   cli::VerifyOptions verify_opts;
   auto* verify = app.add_subcommand("verify", "check every invariant of a finished output");

@@ -17,8 +17,8 @@
 #include "pipeline/pipeline.h"
 #include "report/curriculum_config.h"
 #include "report/run_digest.h"
-#include "util/terminal.h"
 #include "util/interrupt.h"
+#include "util/terminal.h"
 
 namespace dsanalyze::cli {
 namespace {
