@@ -216,15 +216,17 @@ Result<DType> DTypeOfDescr(const std::string& descr) {
 
 }  // namespace
 
-std::string NpyArray::shape_string() const {
+std::string NpyShapeText(const std::vector<uint64_t>& shape) {
   std::string s = "(";
-  for (size_t i = 0; i < shape_.size(); ++i) {
+  for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) s += ", ";
-    s += std::to_string(shape_[i]);
+    s += std::to_string(shape[i]);
   }
-  if (shape_.size() == 1) s += ",";
+  if (shape.size() == 1) s += ",";
   return s + ")";
 }
+
+std::string NpyArray::shape_string() const { return NpyShapeText(shape_); }
 
 Result<NpyArray> NpyArray::Open(const std::string& path) {
   NpyArray a;

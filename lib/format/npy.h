@@ -27,6 +27,10 @@
 
 namespace dsanalyze {
 
+// A shape as NumPy prints it: "()", "(5,)", "(5, 2)" (also the form of a
+// .npy header's 'shape' entry).
+std::string NpyShapeText(const std::vector<uint64_t>& shape);
+
 class NpyArray {
  public:
   static Result<NpyArray> Open(const std::string& path);

@@ -1,5 +1,6 @@
 #include "format/npy_writer.h"
 
+#include "format/npy.h"
 #include "util/file_util.h"
 
 namespace dsanalyze {
@@ -11,13 +12,6 @@ std::string Descr(DType t) {
   return std::string(size == 1 ? "|" : "<") + (IsSigned(t) ? "i" : "u") + std::to_string(size);
 }
 
-// The shape as numpy writes it: "(5,)", "(3, 2)".
-std::string ShapeText(const std::vector<uint64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 }  // namespace
 
 Status WriteNpy(const std::string& path, DType dtype, std::span<const std::byte> data,
@@ -25,7 +19,7 @@ Status WriteNpy(const std::string& path, DType dtype, std::span<const std::byte>
   constexpr size_t kPrefix = 10;  // magic, version 1.0, 2-byte header length
   constexpr size_t kAlign = 64;
   std::string header = "{'descr': '" + Descr(dtype) +
-                       "', 'fortran_order': False, 'shape': " + ShapeText(shape) + ", }";
+                       "', 'fortran_order': False, 'shape': " + NpyShapeText(shape) + ", }";
   while ((kPrefix + header.size() + 1) % kAlign != 0) header += ' ';
   header += '\n';
   std::string bytes = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};

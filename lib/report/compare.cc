@@ -154,21 +154,15 @@ Result<std::set<std::string>> PairsOf(const std::string& dir,
 // without a folder: the folder does not hold the analysis it claims to.
 void CheckAgainstSummary(const AnalysisFolder& analysis, const std::string& side,
                          CompareReport* report) {
-  if (!analysis.has_summary) return;
-  const std::vector<std::string> listed = AnalysisMetricNames(analysis);
-  for (const MetricFolder& f : analysis.folders)
-    if (!std::binary_search(listed.begin(), listed.end(), f.name))
-      report->different.push_back({f.name, std::nullopt,
-                                   "metric folder in " + side + " is not listed in " + side +
-                                       "'s summary.json (left from another analysis?)"});
-  for (const std::string& name : listed) {
-    const bool found = std::any_of(analysis.folders.begin(), analysis.folders.end(),
-                                   [&](const MetricFolder& f) { return f.name == name; });
-    if (!found)
-      report->different.push_back(
-          {name, std::nullopt,
-           "listed in " + side + "'s summary.json, but " + side + " has no metric folder"});
-  }
+  const SummaryMismatch mismatch = CheckFoldersAgainstSummary(analysis);
+  for (const std::string& name : mismatch.unlisted_folders)
+    report->different.push_back({name, std::nullopt,
+                                 "metric folder in " + side + " is not listed in " + side +
+                                     "'s summary.json (left from another analysis?)"});
+  for (const ListedMetric& m : mismatch.missing_folders)
+    report->different.push_back(
+        {m.name, std::nullopt,
+         "listed in " + side + "'s summary.json, but " + side + " has no metric folder"});
 }
 
 }  // namespace

@@ -110,6 +110,24 @@ std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis) {
   return names;
 }
 
+SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis) {
+  SummaryMismatch mismatch;
+  if (!analysis.has_summary) return mismatch;
+  const auto listed = [&](const std::string& name) {
+    return std::any_of(analysis.listed.begin(), analysis.listed.end(),
+                       [&](const ListedMetric& m) { return m.name == name; });
+  };
+  const auto has_folder = [&](const std::string& name) {
+    return std::any_of(analysis.folders.begin(), analysis.folders.end(),
+                       [&](const MetricFolder& f) { return f.name == name; });
+  };
+  for (const MetricFolder& f : analysis.folders)
+    if (!listed(f.name)) mismatch.unlisted_folders.push_back(f.name);
+  for (const ListedMetric& m : analysis.listed)
+    if (!has_folder(m.name)) mismatch.missing_folders.push_back(m);
+  return mismatch;
+}
+
 Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path) {
   std::error_code ec;
   if (!fs::is_directory(save_path, ec)) return std::vector<std::string>{};

@@ -81,6 +81,16 @@ Result<AnalysisFolder> ReadAnalysisFolder(const std::string& save_path);
 // is one, else the metric folders' names (a DeepSpeed output).
 std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis);
 
+// Where a folder disagrees with its summary.json, both sorted by name: metric
+// folders summary.json does not list (left from another analysis) and listed
+// metrics without a folder. Empty without summary.json (a DeepSpeed output,
+// whose folders are the analysis). verify and compare word these each their way.
+struct SummaryMismatch {
+  std::vector<std::string> unlisted_folders;
+  std::vector<ListedMetric> missing_folders;
+};
+SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis);
+
 // The entries of `save_path` that belong to the analysis it holds, sorted:
 // its metric folders, summary.json, curriculum_config.json and data_clusters/
 // (DeepSpeed's clusters are built from this analysis's index files, so they

@@ -429,19 +429,12 @@ void VerifyAccumulate(MetricChecker& c, VerifiedMetric& m) {
 // metric without a folder are violations of that folder. Without summary.json
 // (a DeepSpeed output) the metric folders are the analysis.
 void CheckAgainstSummary(const AnalysisFolder& analysis, VerifyReport* report) {
-  if (!analysis.has_summary) return;
-  for (const MetricFolder& f : analysis.folders) {
-    const bool listed = std::any_of(analysis.listed.begin(), analysis.listed.end(),
-                                    [&](const ListedMetric& m) { return m.name == f.name; });
-    if (!listed)
-      report->violations.push_back(
-          {f.name, f.name, std::nullopt,
-           "metric folder is not listed in summary.json (left from another analysis?)"});
-  }
-  for (const ListedMetric& m : analysis.listed) {
-    const bool found = std::any_of(analysis.folders.begin(), analysis.folders.end(),
-                                   [&](const MetricFolder& f) { return f.name == m.name; });
-    if (found) continue;
+  const SummaryMismatch mismatch = CheckFoldersAgainstSummary(analysis);
+  for (const std::string& name : mismatch.unlisted_folders)
+    report->violations.push_back(
+        {name, name, std::nullopt,
+         "metric folder is not listed in summary.json (left from another analysis?)"});
+  for (const ListedMetric& m : mismatch.missing_folders) {
     VerifiedMetric missing;
     missing.name = m.name;
     missing.type = m.type.value_or(MetricType::kSingleValuePerSample);
