@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "pipeline/pipeline.h"
 #include "report/curriculum_config.h"
+#include "report/output_layout.h"
 #include "report/run_digest.h"
 #include "util/interrupt.h"
 #include "util/terminal.h"
@@ -68,7 +69,7 @@ void PrintTimings(const RunSummary& s) {
 void WarnOfPlaceholder(const Config& config) {
   std::error_code ec;
   if (config.output.total_curriculum_step != 0 ||
-      !std::filesystem::exists(std::filesystem::path(config.output.path) / "curriculum_config.json",
+      !std::filesystem::exists(std::filesystem::path(config.output.path) / kCurriculumConfigFile,
                                ec))
     return;
   spdlog::warn(

@@ -326,9 +326,9 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   DisarmInterrupts();
   if (comm.is_root()) {
     std::vector<std::string> files;
-    for (const char* f : {"curriculum_config.json", "summary.json"})  // summary.json last
+    for (std::string_view f : {kCurriculumConfigFile, kSummaryFile})  // summary.json last
       if (std::filesystem::exists(std::filesystem::path(staged->staging_dir()) / f))
-        files.push_back(f);
+        files.emplace_back(f);
     st = staged->Commit(committed, files);
   }
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));

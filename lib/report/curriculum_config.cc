@@ -41,7 +41,7 @@ Json CurriculumConfig(const std::string& save_path, const std::vector<Curriculum
     value[m.name] = Entry(MetricFilePrefix(save_path, m.name, kIndexToSample), i2m, "value",
                           m.min_value, m.max_value, steps);
   }
-  const std::string cluster_path = (std::filesystem::path(save_path) / "data_clusters").string();
+  const std::string cluster_path = (std::filesystem::path(save_path) / kDataClustersDir).string();
   Json doc;
   doc["_comment"] =
       "Paste data_efficiency into the DeepSpeed config. Active: percentile-based curriculum "

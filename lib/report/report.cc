@@ -102,7 +102,7 @@ Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metr
   summary["metrics"] = std::move(per_metric);
   // nlohmann::json and ordered_json do not convert into each other directly.
   summary["config"] = Json::parse(info.config.dump());
-  DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / "summary.json").string(),
+  DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / kSummaryFile).string(),
                                       summary.dump(2) + "\n"));
 
   if (curriculum.empty()) return Status::OK();
@@ -113,7 +113,7 @@ Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metr
   if (ec)
     return Status::IoError(info.save_path + ": cannot make the path absolute: " + ec.message());
   return WriteFileAtomic(
-      (std::filesystem::path(dir) / "curriculum_config.json").string(),
+      (std::filesystem::path(dir) / kCurriculumConfigFile).string(),
       CurriculumConfig(save_path.string(), curriculum, info.total_curriculum_step).dump(2) + "\n");
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "metrics/metric.h"
+#include "report/output_layout.h"
 
 namespace dsanalyze {
 namespace {
@@ -48,7 +49,7 @@ std::string AccumulateLine(const Json& m) {
 }  // namespace
 
 Result<std::string> FormatRunDigest(const std::string& save_path) {
-  const std::filesystem::path path = std::filesystem::path(save_path) / "summary.json";
+  const std::filesystem::path path = std::filesystem::path(save_path) / kSummaryFile;
   std::ifstream in(path);
   const Json summary = Json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (summary.is_discarded() || !summary.contains("metrics"))
