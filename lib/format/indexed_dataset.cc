@@ -38,14 +38,17 @@ std::string OtherTableHint(const IndexedDataset::Options& o, uint8_t code, size_
   return "";
 }
 
-// The hint for a .bin of `bin_bytes` that is not `elements` items of the
-// table's dtype but is of another element size.
-std::string BinSizeHint(const IndexedDataset::Options& o, uint8_t code, uint64_t elements,
-                        uint64_t bin_bytes, size_t itemsize) {
+// "; SUBJECT N-byte elements, so the dtype code table is probably wrong" +
+// `detail` + the other table's hint, when `bytes` is exactly `elements` items
+// of a size other than the table's `itemsize` (the usual sign of a file read
+// with the wrong code table); "" otherwise.
+std::string ElementSizeHint(const IndexedDataset::Options& o, uint8_t code, uint64_t elements,
+                            uint64_t bytes, size_t itemsize, const char* subject,
+                            const std::string& detail) {
   for (uint64_t size : {1, 2, 4, 8})
-    if (size != itemsize && elements > 0 && bin_bytes == elements * size)
-      return "; it fits " + std::to_string(size) +
-             "-byte elements, so the dtype code table is probably wrong" +
+    if (size != itemsize && elements > 0 && bytes == elements * size)
+      return std::string("; ") + subject + " " + std::to_string(size) +
+             "-byte elements, so the dtype code table is probably wrong" + detail +
              OtherTableHint(o, code, size);
   return "";
 }
@@ -169,15 +172,11 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
       // The usual cause is a file read with the wrong code table (Megatron's
       // uint16 code 8 is uint64 to DeepSpeed): then the pointers fit another
       // element size exactly. Say so, since the numbers alone do not.
-      std::string hint;
-      const uint64_t before = offset / ds.itemsize_;
-      for (uint64_t size : {1, 2, 4, 8})
-        if (size != ds.itemsize_ && before > 0 && static_cast<uint64_t>(ptr) == before * size)
-          hint = "; they fit " + std::to_string(size) +
-                 "-byte elements, so the dtype code table is probably wrong (code " +
-                 std::to_string(ds.code_) + " is " + std::string(DTypeName(ds.dtype_)) +
-                 " in the " + std::string(CodeTableName(options.table)) + " table)" +
-                 OtherTableHint(options, ds.code_, size);
+      const std::string hint = ElementSizeHint(
+          options, ds.code_, offset / ds.itemsize_, static_cast<uint64_t>(ptr), ds.itemsize_,
+          "they fit",
+          " (code " + std::to_string(ds.code_) + " is " + std::string(DTypeName(ds.dtype_)) +
+              " in the " + std::string(CodeTableName(options.table)) + " table)");
       return bad("pointer of row " + std::to_string(i) + " is " + std::to_string(ptr) +
                  " but the sizes before it give " + std::to_string(offset) + hint);
     }
@@ -202,11 +201,12 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
   DSA_ASSIGN_OR_RETURN(ds.bin_, MappedFile::Open(bin_path));
   const uint64_t bin_size = ds.bin_.bytes().size();
   if (bin_size != offset)
-    return Status::BadInput(bin_path + ": file is " + std::to_string(bin_size) + " bytes but " +
-                            idx_path + " describes " + std::to_string(offset) + " (" +
-                            std::to_string(ds.elements_) + " " + std::string(DTypeName(ds.dtype_)) +
-                            " elements); .bin is too " + (bin_size < offset ? "short" : "long") +
-                            BinSizeHint(options, ds.code_, ds.elements_, bin_size, ds.itemsize_));
+    return Status::BadInput(
+        bin_path + ": file is " + std::to_string(bin_size) + " bytes but " + idx_path +
+        " describes " + std::to_string(offset) + " (" + std::to_string(ds.elements_) + " " +
+        std::string(DTypeName(ds.dtype_)) + " elements); .bin is too " +
+        (bin_size < offset ? "short" : "long") +
+        ElementSizeHint(options, ds.code_, ds.elements_, bin_size, ds.itemsize_, "it fits", ""));
   return ds;
 }
 
