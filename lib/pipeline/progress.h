@@ -51,7 +51,7 @@ class Progress {
   // (an error ended the run) gets no line.
   void End();
   // The current stage's units done. counter() may be added to from any thread
-  // (reduce.h WriteOptions::rows_done); nullptr when nothing is shown.
+  // (gather_write.h WriteOptions::rows_done); nullptr when nothing is shown.
   void Set(uint64_t done) { done_.store(done, std::memory_order_relaxed); }
   std::atomic<uint64_t>* counter() { return shown_ ? &done_ : nullptr; }
 

@@ -7,8 +7,8 @@
 #include <system_error>
 
 #include "format/indexed_dataset.h"
+#include "output/analysis_layout.h"
 #include "report/element_search.h"
-#include "report/output_layout.h"
 
 namespace dsanalyze {
 namespace {

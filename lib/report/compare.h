@@ -1,7 +1,7 @@
 // Compares two analysis outputs: their metric lists, then file by file, by
 // content.
 //
-// Both sides must be analysis folders (output_layout.h ReadAnalysisFolder):
+// Both sides must be analysis folders (analysis_layout.h ReadAnalysisFolder):
 // a dsanalyze output with its summary.json, or a DeepSpeed output with metric
 // folders. Its metrics are summary.json's list when there is one, else its
 // metric folders. These are differences named by the metric, so a folder

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "report/output_layout.h"
+#include "output/analysis_layout.h"
 
 namespace dsanalyze {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "format/indexed_dataset.h"
-#include "report/output_layout.h"
+#include "output/analysis_layout.h"
 
 namespace dsanalyze {
 

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <limits>
 
+#include "output/analysis_layout.h"
 #include "report/curriculum_config.h"
 #include "report/histogram_svg.h"
 #include "report/metric_stats.h"
-#include "report/output_layout.h"
 #include "util/file_util.h"
 
 namespace dsanalyze {

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "metrics/metric.h"
-#include "report/output_layout.h"
+#include "output/analysis_layout.h"
 
 namespace dsanalyze {
 namespace {

@@ -4,7 +4,6 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/element_search.cc
   ${CMAKE_CURRENT_LIST_DIR}/histogram_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric_stats.cc
-  ${CMAKE_CURRENT_LIST_DIR}/output_layout.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc
   ${CMAKE_CURRENT_LIST_DIR}/run_digest.cc
   ${CMAKE_CURRENT_LIST_DIR}/verify.cc)

@@ -6,8 +6,8 @@
 
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
+#include "output/analysis_layout.h"
 #include "report/element_search.h"
-#include "report/output_layout.h"
 
 namespace dsanalyze {
 

@@ -68,7 +68,7 @@ struct VerifyReport {
 // Checks every metric folder of `save_path` against the format and its
 // summary.json. Broken or unreadable metric files are violations in the
 // report; BadInput when save_path is not an analysis folder
-// (output_layout.h ReadAnalysisFolder: not a directory, summary.json
+// (analysis_layout.h ReadAnalysisFolder: not a directory, summary.json
 // unreadable, or neither summary.json nor a metric folder).
 Result<VerifyReport> VerifyOutput(const std::string& save_path);
 

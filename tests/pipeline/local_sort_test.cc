@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
-#include "pipeline/reduce.h"
+#include "pipeline/gather_write.h"
 #include "pipeline/sort_key.h"
 #include "pipeline/work_split.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/save_lock.h"
+#include "output/save_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

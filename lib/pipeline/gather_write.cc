@@ -1,4 +1,4 @@
-#include "pipeline/reduce.h"
+#include "pipeline/gather_write.h"
 
 #include <algorithm>
 #include <memory>

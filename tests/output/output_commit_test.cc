@@ -1,4 +1,4 @@
-#include "pipeline/output_commit.h"
+#include "output/output_commit.h"
 
 #include <signal.h>
 #include <sys/wait.h>

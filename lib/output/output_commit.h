@@ -9,7 +9,7 @@
 // RENAME_EXCHANGE when a previous result exists (old and new swap in one step,
 // so a reader sees either the whole old or the whole new directory), then the
 // old one is deleted. Then every other entry of the previous analysis that
-// this run did not write (report/output_layout.h AnalysisEntries: metric
+// this run did not write (output/analysis_layout.h AnalysisEntries: metric
 // folders of metrics not in this run, a stale curriculum_config.json, and
 // data_clusters/, which DeepSpeed built from the old index files) is moved
 // into the staging directory, so the save path holds exactly one analysis;
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/save_lock.h"
+#include "output/save_lock.h"
 #include "util/status.h"
 
 namespace dsanalyze {

@@ -1,4 +1,4 @@
-#include "pipeline/output_commit.h"
+#include "output/output_commit.h"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "report/output_layout.h"
+#include "output/analysis_layout.h"
 #include "util/fault_point.h"
 #include "util/file_util.h"
 
@@ -67,7 +67,7 @@ bool Contains(const std::vector<std::string>& list, const std::string& name) {
 }
 
 // The commit replaces SAVE/<name> for every metric: refused when that is a
-// user's entry rather than part of the analysis (report/output_layout.h).
+// user's entry rather than part of the analysis (output/analysis_layout.h).
 Status CheckMetricNamesAreFree(const std::string& save_path,
                                const std::vector<std::string>& metric_names) {
   DSA_ASSIGN_OR_RETURN(std::vector<std::string> analysis, AnalysisEntries(save_path));

@@ -1,4 +1,4 @@
-#include "report/output_layout.h"
+#include "output/analysis_layout.h"
 
 #include <algorithm>
 #include <filesystem>
