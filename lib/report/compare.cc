@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "format/indexed_dataset.h"
-#include "output/analysis_layout.h"
+#include "output/analysis_folder.h"
 #include "report/element_search.h"
 
 namespace dsanalyze {
