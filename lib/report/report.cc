@@ -62,7 +62,9 @@ Json AccumulateSummary(const AccumulateStats& s) {
   return j;
 }
 
-Json RunSection(const RunInfo& info) {
+// summary.json's fields about the run itself: tool, version, config hash, ranks,
+// threads, peak memory and stage timings.
+Json SummaryRunFields(const RunInfo& info) {
   Json timings = Json::array();
   for (const StageTiming& t : info.timings)
     timings.push_back(
@@ -98,7 +100,7 @@ Status WriteCurriculumConfig(const std::string& dir,
 Result<std::vector<std::string>> WriteReports(const std::string& dir,
                                               const std::vector<MetricEntry>& metrics,
                                               const RunInfo& info) {
-  Json summary = RunSection(info);
+  Json summary = SummaryRunFields(info);
   summary["percentile_method"] = kPercentileMethod;
   Json per_metric = Json::object();
   std::vector<CurriculumMetric> curriculum;

@@ -11,6 +11,7 @@
 #include "dataset/gpt_maps.h"
 #include "format/indexed_dataset.h"
 #include "format/npy.h"
+#include "format/vocab.h"
 #include "support/test_util.h"
 
 namespace dsanalyze::cli {
@@ -212,9 +213,9 @@ TEST_CASE("generate rejects bad options with one clear message", "[generate]") {
   CHECK(error([](GenerateOptions& o) { o.documents = 0; }).message() ==
         "--documents must be at least 1");
   CHECK(error([](GenerateOptions& o) { o.vocab_size = 0; }).message() ==
-        "--vocab-size 0 is out of range [1, 134217728]");
+        "--vocab-size 0 is out of range [1, 268435456]");
   CHECK_THAT(error([](GenerateOptions& o) { o.vocab_size = kMaxVocabSize + 1; }).message(),
-             Contains("--vocab-size 134217729 is out of range"));
+             Contains("--vocab-size 268435457 is out of range"));
   CHECK(error([](GenerateOptions& o) { o.min_length = 0; }).message() ==
         "--min-length must be at least 1");
   CHECK(error([](GenerateOptions& o) { o.max_length = 3000000000ull; }).message() ==
