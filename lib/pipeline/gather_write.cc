@@ -147,6 +147,7 @@ Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
     auto created = IndexedWriter::Create(prefix, dtype, WriterOptions(options, total));
     if (created.ok()) w = std::move(created).value();
     st = created.status();
+    if (st.ok()) st = CheckInterrupt();
     if (st.ok()) st = w->AddScalarRows(local);
     CountRows(options, local.size());
     for (int r = 1; r < comm.size(); ++r) {

@@ -13,3 +13,12 @@ target_link_libraries(comm_mpi_test PRIVATE dsanalyze_lib)
 target_include_directories(comm_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 dsanalyze_add_mpi_test(NAME comm.collectives RANKS 1 2 3
   COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:comm_mpi_test>)
+
+# AgreeOnStatus on its own: all OK; one failing rank (each in turn, each kind)
+# reaches every rank with code, message and signal; the lowest failing rank
+# wins; a caught signal counts as Interrupted until DisarmInterrupts().
+add_executable(agree_on_status_mpi_test ${CMAKE_CURRENT_LIST_DIR}/agree_on_status_mpi_test.cc)
+target_link_libraries(agree_on_status_mpi_test PRIVATE dsanalyze_lib)
+target_include_directories(agree_on_status_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+dsanalyze_add_mpi_test(NAME comm.agree_on_status RANKS 1 2 3
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:agree_on_status_mpi_test>)

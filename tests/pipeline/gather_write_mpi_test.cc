@@ -1,0 +1,442 @@
+// Runs the gather-and-write stage on its own under mpiexec -n k. Each rank
+// holds a slice of the global (value, id) key order, as the sample sort leaves
+// it; WriteIndexFiles and WriteOrderedScalars write on rank 0. The files are
+// read back with IndexedDataset and compared, row by row and element by
+// element, with what this test computes from the global pair list
+// (docs/format.md §2.2, §2.3). Covered: a value's run of ids across one and
+// across several rank boundaries and across chunks (chunks of 1 and 3 keys),
+// empty ranks (first, middle, last, all but one, all), U = 1, 50, 199, 200,
+// 250, 251, 1234 (step 12, partial last group) and 0, uint64 and WideKey keys,
+// the dtypes as given, the progress row
+// count on rank 0, no file left under a temporary name, and a signal caught
+// on rank 0 stopping the write with no file left.
+// Exits non-zero if any check failed, naming each failure.
+#include <mpi.h>
+#include <stdlib.h>  // mkdtemp
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "comm/comm.h"
+#include "comm/oversubscription.h"
+#include "format/dtype.h"
+#include "format/indexed_dataset.h"
+#include "pipeline/gather_write.h"
+#include "pipeline/sort_key.h"
+#include "support/mpi_check.h"
+#include "util/interrupt.h"
+
+namespace dsanalyze {
+namespace {
+
+using test::Check;
+using Pair = std::pair<int64_t, int64_t>;  // (value, id)
+using Rows = std::vector<std::vector<int64_t>>;
+
+// The calls under test, kept here so that a change of their signatures is
+// adapted in one place.
+template <class Key>
+Status CallWriteIndexFiles(const Comm& comm, const std::vector<Key>& slice,
+                           const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
+                           DType metric_dtype, DType sample_dtype, const WriteOptions& options) {
+  return WriteIndexFiles(comm, slice, codec, prefixes, metric_dtype, sample_dtype, options);
+}
+
+Status CallWriteOrderedScalars(const Comm& comm, const std::vector<int64_t>& local,
+                               const std::string& prefix, DType dtype,
+                               const WriteOptions& options) {
+  return WriteOrderedScalars(comm, local, prefix, dtype, options);
+}
+
+struct Dataset {
+  std::string name;
+  std::vector<Pair> pairs;  // the global list, sorted by (value, id)
+  KeyLayout layout;
+  DType metric_dtype = DType::kU8;
+  DType sample_dtype = DType::kU8;
+};
+
+// U values value_base + k * stride (k < U) over n >= U distinct ids
+// id_base + 3 * (a permutation of 0..n-1). Every value has one id; of the
+// other ids, `heavy` percent go to value U / 3 and the rest to random values.
+Dataset MakeDataset(const std::string& name, uint64_t u, uint64_t n, int64_t value_base,
+                    uint64_t stride, int64_t id_base, unsigned heavy, std::mt19937_64& rng) {
+  std::vector<int64_t> ids(n);
+  for (uint64_t i = 0; i < n; ++i) ids[i] = id_base + 3 * static_cast<int64_t>(i);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  auto value = [&](uint64_t k) {
+    return static_cast<int64_t>(static_cast<uint64_t>(value_base) + k * stride);
+  };
+  Dataset d;
+  d.name = name;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t k = i;
+    if (i >= u) k = (i - u) * 100 < (n - u) * heavy ? u / 3 : rng() % u;
+    d.pairs.emplace_back(value(k), ids[i]);
+  }
+  std::sort(d.pairs.begin(), d.pairs.end());
+  int64_t vmin = 0, vmax = 0, imin = 0, imax = 0;
+  if (n > 0) {
+    vmin = d.pairs.front().first;
+    vmax = d.pairs.back().first;
+    imin = *std::min_element(ids.begin(), ids.end());
+    imax = *std::max_element(ids.begin(), ids.end());
+  }
+  d.layout.value_min = vmin;
+  d.layout.id_min = imin;
+  d.layout.value_bits = BitsFor(static_cast<uint64_t>(vmax) - static_cast<uint64_t>(vmin));
+  d.layout.id_bits = BitsFor(static_cast<uint64_t>(imax) - static_cast<uint64_t>(imin));
+  d.metric_dtype = FitIntDType(vmin, vmax);
+  d.sample_dtype = FitIntDType(std::min<int64_t>(0, imin), imax);
+  return d;
+}
+
+// The three files as docs/format.md §2.2 and §2.3 define them, computed from
+// the global pair list alone.
+struct Expected {
+  Rows metric, sample, percentile;
+};
+
+Expected Expect(const std::vector<Pair>& pairs) {
+  Expected e;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i == 0 || pairs[i].first != pairs[i - 1].first) {
+      e.metric.push_back({pairs[i].first});
+      e.sample.emplace_back();
+    }
+    e.sample.back().push_back(pairs[i].second);
+  }
+  const uint64_t u = e.metric.size();
+  const uint64_t step = std::max<uint64_t>(1, u / 100);  // §2.3
+  for (uint64_t first = 0; first < u; first += step) {
+    e.percentile.emplace_back();
+    for (uint64_t k = first; k < std::min(u, first + step); ++k)
+      e.percentile.back().insert(e.percentile.back().end(), e.sample[k].begin(), e.sample[k].end());
+  }
+  return e;
+}
+
+// Reads PREFIX's rows as int64; returns an error text, empty if none.
+std::string ReadRows(const std::string& prefix, DType dtype, Rows* rows) {
+  Result<IndexedDataset> ds = IndexedDataset::Open(prefix);
+  if (!ds.ok()) return ds.status().message();
+  if (ds->dtype() != dtype)
+    return prefix + ": dtype " + std::string(DTypeName(ds->dtype())) + ", expected " +
+           std::string(DTypeName(dtype));
+  for (uint64_t i = 0; i < ds->num_rows(); ++i) {
+    const ElementView view = ds->row(i);
+    std::vector<int64_t>& row = rows->emplace_back();
+    VisitIntDType(view.dtype, [&](auto t) {
+      for (auto x : view.as<decltype(t)>()) row.push_back(static_cast<int64_t>(x));
+    });
+  }
+  for (const char* ext : {".bin.tmp", ".idx.tmp"})
+    if (std::filesystem::exists(prefix + ext)) return prefix + ext + " left behind";
+  return "";
+}
+
+std::string CompareRows(const std::string& what, const Rows& got, const Rows& want) {
+  if (got.size() != want.size())
+    return what + ": " + std::to_string(got.size()) + " rows, expected " +
+           std::to_string(want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string row = what + " row " + std::to_string(i);
+    if (got[i].size() != want[i].size())
+      return row + ": " + std::to_string(got[i].size()) + " elements, expected " +
+             std::to_string(want[i].size());
+    for (size_t j = 0; j < got[i].size(); ++j)
+      if (got[i][j] != want[i][j])
+        return row + " element " + std::to_string(j) + ": " + std::to_string(got[i][j]) +
+               ", expected " + std::to_string(want[i][j]);
+  }
+  return "";
+}
+
+// Rank 0's check of the three written files; an error text, empty if none.
+std::string CheckIndexFiles(const IndexFilePrefixes& p, const Dataset& d) {
+  const Expected e = Expect(d.pairs);
+  const struct {
+    const std::string& prefix;
+    DType dtype;
+    const Rows& want;
+  } files[] = {{p.index_to_metric, d.metric_dtype, e.metric},
+               {p.index_to_sample, d.sample_dtype, e.sample},
+               {p.percentile_merged, d.sample_dtype, e.percentile}};
+  for (const auto& f : files) {
+    Rows got;
+    std::string err = ReadRows(f.prefix, f.dtype, &got);
+    if (err.empty()) err = CompareRows(f.prefix, got, f.want);
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+// How the M keys of the global order are split across p ranks.
+enum class Split { kEven, kOddRanksEmpty, kFirstAndLastEmpty, kAllOnOne, kRandom };
+
+const char* SplitName(Split s) {
+  switch (s) {
+    case Split::kEven:
+      return "even split";
+    case Split::kOddRanksEmpty:
+      return "odd ranks empty";
+    case Split::kFirstAndLastEmpty:
+      return "first and last rank empty";
+    case Split::kAllOnOne:
+      return "all keys on rank p/2";
+    default:
+      return "random split";
+  }
+}
+
+// bounds[r] .. bounds[r + 1] is rank r's part of the M keys. Draws from `rng`
+// identically on every rank.
+std::vector<uint64_t> Bounds(Split s, uint64_t m, int p, std::mt19937_64& rng) {
+  std::vector<uint64_t> weight(p, 1);
+  if (s == Split::kOddRanksEmpty)
+    for (int r = 1; r < p; r += 2) weight[r] = 0;
+  if (s == Split::kFirstAndLastEmpty && p > 1) weight[0] = weight[p - 1] = 0;
+  if (s == Split::kFirstAndLastEmpty && p == 2) weight[1] = 1;
+  if (s == Split::kAllOnOne) {
+    std::fill(weight.begin(), weight.end(), 0);
+    weight[p / 2] = 1;
+  }
+  uint64_t total = 0;
+  for (uint64_t w : weight) total += w;
+  std::vector<uint64_t> bounds{0};
+  uint64_t acc = 0;
+  for (int r = 0; r < p; ++r) {
+    acc += weight[r];
+    bounds.push_back(m * acc / total);
+  }
+  if (s == Split::kRandom) {
+    for (int r = 1; r < p; ++r) bounds[r] = rng() % (m + 1);
+    std::sort(bounds.begin() + 1, bounds.end() - 1);
+  }
+  return bounds;
+}
+
+// The most ranks any one value's run of keys is spread over.
+uint64_t MostRanksPerValue(const std::vector<Pair>& pairs, const std::vector<uint64_t>& bounds) {
+  uint64_t most = 0;
+  for (size_t a = 0, b = 0; a < pairs.size(); a = b) {
+    while (b < pairs.size() && pairs[b].first == pairs[a].first) ++b;
+    uint64_t ranks = 0;
+    for (size_t r = 0; r + 1 < bounds.size(); ++r)
+      ranks += bounds[r] < bounds[r + 1] && bounds[r] < b && a < bounds[r + 1];
+    most = std::max(most, ranks);
+  }
+  return most;
+}
+
+struct CaseSetup {
+  std::string dir;  // scratch directory (meaningful on rank 0)
+  int next_case = 0;
+  std::mt19937_64 rng{7};  // same sequence on every rank
+};
+
+// The file names of the next case, in the scratch directory.
+IndexFilePrefixes NextPrefixes(CaseSetup* setup) {
+  const std::string base = setup->dir + "/case" + std::to_string(setup->next_case++) + "_";
+  return {base + "index_to_metric", base + "index_to_sample",
+          base + "index_to_sample_percentile_merged"};
+}
+
+// Writes `d` split by `split` in chunks of `chunk_keys` keys (0: the default
+// chunk size) and checks the files. Returns MostRanksPerValue of the split.
+template <class Key>
+uint64_t RunIndexCase(const Comm& comm, CaseSetup* setup, const Dataset& d, Split split,
+                      uint64_t chunk_keys) {
+  const std::string label = d.name + ", " + SplitName(split) + ", chunk " +
+                            (chunk_keys ? std::to_string(chunk_keys) + " keys" : "default");
+  const KeyCodec<Key> codec{d.layout};
+  std::vector<Key> keys;
+  for (const Pair& pr : d.pairs) keys.push_back(codec.Encode(pr.first, pr.second));
+  Check(comm, std::is_sorted(keys.begin(), keys.end()), label + ": encoded keys keep pair order");
+  const std::vector<uint64_t> bounds = Bounds(split, keys.size(), comm.size(), setup->rng);
+  const std::vector<Key> slice(keys.begin() + bounds[comm.rank()],
+                               keys.begin() + bounds[comm.rank() + 1]);
+
+  const IndexFilePrefixes prefixes = NextPrefixes(setup);
+  WriteOptions options;
+  if (chunk_keys > 0) options.chunk_bytes = chunk_keys * sizeof(Key);
+  std::atomic<uint64_t> rows_done{0};
+  options.rows_done = &rows_done;
+  const Status st =
+      CallWriteIndexFiles(comm, slice, codec, prefixes, d.metric_dtype, d.sample_dtype, options);
+  Check(comm, st.ok(), label + ": WriteIndexFiles: " + st.message());
+  std::string err;
+  if (comm.is_root() && st.ok()) {
+    err = CheckIndexFiles(prefixes, d);
+    if (err.empty() && rows_done.load() != d.pairs.size())
+      err = "rows_done " + std::to_string(rows_done.load()) + ", expected " +
+            std::to_string(d.pairs.size());
+  }
+  Check(comm, err.empty(), label + ": " + err);
+  return MostRanksPerValue(d.pairs, bounds);
+}
+
+// Every split and chunk size for one dataset. Returns the most ranks one
+// value's run spanned under the even split.
+template <class Key>
+uint64_t RunIndexCases(const Comm& comm, CaseSetup* setup, const Dataset& d) {
+  Check(comm, d.layout.fits_u64() == std::is_same_v<Key, uint64_t>,
+        d.name + ": the layout needs this key type");
+  uint64_t even_spread = 0;
+  for (Split split : {Split::kEven, Split::kOddRanksEmpty, Split::kFirstAndLastEmpty,
+                      Split::kAllOnOne, Split::kRandom}) {
+    for (uint64_t chunk_keys : {1, 3, 0}) {
+      const uint64_t spread = RunIndexCase<Key>(comm, setup, d, split, chunk_keys);
+      if (split == Split::kEven) even_spread = spread;
+    }
+  }
+  return even_spread;
+}
+
+// WriteOrderedScalars: rank r contributes counts[r] values; the file must hold
+// them one per row, rank 0's first, in rank order.
+void RunScalarCase(const Comm& comm, CaseSetup* setup, const std::string& name,
+                   const std::vector<uint64_t>& counts, uint64_t chunk_values) {
+  const std::string label = "scalars, " + name;
+  std::vector<int64_t> all;
+  std::vector<int64_t> local;
+  for (int r = 0; r < comm.size(); ++r) {
+    for (uint64_t i = 0; i < counts[r]; ++i) {
+      const int64_t v = 1000 * r - static_cast<int64_t>(i % 700);
+      all.push_back(v);
+      if (r == comm.rank()) local.push_back(v);
+    }
+  }
+  const DType dtype = DType::kI32;
+  const std::string prefix =
+      setup->dir + "/case" + std::to_string(setup->next_case++) + "_sample_to_metric";
+  WriteOptions options;
+  if (chunk_values > 0) options.chunk_bytes = chunk_values * sizeof(int64_t);
+  std::atomic<uint64_t> rows_done{0};
+  options.rows_done = &rows_done;
+  const Status st = CallWriteOrderedScalars(comm, local, prefix, dtype, options);
+  Check(comm, st.ok(), label + ": WriteOrderedScalars: " + st.message());
+  std::string err;
+  if (comm.is_root() && st.ok()) {
+    Rows want, got;
+    for (int64_t v : all) want.push_back({v});
+    err = ReadRows(prefix, dtype, &got);
+    if (err.empty()) err = CompareRows(prefix, got, want);
+    if (err.empty() && rows_done.load() != all.size())
+      err = "rows_done " + std::to_string(rows_done.load()) + ", expected " +
+            std::to_string(all.size());
+  }
+  Check(comm, err.empty(), label + ": " + err);
+}
+
+void RunScalarCases(const Comm& comm, CaseSetup* setup) {
+  const int p = comm.size();
+  std::vector<uint64_t> even(p, 100), odd_empty(p), last_only(p, 0), none(p, 0);
+  for (int r = 0; r < p; ++r) odd_empty[r] = r % 2 ? 0 : 37 + r;
+  last_only[p - 1] = 250;
+  for (uint64_t chunk : {1, 3, 0}) {
+    const std::string c = ", chunk " + std::to_string(chunk);
+    RunScalarCase(comm, setup, "100 per rank" + c, even, chunk);
+    RunScalarCase(comm, setup, "odd ranks empty" + c, odd_empty, chunk);
+    RunScalarCase(comm, setup, "only the last rank" + c, last_only, chunk);
+    RunScalarCase(comm, setup, "no rows" + c, none, chunk);
+  }
+}
+
+// A signal caught on rank 0 (util/interrupt.h) stops the writing: every rank
+// returns Interrupted with the signal, and rank 0 leaves no file behind, under
+// a final or a temporary name. Run last: a caught signal stays caught.
+void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
+  const Dataset d = MakeDataset("interrupted", 20, 300, 0, 1, 0, 0, setup->rng);
+  const KeyCodec<uint64_t> codec{d.layout};
+  std::vector<uint64_t> slice;
+  const std::vector<uint64_t> bounds =
+      Bounds(Split::kEven, d.pairs.size(), comm.size(), setup->rng);
+  for (uint64_t i = bounds[comm.rank()]; i < bounds[comm.rank() + 1]; ++i)
+    slice.push_back(codec.Encode(d.pairs[i].first, d.pairs[i].second));
+  const IndexFilePrefixes prefixes = NextPrefixes(setup);
+  InstallInterruptHandlers();
+  if (comm.is_root()) std::raise(SIGINT);
+  WriteOptions options;
+  options.chunk_bytes = 3 * sizeof(uint64_t);
+  const Status st =
+      CallWriteIndexFiles(comm, slice, codec, prefixes, d.metric_dtype, d.sample_dtype, options);
+  Check(comm, st.code() == Status::Code::kInterrupted && st.signal() == SIGINT,
+        "signal on rank 0: WriteIndexFiles returned code " +
+            std::to_string(static_cast<int>(st.code())) + " '" + st.message() + "'");
+  std::string left;
+  if (comm.is_root()) {
+    for (const std::string& prefix :
+         {prefixes.index_to_metric, prefixes.index_to_sample, prefixes.percentile_merged})
+      for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
+        if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
+  }
+  Check(comm, left.empty(), "signal on rank 0: files left behind:" + left);
+}
+
+// A fresh directory made by rank 0, its name sent to every rank.
+std::string MakeSharedTempDir(const Comm& comm) {
+  char name[256] = {};
+  if (comm.is_root()) {
+    std::string templ = (std::filesystem::temp_directory_path() / "gather_write_test.XXXXXX");
+    std::snprintf(name, sizeof(name), "%s", templ.c_str());
+    if (mkdtemp(name) == nullptr) name[0] = '\0';
+  }
+  MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, comm.raw());
+  return name;
+}
+
+void RunIndexDatasets(const Comm& comm, CaseSetup* setup) {
+  std::mt19937_64& rng = setup->rng;
+  RunIndexCases<uint64_t>(comm, setup, MakeDataset("N = 0", 0, 0, 0, 1, 0, 0, rng));
+  RunIndexCases<uint64_t>(comm, setup, MakeDataset("U = 1", 1, 500, 42, 1, 0, 0, rng));
+  // Most ids on one value, so under the even split its run spans several ranks.
+  const uint64_t spread = RunIndexCases<uint64_t>(
+      comm, setup, MakeDataset("U = 50, one heavy value", 50, 2000, -20, 1, 0, 70, rng));
+  Check(comm, spread >= static_cast<uint64_t>(std::min(comm.size(), 3)),
+        "U = 50: the heavy value spans " + std::to_string(spread) + " ranks");
+  RunIndexCases<uint64_t>(comm, setup, MakeDataset("U = 199", 199, 1500, 0, 3, 7, 10, rng));
+  RunIndexCases<uint64_t>(comm, setup, MakeDataset("U = 200", 200, 1000, 1000, 1, 0, 10, rng));
+  RunIndexCases<uint64_t>(comm, setup, MakeDataset("U = 250", 250, 1500, -300, 7, 0, 10, rng));
+  RunIndexCases<uint64_t>(comm, setup, MakeDataset("U = 251", 251, 1500, 0, 1, 1000000, 10, rng));
+  RunIndexCases<uint64_t>(comm, setup, MakeDataset("U = 1234", 1234, 4000, 0, 1, 0, 30, rng));
+  // Value offsets of 61 and 64 bits: value bits + id bits > 64.
+  RunIndexCases<WideKey>(
+      comm, setup,
+      MakeDataset("wide keys, U = 1234", 1234, 3000, INT64_MIN + 5, uint64_t{1} << 50, 0, 40, rng));
+  RunIndexCases<WideKey>(comm, setup,
+                         MakeDataset("wide keys, U = 3, full int64 range", 3, 800, INT64_MIN,
+                                     uint64_t{INT64_MAX}, 5, 50, rng));
+}
+
+}  // namespace
+}  // namespace dsanalyze
+
+int main(int argc, char** argv) {
+  using namespace dsanalyze;
+  MpiEnvironment env(&argc, &argv);
+  const Comm comm;
+  HandleOversubscription(comm, false);  // as the tool does: waiting ranks yield
+  CaseSetup setup;
+  setup.dir = MakeSharedTempDir(comm);
+  test::Check(comm, !setup.dir.empty(), "mkdtemp");
+  if (!setup.dir.empty()) {
+    RunIndexDatasets(comm, &setup);
+    RunScalarCases(comm, &setup);
+    RunInterruptedCase(comm, &setup);
+  }
+  comm.Barrier();
+  if (comm.is_root() && !setup.dir.empty()) std::filesystem::remove_all(setup.dir);
+  if (comm.is_root())
+    std::printf("gather_write_mpi_test on %d ranks, %d cases: %s\n", comm.size(), setup.next_case,
+                test::mpi_check_failures ? "FAILED" : "all checks passed");
+  return test::mpi_check_failures ? 1 : 0;
+}
