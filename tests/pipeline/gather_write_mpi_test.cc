@@ -380,6 +380,19 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
         if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
   }
   Check(comm, left.empty(), "signal on rank 0: files left behind:" + left);
+
+  // sample_to_metric stops too, also before rank 0's own rows (at np1 it has
+  // no other rows to receive).
+  const std::string scalars = NextPrefixes(setup).index_to_metric;
+  const std::vector<int64_t> local(100, comm.rank());
+  const Status sst = CallWriteOrderedScalars(comm, local, scalars, DType::kI32, options);
+  Check(comm, sst.code() == Status::Code::kInterrupted && sst.signal() == SIGINT,
+        "signal on rank 0: WriteOrderedScalars returned '" + sst.message() + "'");
+  left.clear();
+  if (comm.is_root())
+    for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
+      if (std::filesystem::exists(scalars + ext)) left += " " + scalars + ext;
+  Check(comm, left.empty(), "signal on rank 0: sample_to_metric left behind:" + left);
 }
 
 // A fresh directory made by rank 0, its name sent to every rank.
