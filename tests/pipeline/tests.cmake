@@ -8,6 +8,14 @@ target_include_directories(sample_sort_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/te
 dsanalyze_add_mpi_test(NAME pipeline.sample_sort RANKS 1 2 3 4
   COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:sample_sort_mpi_test>)
 
+# Dependencies between metrics across ranks (pipeline/dependencies.h): exact
+# checked sums, one shared pass. It keeps the name it had in tests/metrics/.
+add_executable(dependencies_mpi_test ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
+target_link_libraries(dependencies_mpi_test PRIVATE dsanalyze_lib)
+target_include_directories(dependencies_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+dsanalyze_add_mpi_test(NAME metrics.dependencies RANKS 1 2 3
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:dependencies_mpi_test>)
+
 # The whole run: byte-identical to DeepSpeed's golden outputs for every rank and
 # thread count, tiny chunks, skew, fewer samples than ranks.
 dsanalyze_add_mpi_test(NAME pipeline.end_to_end RANKS 1 2 3 4 TIMEOUT 300
