@@ -5,6 +5,10 @@
 # from the run's summary.json) and peak RSS per rank, as a table and as JSON.
 #
 #   scripts/bench.sh [--quick] [--only A1,A2,B,C,D] [--scratch DIR] [--json FILE]
+#                    [--runs K] [--bin PATH]
+#
+# --bin times another dsanalyze binary (e.g. a build of an older commit) on the
+# same inputs, for before/after figures taken on the same machine.
 #
 # Cases: A1/A2 seed benchmark N=10M (value+sum) on 1/2 ranks; B the same with
 # N=100M on 2 ranks; C documents, ~1e9 uint16 tokens (2M docs, mean length 500),
@@ -18,6 +22,7 @@ only="A1,A2,B,C,D"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
+bin=""
 while (($#)); do
   case "$1" in
     --quick) scale=10 ;;
@@ -25,12 +30,16 @@ while (($#)); do
     --scratch) scratch="$2"; shift ;;
     --json) json_out="$2"; shift ;;
     --runs) runs="$2"; shift ;;
+    --bin) bin=$(realpath "$2"); shift ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
-scripts/setup.sh > /dev/null
-bin="$repo/build/dsanalyze"
+if [[ -z "$bin" ]]; then
+  scripts/setup.sh > /dev/null
+  bin="$repo/build/dsanalyze"
+fi
+[[ -x "$bin" ]] || { echo "bench: $bin: not an executable" >&2; exit 2; }
 if [[ -z "$scratch" ]]; then
   scratch=$(mktemp -d /tmp/dsanalyze-bench.XXXXXX)
   trap 'rm -rf "$scratch"' EXIT

@@ -8,7 +8,7 @@
 
 #include "check/element_search.h"
 #include "format/indexed_dataset.h"
-#include "output/analysis_layout.h"
+#include "output/analysis_folder.h"
 
 namespace dsanalyze {
 namespace {

@@ -7,7 +7,7 @@
 #include "check/element_search.h"
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
-#include "output/analysis_layout.h"
+#include "output/analysis_folder.h"
 
 namespace dsanalyze {
 
@@ -307,11 +307,11 @@ void CheckAgreementByCounts(MetricChecker& c, const IndexedDataset& s2m, const I
   }
 }
 
-// The percentile file must regroup index_to_sample's rows, step = max(1, U / 100).
+// The percentile file must regroup index_to_sample's rows (analysis_layout.h PercentileStep).
 void CheckPercentile(MetricChecker& c, const IndexedDataset& i2s, const IndexedDataset& pct) {
   const uint64_t u = i2s.num_rows();
-  const uint64_t step = std::max<uint64_t>(1, u / 100);
-  const uint64_t expected_rows = (u + step - 1) / step;
+  const uint64_t step = PercentileStep(u);
+  const uint64_t expected_rows = PercentileRows(u);
   if (pct.num_rows() != expected_rows)
     c.Fail(kIndexToSamplePercentile, std::nullopt,
            "has " + to_string(pct.num_rows()) + " rows, expected " + to_string(expected_rows) +
@@ -385,10 +385,10 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m) {
   const bool default_ids = CheckIdsExactlyOnce(c, *i2s, *scan, n_samples);
   if (n_samples && (*n_samples > 0 || scan->count > 0)) {
     const int64_t n_last = static_cast<int64_t>(*n_samples) - 1;
-    const int64_t lo = std::min<int64_t>(0, scan->count ? scan->min : 0);
-    const int64_t hi = std::max(n_last, scan->count ? scan->max : n_last);
-    const DType want = FitIntDType(lo, hi);
-    const std::string why = "fitted to sample ids " + to_string(lo) + ".." + to_string(hi);
+    const IdSpan ids =
+        SampleIdSpan(*n_samples, scan->count ? scan->min : 0, scan->count ? scan->max : n_last);
+    const DType want = FitIntDType(ids.lo, ids.hi);
+    const std::string why = "fitted to sample ids " + to_string(ids.lo) + ".." + to_string(ids.hi);
     CheckDType(c, kIndexToSample, i2s->dtype(), want, why);
     if (pct) CheckDType(c, kIndexToSamplePercentile, pct->dtype(), want, why);
   }

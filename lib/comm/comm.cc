@@ -58,26 +58,22 @@ Status Comm::AgreeOnStatus(const Status& given) const {
   const int first = Allreduce(mine, MPI_MIN);
   if (first == size_) return Status::OK();
   // The first failing rank tells everyone its code, signal and message.
-  int header[3] = {static_cast<int>(local.code()), local.signal(),
-                   static_cast<int>(local.message().size())};
-  MPI_Bcast(header, 3, MPI_INT, first, comm_);
-  std::string message = rank_ == first ? local.message() : std::string(header[2], '\0');
-  MPI_Bcast(message.data(), header[2], MPI_CHAR, first, comm_);
+  int64_t header[3] = {static_cast<int64_t>(local.code()), local.signal(),
+                       static_cast<int64_t>(local.message().size())};
+  MPI_Bcast(header, 3, MPI_INT64_T, first, comm_);
+  const size_t length = static_cast<size_t>(header[2]);
+  std::string message = rank_ == first ? local.message() : std::string(length, '\0');
+  MPI_Bcast_c(message.data(), static_cast<MPI_Count>(length), MPI_CHAR, first, comm_);
   switch (static_cast<Status::Code>(header[0])) {
     case Status::Code::kBadInput:
       return Status::BadInput(message);
     case Status::Code::kInterrupted:
-      return Status::Interrupted(header[1], message);
+      return Status::Interrupted(static_cast<int>(header[1]), message);
     case Status::Code::kIoError:
       return Status::IoError(message);
     default:
       return Status::Internal(message);
   }
-}
-
-void Comm::Abort(int exit_code) const {
-  MPI_Abort(comm_, exit_code);
-  std::_Exit(exit_code);  // not reached: MPI_Abort does not return
 }
 
 bool FinalizeMayHang(const Comm& comm) {

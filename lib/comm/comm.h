@@ -1,15 +1,17 @@
 // MPI without the boilerplate: an RAII environment and a communicator handle
 // with typed collectives that infer counts and datatypes.
 //
-// Every message that carries bulk data uses the MPI-4 large-count calls
-// (MPI_Send_c, MPI_Alltoallv_c, ...) with byte counts, so nothing overflows at
-// 2^31 elements or bytes and no derived datatype is ever created (MPICH 4.0.x
-// misbehaves past 512 of them). Element types must be trivially copyable.
+// Every call whose count depends on the data uses the MPI-4 large-count form
+// (MPI_Allreduce_c, MPI_Allgather_c, MPI_Send_c, MPI_Alltoallv_c, ...) with an
+// MPI_Count, so nothing overflows at 2^31 elements or bytes. Reductions count
+// elements of a predefined type; everything else moves bytes, so no derived
+// datatype is ever created (MPICH 4.0.x misbehaves past 512 of them). Element
+// types must be trivially copyable.
 //
 // Errors: MPI's own errors abort the job (MPI_ERRORS_ARE_FATAL). Errors of
 // ours that one rank finds are agreed on with AgreeOnStatus() at stage
 // boundaries so that every rank returns the same Status and the job ends
-// cleanly; Abort() is for the cases where peers may be blocked waiting.
+// cleanly.
 //
 // A Comm is used from one thread at a time (MPI_THREAD_FUNNELED).
 #pragma once
@@ -40,7 +42,7 @@ class MpiEnvironment {
 // On a node with more ranks than cores (comm/oversubscription.h), MPICH's
 // blocking calls busy-poll and keep the cores from the ranks that have work;
 // Debian's ch4:ucx build has no setting to make them yield. When set, Comm's
-// collectives and Wait/WaitAll start the non-blocking form and alternate
+// collectives and Wait start the non-blocking form and alternate
 // MPI_Test with sched_yield() instead. Process-wide; set once after MPI_Init,
 // before other threads use MPI. Results are the same either way.
 void SetYieldWhileWaiting(bool yield);
@@ -94,10 +96,10 @@ class Comm {
   template <class T>
   std::vector<T> Allreduce(std::span<const T> values, MPI_Op op) const {
     std::vector<T> out(values.size());
-    const int n = static_cast<int>(values.size());
-    RunCollective([&] { MPI_Allreduce(values.data(), out.data(), n, MpiType<T>(), op, comm_); },
+    const MPI_Count n = static_cast<MPI_Count>(values.size());
+    RunCollective([&] { MPI_Allreduce_c(values.data(), out.data(), n, MpiType<T>(), op, comm_); },
                   [&](MPI_Request* r) {
-                    MPI_Iallreduce(values.data(), out.data(), n, MpiType<T>(), op, comm_, r);
+                    MPI_Iallreduce_c(values.data(), out.data(), n, MpiType<T>(), op, comm_, r);
                   });
     return out;
   }
@@ -111,10 +113,11 @@ class Comm {
   std::vector<T> Allgather(const T& value) const {
     static_assert(std::is_trivially_copyable_v<T>);
     std::vector<T> out(static_cast<size_t>(size_));
+    constexpr MPI_Count kBytes = sizeof(T);
     RunCollective(
-        [&] { MPI_Allgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, comm_); },
+        [&] { MPI_Allgather_c(&value, kBytes, MPI_BYTE, out.data(), kBytes, MPI_BYTE, comm_); },
         [&](MPI_Request* r) {
-          MPI_Iallgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, comm_, r);
+          MPI_Iallgather_c(&value, kBytes, MPI_BYTE, out.data(), kBytes, MPI_BYTE, comm_, r);
         });
     return out;
   }
@@ -155,31 +158,13 @@ class Comm {
                 comm_, &req);
     return req;
   }
-  template <class T>
-  MPI_Request Isend(std::span<const T> data, int dest, int tag) const {
-    MPI_Request req;
-    MPI_Isend_c(data.data(), static_cast<MPI_Count>(data.size_bytes()), MPI_BYTE, dest, tag, comm_,
-                &req);
-    return req;
-  }
   static void Wait(MPI_Request* req) { CompleteRequest(req); }
-  static void WaitAll(std::vector<MPI_Request>& reqs) {
-    if (YieldWhileWaiting()) {
-      for (MPI_Request& r : reqs) CompleteRequest(&r);
-    } else {
-      MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-    }
-    reqs.clear();
-  }
 
   // Collective: returns OK on every rank if `local` is OK on every rank;
   // otherwise the error of the lowest failing rank, on every rank. A rank
   // whose `local` is OK but that caught SIGINT/SIGTERM/SIGHUP counts as
   // failing with CheckInterrupt()'s status (util/interrupt.h).
   Status AgreeOnStatus(const Status& local) const;
-
-  // Ends the whole job now with `exit_code`, after printing nothing more.
-  [[noreturn]] void Abort(int exit_code) const;
 
  private:
   template <class F>

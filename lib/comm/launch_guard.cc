@@ -17,7 +17,8 @@ struct Launcher {
   const char* fix;       // for the message
 };
 
-// Nearest launcher first (see launch_guard.h for why this order).
+// Nearest launcher first: the one that started THIS process knows how many
+// tasks it started (docs/cluster.md, "The launch-mode guard").
 constexpr Launcher kLaunchers[] = {
     {"PMI_SIZE", "PMI_RANK", "the launcher's PMI",
      "start it with MPICH's mpirun or `srun --mpi=pmi2`"},

@@ -6,6 +6,7 @@
 #include <map>
 #include <span>
 
+#include "config/dataset_types.h"
 #include "config/json_fields.h"
 #include "util/closest_name.h"
 
@@ -13,26 +14,6 @@ namespace dsanalyze {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::string_view kSyntheticMod = "synthetic_mod";
-constexpr std::string_view kDocuments = "documents";
-constexpr std::string_view kPacked = "packed";
-constexpr std::string_view kMegatronGpt = "megatron_gpt";
-constexpr std::array<std::string_view, 4> kDatasetTypes = {kSyntheticMod, kDocuments, kPacked,
-                                                           kMegatronGpt};
-constexpr std::string_view kKnownTypes =
-    "known types: synthetic_mod, documents, packed, megatron_gpt";
-
-// Keys every dataset type accepts, then the keys of each type (in kDatasetTypes order).
-constexpr std::array<std::string_view, 3> kCommonDatasetKeys = {"type", "ignore_token_ids",
-                                                                "sample_indices"};
-constexpr std::array<std::string_view, 3> kSyntheticModKeys = {"num_samples", "modulus", "offset"};
-constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_codes"};
-constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_codes", "seq_length"};
-constexpr std::array<std::string_view, 7> kMegatronGptKeys = {
-    "prefix", "dtype_codes", "seq_length", "index_prefix", "doc_idx", "sample_idx", "shuffle_idx"};
-constexpr std::array<std::span<const std::string_view>, 4> kTypeKeys = {
-    kSyntheticModKeys, kDocumentsKeys, kPackedKeys, kMegatronGptKeys};
 
 // The keys of megatron_gpt's three index-map paths.
 constexpr std::array<std::string_view, 3> kIndexMapKeys = {"doc_idx", "sample_idx", "shuffle_idx"};
@@ -84,23 +65,46 @@ Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
   return Status::OK();
 }
 
+Status ParseSyntheticMod(const JsonFields& f, DatasetConfig* d) {
+  DSA_RETURN_IF_ERROR(f.Require("num_samples"));
+  DSA_RETURN_IF_ERROR(
+      f.Uint("num_samples", 1, std::numeric_limits<int64_t>::max(), &d->num_samples));
+  DSA_RETURN_IF_ERROR(f.Int("modulus", 1, std::numeric_limits<int64_t>::max(), &d->modulus));
+  return f.Int("offset", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+               &d->offset);
+}
+
+// documents, and packed (which also needs seq_length).
+Status ParseTokenFiles(const JsonFields& f, bool packed, DatasetConfig* d) {
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  DSA_RETURN_IF_ERROR(f.Require("prefixes"));
+  DSA_RETURN_IF_ERROR(f.StringArray("prefixes", &d->prefixes));
+  if (!packed) return Status::OK();
+  DSA_RETURN_IF_ERROR(f.Require("seq_length"));
+  return f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length);
+}
+
+Status ParseMegatronGpt(const JsonFields& f, DatasetConfig* d) {
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  DSA_RETURN_IF_ERROR(f.Require("prefix"));
+  DSA_RETURN_IF_ERROR(f.String("prefix", &d->prefix));
+  DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
+  return ParseIndexMaps(f, d);
+}
+
 Status ParseDataset(const json& j, DatasetConfig* d) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "dataset"));
   DSA_RETURN_IF_ERROR(f.Require("type"));
   DSA_RETURN_IF_ERROR(f.String("type", &d->type));
-  const auto type = std::find(kDatasetTypes.begin(), kDatasetTypes.end(), d->type);
-  if (type == kDatasetTypes.end())
-    return ConfigError("dataset.type", "unknown dataset type " + json(d->type).dump() +
-                                           DidYouMean(d->type, kDatasetTypes) + "; " +
-                                           std::string(kKnownTypes));
-  const std::span<const std::string_view> type_keys = kTypeKeys[type - kDatasetTypes.begin()];
+  DSA_ASSIGN_OR_RETURN(const DatasetTypeInfo* type, FindDatasetType(d->type));
+  const std::span<const std::string_view> type_keys = type->keys;
 
-  std::vector<std::string_view> known(kCommonDatasetKeys.begin(), kCommonDatasetKeys.end());
+  std::vector<std::string_view> known(CommonDatasetKeys().begin(), CommonDatasetKeys().end());
   known.insert(known.end(), type_keys.begin(), type_keys.end());
   // A key of another type is a mistake worth naming as such, with this
   // type's near key ("prefix" under documents means "prefixes").
-  for (std::span<const std::string_view> other : kTypeKeys) {
-    for (std::string_view key : other) {
+  for (const DatasetTypeInfo& other : DatasetTypes()) {
+    for (std::string_view key : other.keys) {
       if (f.has(key) && !Contains(type_keys, key))
         return ConfigError("dataset", "key \"" + std::string(key) + "\" does not apply to type " +
                                           json(d->type).dump() + DidYouMean(key, known));
@@ -110,29 +114,16 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
 
   DSA_RETURN_IF_ERROR(f.IntArray("ignore_token_ids", &d->ignore_token_ids));
   DSA_RETURN_IF_ERROR(f.String("sample_indices", &d->sample_indices));
-  if (d->type == kSyntheticMod) {
-    DSA_RETURN_IF_ERROR(f.Require("num_samples"));
-    DSA_RETURN_IF_ERROR(
-        f.Uint("num_samples", 1, std::numeric_limits<int64_t>::max(), &d->num_samples));
-    DSA_RETURN_IF_ERROR(f.Int("modulus", 1, std::numeric_limits<int64_t>::max(), &d->modulus));
-    DSA_RETURN_IF_ERROR(f.Int("offset", std::numeric_limits<int64_t>::min(),
-                              std::numeric_limits<int64_t>::max(), &d->offset));
-    return Status::OK();
+  switch (type->type) {
+    case DatasetType::kSyntheticMod:
+      return ParseSyntheticMod(f, d);
+    case DatasetType::kDocuments:
+    case DatasetType::kPacked:
+      return ParseTokenFiles(f, type->type == DatasetType::kPacked, d);
+    case DatasetType::kMegatronGpt:
+      return ParseMegatronGpt(f, d);
   }
-  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
-  if (d->type == kMegatronGpt) {
-    DSA_RETURN_IF_ERROR(f.Require("prefix"));
-    DSA_RETURN_IF_ERROR(f.String("prefix", &d->prefix));
-    DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
-    return ParseIndexMaps(f, d);
-  }
-  DSA_RETURN_IF_ERROR(f.Require("prefixes"));
-  DSA_RETURN_IF_ERROR(f.StringArray("prefixes", &d->prefixes));
-  if (d->type == kPacked) {
-    DSA_RETURN_IF_ERROR(f.Require("seq_length"));
-    DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
-  }
-  return Status::OK();
+  return Status::Internal("dataset type " + d->type + " has no parser");
 }
 
 Status ParseMetric(const json& j, size_t index, MetricConfig* m) {
@@ -217,6 +208,35 @@ Status ParseMap(const json& j, MapConfig* m) {
   return Status::OK();
 }
 
+// The keys of `type` in ConfigToJson's dataset object.
+void AddTypeKeys(const DatasetConfig& d, DatasetType type, json* dataset) {
+  switch (type) {
+    case DatasetType::kSyntheticMod:
+      (*dataset)["num_samples"] = d.num_samples;
+      (*dataset)["modulus"] = d.modulus;
+      (*dataset)["offset"] = d.offset;
+      return;
+    case DatasetType::kDocuments:
+    case DatasetType::kPacked:
+      (*dataset)["prefixes"] = d.prefixes;
+      (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+      if (type == DatasetType::kPacked) (*dataset)["seq_length"] = d.seq_length;
+      return;
+    case DatasetType::kMegatronGpt:
+      (*dataset)["prefix"] = d.prefix;
+      (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+      if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
+      if (!d.index_prefix.empty()) {
+        (*dataset)["index_prefix"] = d.index_prefix;
+      } else {
+        (*dataset)["doc_idx"] = d.doc_idx;
+        (*dataset)["sample_idx"] = d.sample_idx;
+        (*dataset)["shuffle_idx"] = d.shuffle_idx;
+      }
+      return;
+  }
+}
+
 }  // namespace
 
 bool IsSafeMetricName(const std::string& name) {
@@ -239,7 +259,6 @@ Result<Config> ParseConfig(const json& j) {
   DSA_RETURN_IF_ERROR(ParseMetrics(f.at("metrics"), &c.metrics));
   DSA_RETURN_IF_ERROR(ParseOutput(f.at("output"), &c.output));
   if (f.has("map")) DSA_RETURN_IF_ERROR(ParseMap(f.at("map"), &c.map));
-  c.source = j;
   return c;
 }
 
@@ -247,26 +266,8 @@ json ConfigToJson(const Config& c) {
   const DatasetConfig& d = c.dataset;
   json dataset = {{"type", d.type}, {"ignore_token_ids", d.ignore_token_ids}};
   if (!d.sample_indices.empty()) dataset["sample_indices"] = d.sample_indices;
-  if (d.type == kSyntheticMod) {
-    dataset["num_samples"] = d.num_samples;
-    dataset["modulus"] = d.modulus;
-    dataset["offset"] = d.offset;
-  } else if (d.type == kDocuments || d.type == kPacked) {
-    dataset["prefixes"] = d.prefixes;
-    dataset["dtype_codes"] = CodeTableName(d.dtype_codes);
-    if (d.type == kPacked) dataset["seq_length"] = d.seq_length;
-  } else if (d.type == kMegatronGpt) {
-    dataset["prefix"] = d.prefix;
-    dataset["dtype_codes"] = CodeTableName(d.dtype_codes);
-    if (d.seq_length != 0) dataset["seq_length"] = d.seq_length;
-    if (!d.index_prefix.empty()) {
-      dataset["index_prefix"] = d.index_prefix;
-    } else {
-      dataset["doc_idx"] = d.doc_idx;
-      dataset["sample_idx"] = d.sample_idx;
-      dataset["shuffle_idx"] = d.shuffle_idx;
-    }
-  }
+  if (Result<const DatasetTypeInfo*> type = FindDatasetType(d.type); type.ok())
+    AddTypeKeys(d, (*type)->type, &dataset);
   json metrics = json::array();
   for (const MetricConfig& m : c.metrics) {
     json entry = {{"name", m.name}, {"metric", m.metric}, {"params", m.params}};

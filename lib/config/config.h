@@ -22,7 +22,7 @@
 namespace dsanalyze {
 
 struct DatasetConfig {
-  std::string type;  // "synthetic_mod" | "documents" | "packed" | "megatron_gpt"
+  std::string type;  // a name in the table of config/dataset_types.h
   // synthetic_mod (format.md §4): sample x is the single integer (x + offset) mod modulus
   // (a result in [0, modulus), as Python's % gives).
   uint64_t num_samples = 0;
@@ -86,7 +86,6 @@ struct Config {
   std::vector<MetricConfig> metrics;
   OutputConfig output;
   MapConfig map;
-  nlohmann::json source;  // the parsed JSON as given
 };
 
 // Limits that ParseConfig enforces (documented in docs/config.md).
@@ -101,7 +100,7 @@ inline constexpr uint64_t kMaxSeqLength = (uint64_t{1} << 31) - 2;
 // in a 255-byte file name.
 inline constexpr size_t kMaxMetricNameLength = 200;
 
-// Validates `j` and returns the typed config (source = j). Errors are
+// Validates `j` and returns the typed config. Errors are
 // Status::BadInput with one line "config: <key path>: <problem>".
 Result<Config> ParseConfig(const nlohmann::json& j);
 
@@ -111,8 +110,7 @@ Result<Config> ParseConfig(const nlohmann::json& j);
 Result<Config> LoadConfig(const std::string& path);
 
 // Every key with its effective value (defaults filled in), in the shape
-// ParseConfig reads: ParseConfig(ConfigToJson(c)) gives back c (with that JSON
-// as its source).
+// ParseConfig reads: ParseConfig(ConfigToJson(c)) gives back c.
 nlohmann::json ConfigToJson(const Config& config);
 
 // True if `name` can be a metric's output name: [A-Za-z0-9_.-]+, not starting

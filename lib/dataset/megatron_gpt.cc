@@ -100,6 +100,15 @@ class MegatronGptDataset : public Dataset {
   }
 
  private:
+  // The steps of Validate, in order; `key` is the map's config key.
+  Status CheckDocIdx(const std::string& key) const;
+  Result<uint64_t> SampleCount(const std::string& key) const;  // from sample_idx's shape
+  Status CheckShuffleIdx(const std::string& key, uint64_t samples) const;
+  Status CheckSampleIdx(const std::string& key, uint64_t samples, uint64_t seq_length);
+  Result<Cut> CheckCut(const std::string& key, uint64_t k) const;
+  Result<uint64_t> CheckSample(const std::string& key, uint64_t k, Cut start, Cut end,
+                               uint64_t seq_length) const;
+
   IndexedDataset file_;
   NpyArray doc_idx_;
   NpyArray sample_idx_;
@@ -109,89 +118,128 @@ class MegatronGptDataset : public Dataset {
   uint64_t uniform_length_ = 0;  // the length of every sample, 0 if they differ
 };
 
-Status MegatronGptDataset::Validate(uint64_t seq_length, const std::string (&keys)[3]) {
-  const auto bad = [&](int map, const NpyArray& a, const std::string& what) {
-    return Status::BadInput(keys[map] + ": " + a.path() + ": " + what);
-  };
-  const uint64_t rows = file_.num_rows();
+// "KEY: PATH: what", for a problem in map `a`.
+Status MapError(const std::string& key, const NpyArray& a, const std::string& what) {
+  return Status::BadInput(key + ": " + a.path() + ": " + what);
+}
 
+// "sample_idx[k] = (position, offset)", for messages.
+std::string SampleIdxRow(uint64_t k, int64_t position, int64_t offset) {
+  return "sample_idx[" + std::to_string(k) + "] = (" + std::to_string(position) + ", " +
+         std::to_string(offset) + ")";
+}
+
+Status MegatronGptDataset::Validate(uint64_t seq_length, const std::string (&keys)[3]) {
+  DSA_RETURN_IF_ERROR(CheckDocIdx(keys[0]));
+  DSA_ASSIGN_OR_RETURN(const uint64_t samples, SampleCount(keys[1]));
+  DSA_RETURN_IF_ERROR(CheckShuffleIdx(keys[2], samples));
+  return CheckSampleIdx(keys[1], samples, seq_length);
+}
+
+// doc_idx is a non-empty list of rows of the token file.
+Status MegatronGptDataset::CheckDocIdx(const std::string& key) const {
+  const uint64_t rows = file_.num_rows();
   if (doc_idx_.shape().size() != 1 || doc_idx_.size() == 0)
-    return bad(0, doc_idx_,
-               "shape " + doc_idx_.shape_string() + "; expected a non-empty 1-D array");
+    return MapError(key, doc_idx_,
+                    "shape " + doc_idx_.shape_string() + "; expected a non-empty 1-D array");
   for (uint64_t p = 0; p < doc_idx_.size(); ++p) {
     const int64_t row = doc_idx_.at(p);
     if (row < 0 || static_cast<uint64_t>(row) >= rows)
-      return bad(0, doc_idx_,
-                 "doc_idx[" + std::to_string(p) + "] = " + std::to_string(row) +
-                     " is not a row of " + file_.prefix() + " (which has " + std::to_string(rows) +
-                     " rows); are the maps from another dataset?");
+      return MapError(key, doc_idx_,
+                      "doc_idx[" + std::to_string(p) + "] = " + std::to_string(row) +
+                          " is not a row of " + file_.prefix() + " (which has " +
+                          std::to_string(rows) + " rows); are the maps from another dataset?");
   }
+  return Status::OK();
+}
 
+Result<uint64_t> MegatronGptDataset::SampleCount(const std::string& key) const {
   const std::vector<uint64_t>& shape = sample_idx_.shape();
   if (shape.size() != 2 || shape[1] != 2 || shape[0] < 2)
-    return bad(1, sample_idx_,
-               "shape " + sample_idx_.shape_string() +
-                   "; expected (samples + 1, 2) with at least one sample");
-  const uint64_t samples = shape[0] - 1;
+    return MapError(key, sample_idx_,
+                    "shape " + sample_idx_.shape_string() +
+                        "; expected (samples + 1, 2) with at least one sample");
+  return shape[0] - 1;
+}
+
+// shuffle_idx has one entry per sample, each naming a sample.
+Status MegatronGptDataset::CheckShuffleIdx(const std::string& key, uint64_t samples) const {
   if (shuffle_idx_.shape().size() != 1 || shuffle_idx_.size() != samples)
-    return bad(2, shuffle_idx_,
-               "shape " + shuffle_idx_.shape_string() + " but sample_idx " + sample_idx_.path() +
-                   " describes " + std::to_string(samples) + " samples; expected (" +
-                   std::to_string(samples) + ",) (are the maps from different builds?)");
+    return MapError(key, shuffle_idx_,
+                    "shape " + shuffle_idx_.shape_string() + " but sample_idx " +
+                        sample_idx_.path() + " describes " + std::to_string(samples) +
+                        " samples; expected (" + std::to_string(samples) +
+                        ",) (are the maps from different builds?)");
   for (uint64_t i = 0; i < samples; ++i) {
     const int64_t j = shuffle_idx_.at(i);
     if (j < 0 || static_cast<uint64_t>(j) >= samples)
-      return bad(2, shuffle_idx_,
-                 "shuffle_idx[" + std::to_string(i) + "] = " + std::to_string(j) +
-                     " is not a sample (sample_idx describes " + std::to_string(samples) + ")");
+      return MapError(key, shuffle_idx_,
+                      "shuffle_idx[" + std::to_string(i) + "] = " + std::to_string(j) +
+                          " is not a sample (sample_idx describes " + std::to_string(samples) +
+                          ")");
   }
+  return Status::OK();
+}
 
-  // Each row of sample_idx ends the sample before it (its token included) and
-  // starts the next; row 0 only starts, so its offset may equal the row size.
+// Each row of sample_idx ends the sample before it (its token included) and
+// starts the next. Also learns whether all samples have one length.
+Status MegatronGptDataset::CheckSampleIdx(const std::string& key, uint64_t samples,
+                                          uint64_t seq_length) {
   Cut previous{0, 0};
   uint64_t common_length = 0;
   bool uniform = true;
   for (uint64_t k = 0; k <= samples; ++k) {
-    const int64_t position = sample_idx_.at(2 * k), offset = sample_idx_.at(2 * k + 1);
-    const auto row_text = [&] {  // built only for a message: this loop runs once per sample
-      return "sample_idx[" + std::to_string(k) + "] = (" + std::to_string(position) + ", " +
-             std::to_string(offset) + ")";
-    };
-    if (position < 0 || static_cast<uint64_t>(position) >= doc_idx_.size())
-      return bad(1, sample_idx_,
-                 row_text() + ": position " + std::to_string(position) +
-                     " is outside doc_idx, which has " + std::to_string(doc_idx_.size()) +
-                     " entries");
-    const Cut cut{static_cast<uint64_t>(position), static_cast<uint64_t>(offset)};
-    const uint64_t size = RowSize(cut.position);
-    if (offset < 0 || cut.offset > size || (k > 0 && cut.offset == size))
-      return bad(1, sample_idx_,
-                 row_text() + ": offset " + std::to_string(offset) + " is outside row " +
-                     std::to_string(Row(cut.position)) + " of " + file_.prefix() + ", which has " +
-                     std::to_string(size) + " tokens");
-    if (k == 0) {
-      previous = cut;
-      continue;
+    DSA_ASSIGN_OR_RETURN(const Cut cut, CheckCut(key, k));
+    if (k > 0) {
+      DSA_ASSIGN_OR_RETURN(const uint64_t length,
+                           CheckSample(key, k - 1, previous, cut, seq_length));
+      if (k == 1) common_length = length;
+      uniform = uniform && length == common_length;
     }
-    if (cut.position < previous.position ||
-        (cut.position == previous.position && cut.offset < previous.offset))
-      return bad(1, sample_idx_,
-                 row_text() + " comes before the start of sample " + std::to_string(k - 1) +
-                     " in doc_idx order (sample_idx[" + std::to_string(k - 1) + "] = (" +
-                     std::to_string(previous.position) + ", " + std::to_string(previous.offset) +
-                     "))");
-    const uint64_t length = Length(previous, cut);
-    if (seq_length != 0 && length != seq_length + 1)
-      return bad(1, sample_idx_,
-                 "sample " + std::to_string(k - 1) + " (sample_idx rows " + std::to_string(k - 1) +
-                     " to " + std::to_string(k) + ") has " + std::to_string(length) +
-                     " tokens, but seq_length + 1 = " + std::to_string(seq_length + 1));
-    if (k == 1) common_length = length;
-    uniform = uniform && length == common_length;
     previous = cut;
   }
   uniform_length_ = uniform ? common_length : 0;
   return Status::OK();
+}
+
+// Row k of sample_idx as a cut, once it lies inside doc_idx and its row. Row 0
+// only starts a sample, so its offset may equal the row size.
+Result<Cut> MegatronGptDataset::CheckCut(const std::string& key, uint64_t k) const {
+  const int64_t position = sample_idx_.at(2 * k), offset = sample_idx_.at(2 * k + 1);
+  if (position < 0 || static_cast<uint64_t>(position) >= doc_idx_.size())
+    return MapError(key, sample_idx_,
+                    SampleIdxRow(k, position, offset) + ": position " + std::to_string(position) +
+                        " is outside doc_idx, which has " + std::to_string(doc_idx_.size()) +
+                        " entries");
+  const Cut cut{static_cast<uint64_t>(position), static_cast<uint64_t>(offset)};
+  const uint64_t size = RowSize(cut.position);
+  if (offset < 0 || cut.offset > size || (k > 0 && cut.offset == size))
+    return MapError(key, sample_idx_,
+                    SampleIdxRow(k, position, offset) + ": offset " + std::to_string(offset) +
+                        " is outside row " + std::to_string(Row(cut.position)) + " of " +
+                        file_.prefix() + ", which has " + std::to_string(size) + " tokens");
+  return cut;
+}
+
+// Sample k runs from `start` through `end`, not backwards; returns its length,
+// which must be seq_length + 1 when seq_length != 0.
+Result<uint64_t> MegatronGptDataset::CheckSample(const std::string& key, uint64_t k, Cut start,
+                                                 Cut end, uint64_t seq_length) const {
+  if (end.position < start.position ||
+      (end.position == start.position && end.offset < start.offset))
+    return MapError(
+        key, sample_idx_,
+        SampleIdxRow(k + 1, static_cast<int64_t>(end.position), static_cast<int64_t>(end.offset)) +
+            " comes before the start of sample " + std::to_string(k) +
+            " in doc_idx order (sample_idx[" + std::to_string(k) + "] = (" +
+            std::to_string(start.position) + ", " + std::to_string(start.offset) + "))");
+  const uint64_t length = Length(start, end);
+  if (seq_length != 0 && length != seq_length + 1)
+    return MapError(key, sample_idx_,
+                    "sample " + std::to_string(k) + " (sample_idx rows " + std::to_string(k) +
+                        " to " + std::to_string(k + 1) + ") has " + std::to_string(length) +
+                        " tokens, but seq_length + 1 = " + std::to_string(seq_length + 1));
+  return length;
 }
 
 class MegatronGptReader : public SampleReader {

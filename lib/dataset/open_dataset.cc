@@ -1,18 +1,24 @@
 #include "dataset/open_dataset.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
+
+#include "config/dataset_types.h"
 
 namespace dsanalyze {
 
 Result<std::unique_ptr<Dataset>> OpenDataset(const DatasetConfig& config) {
-  if (config.type == "synthetic_mod") return OpenSyntheticMod(config);
-  if (config.type == "documents") return OpenDocuments(config);
-  if (config.type == "packed") return OpenPacked(config);
-  if (config.type == "megatron_gpt") return OpenMegatronGpt(config);
-  return Status::BadInput("config: dataset.type: unknown dataset type " +
-                          nlohmann::json(config.type).dump() +
-                          "; known types: synthetic_mod, documents, packed, megatron_gpt");
+  DSA_ASSIGN_OR_RETURN(const DatasetTypeInfo* type, FindDatasetType(config.type));
+  switch (type->type) {
+    case DatasetType::kSyntheticMod:
+      return OpenSyntheticMod(config);
+    case DatasetType::kDocuments:
+      return OpenDocuments(config);
+    case DatasetType::kPacked:
+      return OpenPacked(config);
+    case DatasetType::kMegatronGpt:
+      return OpenMegatronGpt(config);
+  }
+  return Status::Internal("dataset type " + config.type + " has no opener");
 }
 
 std::vector<int64_t> SortedUnique(std::vector<int64_t> ids) {

@@ -57,15 +57,139 @@ std::string ElementSizeHint(const IndexedDataset::Options& o, uint8_t code, uint
 // when the header or sizes are malformed (Open then says how).
 std::optional<std::pair<uint8_t, uint64_t>> CodeAndElements(std::span<const std::byte> idx) {
   if (idx.size() < kIdxHeaderSize) return std::nullopt;
-  const uint64_t rows = LoadAt<uint64_t>(idx, 18);
-  if (rows > (idx.size() - kIdxHeaderSize) / 4) return std::nullopt;
+  const IdxHeader header = ParseIdxHeader(idx);
+  if (header.rows > (idx.size() - kIdxHeaderSize) / kIdxSizeBytes) return std::nullopt;
   uint64_t elements = 0;  // < 2^62 rows of < 2^31: no overflow
-  for (uint64_t i = 0; i < rows; ++i) {
-    const int32_t size = LoadAt<int32_t>(idx, kIdxHeaderSize + 4 * i);
+  for (uint64_t i = 0; i < header.rows; ++i) {
+    const int32_t size = LoadAt<int32_t>(idx, IdxSizesOffset() + kIdxSizeBytes * i);
     if (size < 0) return std::nullopt;
     elements += static_cast<uint64_t>(size);
   }
-  return std::make_pair(static_cast<uint8_t>(idx[17]), elements);
+  return std::make_pair(header.dtype_code, elements);
+}
+
+// The steps of IndexedDataset::Open, in the order it runs them. Each names
+// PREFIX.idx (or .bin) in its error.
+
+Status IdxError(const std::string& prefix, const std::string& what) {
+  return Status::BadInput(prefix + ".idx: " + what);
+}
+
+// The header, once the file is long enough and its magic and version are right.
+Result<IdxHeader> ReadHeader(const std::string& prefix, std::span<const std::byte> idx) {
+  if (idx.size() < kIdxHeaderSize)
+    return IdxError(prefix, "file is " + std::to_string(idx.size()) + " bytes, shorter than the " +
+                                std::to_string(kIdxHeaderSize) + "-byte header");
+  if (!HasIdxMagic(idx)) return IdxError(prefix, "bad magic (not an MMapIndexedDataset index)");
+  const IdxHeader header = ParseIdxHeader(idx);
+  if (header.version != kIdxVersion)
+    return IdxError(prefix, "unsupported version " + std::to_string(header.version) +
+                                " (expected " + std::to_string(kIdxVersion) + ")");
+  return header;
+}
+
+// The dtype `code` names in options.table, if it is one the caller accepts.
+Result<DType> DTypeOfCode(const std::string& prefix, uint8_t code,
+                          const IndexedDataset::Options& options) {
+  const std::optional<DType> dt = DTypeFromCode(options.table, code);
+  const std::string table = std::string(CodeTableName(options.table));
+  if (!dt)
+    return IdxError(prefix, "unknown dtype code " + std::to_string(code) + " in the " + table +
+                                " table" + OtherTableHint(options, code, 0));
+  if (options.require_integer && !IsInteger(*dt))
+    return IdxError(prefix, "dtype code " + std::to_string(code) + " is " +
+                                std::string(DTypeName(*dt)) + " in the " + table +
+                                " table; an integer dtype is required" +
+                                OtherTableHint(options, code, 0));
+  return *dt;
+}
+
+// The file holds exactly the header and the arrays it announces.
+Status CheckIdxSize(const std::string& prefix, uint64_t idx_size, const IdxHeader& header) {
+  const uint64_t rows = header.rows, docs = header.doc_count;
+  const uint64_t body = idx_size - kIdxHeaderSize;
+  // Compare without overflow: body must equal 12*rows + 8*doc_count exactly.
+  if (rows <= body / kIdxRowBytes && docs <= (body - kIdxRowBytes * rows) / kIdxDocIdxBytes &&
+      body == kIdxRowBytes * rows + kIdxDocIdxBytes * docs)
+    return Status::OK();
+  return IdxError(prefix, "size mismatch: header says " + std::to_string(rows) + " rows and " +
+                              std::to_string(docs) + " doc_idx entries, which needs " +
+                              (rows <= body && docs <= body
+                                   ? std::to_string(IdxDocIdxOffset(rows) + kIdxDocIdxBytes * docs)
+                                   : std::string("more")) +
+                              " bytes, but the file has " + std::to_string(idx_size));
+}
+
+// Row i's pointer is `pointer`, not the running byte offset `offset`. The
+// usual cause is a file read with the wrong code table (Megatron's uint16 code
+// 8 is uint64 to DeepSpeed): then the pointers fit another element size
+// exactly. Say so, since the numbers alone do not.
+Status PointerError(const IndexedDataset& ds, const IndexedDataset::Options& options, uint64_t i,
+                    int64_t pointer, uint64_t offset) {
+  const size_t itemsize = ItemSize(ds.dtype());
+  const std::string hint = ElementSizeHint(
+      options, ds.dtype_code(), offset / itemsize, static_cast<uint64_t>(pointer), itemsize,
+      "they fit",
+      " (code " + std::to_string(ds.dtype_code()) + " is " + std::string(DTypeName(ds.dtype())) +
+          " in the " + std::string(CodeTableName(options.table)) + " table)");
+  return IdxError(ds.prefix(), "pointer of row " + std::to_string(i) + " is " +
+                                   std::to_string(pointer) + " but the sizes before it give " +
+                                   std::to_string(offset) + hint);
+}
+
+// Sizes non-negative, pointers exactly the running byte offset. Returns the
+// total: the .bin size the .idx describes.
+Result<uint64_t> CheckRows(const IndexedDataset& ds, const IndexedDataset::Options& options) {
+  const uint64_t itemsize = ItemSize(ds.dtype());
+  const uint64_t max_bytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  uint64_t offset = 0;  // bytes
+  for (uint64_t i = 0; i < ds.num_rows(); ++i) {
+    const int32_t size = ds.row_size(i);
+    if (size < 0)
+      return IdxError(ds.prefix(),
+                      "row " + std::to_string(i) + " has negative size " + std::to_string(size));
+    const int64_t pointer = ds.row_pointer(i);
+    if (pointer < 0 || static_cast<uint64_t>(pointer) != offset)
+      return PointerError(ds, options, i, pointer, offset);
+    const uint64_t row_bytes = static_cast<uint64_t>(size) * itemsize;
+    if (offset > max_bytes - row_bytes)
+      return IdxError(ds.prefix(),
+                      "row sizes overflow the 64-bit byte offset at row " + std::to_string(i));
+    offset += row_bytes;
+  }
+  return offset;
+}
+
+// doc_idx starts at 0, stays within [0, rows] and never decreases.
+Status CheckDocIdx(const IndexedDataset& ds) {
+  const uint64_t rows = ds.num_rows();
+  for (uint64_t i = 0; i < ds.doc_count(); ++i) {
+    const int64_t d = ds.doc_idx(i);
+    if (i == 0 && d != 0)
+      return IdxError(ds.prefix(), "doc_idx[0] is " + std::to_string(d) + ", expected 0");
+    if (d < 0 || static_cast<uint64_t>(d) > rows)
+      return IdxError(ds.prefix(), "doc_idx[" + std::to_string(i) + "] = " + std::to_string(d) +
+                                       " is out of range [0, " + std::to_string(rows) + "]");
+    if (i > 0 && d < ds.doc_idx(i - 1))
+      return IdxError(ds.prefix(), "doc_idx decreases at entry " + std::to_string(i) + " (" +
+                                       std::to_string(ds.doc_idx(i - 1)) + " then " +
+                                       std::to_string(d) + ")");
+  }
+  return Status::OK();
+}
+
+// The .bin is exactly the `described` bytes the .idx gives its rows.
+Status CheckBinSize(const IndexedDataset& ds, const IndexedDataset::Options& options,
+                    uint64_t bin_size, uint64_t described) {
+  if (bin_size == described) return Status::OK();
+  const std::string& prefix = ds.prefix();
+  const uint64_t elements = ds.num_elements();
+  return Status::BadInput(prefix + ".bin: file is " + std::to_string(bin_size) + " bytes but " +
+                          prefix + ".idx describes " + std::to_string(described) + " (" +
+                          std::to_string(elements) + " " + std::string(DTypeName(ds.dtype())) +
+                          " elements); .bin is too " + (bin_size < described ? "short" : "long") +
+                          ElementSizeHint(options, ds.dtype_code(), elements, bin_size,
+                                          ItemSize(ds.dtype()), "it fits", ""));
 }
 
 }  // namespace
@@ -115,98 +239,26 @@ Result<DetectedTable> DetectCodeTable(const std::string& prefix, CodeTable fallb
 Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Options& options) {
   IndexedDataset ds;
   ds.prefix_ = prefix;
-  const std::string idx_path = prefix + ".idx";
-  const std::string bin_path = prefix + ".bin";
+  DSA_ASSIGN_OR_RETURN(ds.idx_, MappedFile::Open(prefix + ".idx"));
+  const std::span<const std::byte> idx = ds.idx_.bytes();
 
-  DSA_ASSIGN_OR_RETURN(ds.idx_, MappedFile::Open(idx_path));
-  std::span<const std::byte> idx = ds.idx_.bytes();
-  auto bad = [&](const std::string& what) { return Status::BadInput(idx_path + ": " + what); };
+  DSA_ASSIGN_OR_RETURN(const IdxHeader header, ReadHeader(prefix, idx));
+  DSA_ASSIGN_OR_RETURN(ds.dtype_, DTypeOfCode(prefix, header.dtype_code, options));
+  ds.code_ = header.dtype_code;
+  ds.itemsize_ = ItemSize(ds.dtype_);
+  ds.rows_ = header.rows;
+  ds.doc_count_ = header.doc_count;
+  DSA_RETURN_IF_ERROR(CheckIdxSize(prefix, idx.size(), header));
+  ds.sizes_ = idx.data() + IdxSizesOffset();
+  ds.pointers_ = idx.data() + IdxPointersOffset(ds.rows_);
+  ds.doc_idx_ = idx.data() + IdxDocIdxOffset(ds.rows_);
 
-  if (idx.size() < kIdxHeaderSize)
-    return bad("file is " + std::to_string(idx.size()) + " bytes, shorter than the " +
-               std::to_string(kIdxHeaderSize) + "-byte header");
-  if (std::memcmp(idx.data(), kIdxMagic, sizeof(kIdxMagic)) != 0)
-    return bad("bad magic (not an MMapIndexedDataset index)");
-  const uint64_t version = LoadAt<uint64_t>(idx, 9);
-  if (version != 1) return bad("unsupported version " + std::to_string(version) + " (expected 1)");
+  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes, CheckRows(ds, options));
+  ds.elements_ = described_bytes / ds.itemsize_;
+  DSA_RETURN_IF_ERROR(CheckDocIdx(ds));
 
-  ds.code_ = static_cast<uint8_t>(idx[17]);
-  std::optional<DType> dt = DTypeFromCode(options.table, ds.code_);
-  if (!dt)
-    return bad("unknown dtype code " + std::to_string(ds.code_) + " in the " +
-               std::string(CodeTableName(options.table)) + " table" +
-               OtherTableHint(options, ds.code_, 0));
-  if (options.require_integer && !IsInteger(*dt))
-    return bad("dtype code " + std::to_string(ds.code_) + " is " + std::string(DTypeName(*dt)) +
-               " in the " + std::string(CodeTableName(options.table)) +
-               " table; an integer dtype is required" + OtherTableHint(options, ds.code_, 0));
-  ds.dtype_ = *dt;
-  ds.itemsize_ = ItemSize(*dt);
-
-  ds.rows_ = LoadAt<uint64_t>(idx, 18);
-  ds.doc_count_ = LoadAt<uint64_t>(idx, 26);
-  const uint64_t body = idx.size() - kIdxHeaderSize;
-  // Compare without overflow: body must equal 12*rows + 8*doc_count exactly.
-  if (ds.rows_ > body / 12 || ds.doc_count_ > (body - 12 * ds.rows_) / 8 ||
-      body != 12 * ds.rows_ + 8 * ds.doc_count_) {
-    return bad("size mismatch: header says " + std::to_string(ds.rows_) + " rows and " +
-               std::to_string(ds.doc_count_) + " doc_idx entries, which needs " +
-               (ds.rows_ <= body && ds.doc_count_ <= body
-                    ? std::to_string(kIdxHeaderSize + 12 * ds.rows_ + 8 * ds.doc_count_)
-                    : std::string("more")) +
-               " bytes, but the file has " + std::to_string(idx.size()));
-  }
-  ds.sizes_ = idx.data() + kIdxHeaderSize;
-  ds.pointers_ = ds.sizes_ + 4 * ds.rows_;
-  ds.doc_idx_ = ds.pointers_ + 8 * ds.rows_;
-
-  // Sizes non-negative, pointers exactly the running byte offset.
-  uint64_t offset = 0;  // bytes
-  const uint64_t max_bytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  for (uint64_t i = 0; i < ds.rows_; ++i) {
-    const int32_t size = ds.row_size(i);
-    if (size < 0)
-      return bad("row " + std::to_string(i) + " has negative size " + std::to_string(size));
-    const int64_t ptr = ds.row_pointer(i);
-    if (ptr < 0 || static_cast<uint64_t>(ptr) != offset) {
-      // The usual cause is a file read with the wrong code table (Megatron's
-      // uint16 code 8 is uint64 to DeepSpeed): then the pointers fit another
-      // element size exactly. Say so, since the numbers alone do not.
-      const std::string hint = ElementSizeHint(
-          options, ds.code_, offset / ds.itemsize_, static_cast<uint64_t>(ptr), ds.itemsize_,
-          "they fit",
-          " (code " + std::to_string(ds.code_) + " is " + std::string(DTypeName(ds.dtype_)) +
-              " in the " + std::string(CodeTableName(options.table)) + " table)");
-      return bad("pointer of row " + std::to_string(i) + " is " + std::to_string(ptr) +
-                 " but the sizes before it give " + std::to_string(offset) + hint);
-    }
-    const uint64_t row_bytes = static_cast<uint64_t>(size) * ds.itemsize_;
-    if (offset > max_bytes - row_bytes)
-      return bad("row sizes overflow the 64-bit byte offset at row " + std::to_string(i));
-    offset += row_bytes;
-  }
-  ds.elements_ = offset / ds.itemsize_;
-
-  for (uint64_t i = 0; i < ds.doc_count_; ++i) {
-    const int64_t d = ds.doc_idx(i);
-    if (i == 0 && d != 0) return bad("doc_idx[0] is " + std::to_string(d) + ", expected 0");
-    if (d < 0 || static_cast<uint64_t>(d) > ds.rows_)
-      return bad("doc_idx[" + std::to_string(i) + "] = " + std::to_string(d) +
-                 " is out of range [0, " + std::to_string(ds.rows_) + "]");
-    if (i > 0 && d < ds.doc_idx(i - 1))
-      return bad("doc_idx decreases at entry " + std::to_string(i) + " (" +
-                 std::to_string(ds.doc_idx(i - 1)) + " then " + std::to_string(d) + ")");
-  }
-
-  DSA_ASSIGN_OR_RETURN(ds.bin_, MappedFile::Open(bin_path));
-  const uint64_t bin_size = ds.bin_.bytes().size();
-  if (bin_size != offset)
-    return Status::BadInput(
-        bin_path + ": file is " + std::to_string(bin_size) + " bytes but " + idx_path +
-        " describes " + std::to_string(offset) + " (" + std::to_string(ds.elements_) + " " +
-        std::string(DTypeName(ds.dtype_)) + " elements); .bin is too " +
-        (bin_size < offset ? "short" : "long") +
-        ElementSizeHint(options, ds.code_, ds.elements_, bin_size, ds.itemsize_, "it fits", ""));
+  DSA_ASSIGN_OR_RETURN(ds.bin_, MappedFile::Open(prefix + ".bin"));
+  DSA_RETURN_IF_ERROR(CheckBinSize(ds, options, ds.bin_.bytes().size(), described_bytes));
   return ds;
 }
 

@@ -19,13 +19,11 @@
 #include <utility>
 
 #include "format/dtype.h"
+#include "format/idx_header.h"
 #include "util/file_util.h"
 #include "util/status.h"
 
 namespace dsanalyze {
-
-inline constexpr char kIdxMagic[9] = {'M', 'M', 'I', 'D', 'I', 'D', 'X', 0, 0};
-inline constexpr uint64_t kIdxHeaderSize = 34;
 
 // An untyped view of consecutive elements of one dtype.
 struct ElementView {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "format/indexed_dataset.h"
+#include "format/idx_header.h"
 
 namespace dsanalyze {
 namespace {
@@ -19,8 +19,6 @@ void Narrow(const int64_t* in, size_t n, std::byte* out) {
   T* o = reinterpret_cast<T*>(out);
   for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(in[i]);
 }
-
-void PutU64(std::byte* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
 }  // namespace
 
@@ -182,8 +180,9 @@ Status IndexedWriter::FlushMeta() {
   sizes_buf_.size = 4 * meta_rows_;
   pointers_buf_.size = 8 * meta_rows_;
   DSA_RETURN_IF_ERROR(
-      io_->Write(&idx_, kIdxHeaderSize + 4 * meta_first_row_, std::move(sizes_buf_)));
-  DSA_RETURN_IF_ERROR(io_->Write(&idx_, kIdxHeaderSize + 4 * total + 8 * meta_first_row_,
+      io_->Write(&idx_, IdxSizesOffset() + kIdxSizeBytes * meta_first_row_, std::move(sizes_buf_)));
+  DSA_RETURN_IF_ERROR(io_->Write(&idx_,
+                                 IdxPointersOffset(total) + kIdxPointerBytes * meta_first_row_,
                                  std::move(pointers_buf_)));
   sizes_buf_ = io_->TakeBuffer(4 * kMetaBatchRows);
   pointers_buf_ = io_->TakeBuffer(8 * kMetaBatchRows);
@@ -198,7 +197,7 @@ Status IndexedWriter::WriteSizesAndPointers() {
   if (options_.rows) return FlushMeta();
   // Written in place rather than copied into a buffer: it may be large.
   DSA_RETURN_IF_ERROR(io_->Drain());
-  DSA_RETURN_IF_ERROR(idx_.WriteAt(kIdxHeaderSize, all_sizes_.data(), 4 * rows_));
+  DSA_RETURN_IF_ERROR(idx_.WriteAt(IdxSizesOffset(), all_sizes_.data(), kIdxSizeBytes * rows_));
   int64_t pointer = 0;
   for (uint64_t start = 0; start < rows_; start += kMetaBatchRows) {
     const uint64_t end = std::min<uint64_t>(rows_, start + kMetaBatchRows);
@@ -209,14 +208,15 @@ Status IndexedWriter::WriteSizesAndPointers() {
       pointer += static_cast<int64_t>(all_sizes_[i]) * static_cast<int64_t>(itemsize_);
     }
     b.size = 8 * (end - start);
-    DSA_RETURN_IF_ERROR(io_->Write(&idx_, kIdxHeaderSize + 4 * rows_ + 8 * start, std::move(b)));
+    DSA_RETURN_IF_ERROR(
+        io_->Write(&idx_, IdxPointersOffset(rows_) + kIdxPointerBytes * start, std::move(b)));
   }
   return Status::OK();
 }
 
 // doc_idx follows the pointers; the per-row form is written in bounded batches.
 Status IndexedWriter::WriteDocIdx() {
-  const uint64_t base = kIdxHeaderSize + 12 * rows_;
+  const uint64_t base = IdxDocIdxOffset(rows_);
   if (!options_.doc_idx_per_row) {
     const int64_t doc_idx[2] = {0, static_cast<int64_t>(rows_)};
     return WriteBuffered(&idx_, base, doc_idx, sizeof(doc_idx));
@@ -227,7 +227,7 @@ Status IndexedWriter::WriteDocIdx() {
     int64_t* out = reinterpret_cast<int64_t*>(b.data.get());
     for (uint64_t i = start; i < end; ++i) out[i - start] = static_cast<int64_t>(i);
     b.size = 8 * (end - start);
-    DSA_RETURN_IF_ERROR(io_->Write(&idx_, base + 8 * start, std::move(b)));
+    DSA_RETURN_IF_ERROR(io_->Write(&idx_, base + kIdxDocIdxBytes * start, std::move(b)));
   }
   return Status::OK();
 }
@@ -243,13 +243,12 @@ Status IndexedWriter::Finish() {
   DSA_RETURN_IF_ERROR(FlushBin());
   DSA_RETURN_IF_ERROR(WriteSizesAndPointers());
 
-  std::byte header[kIdxHeaderSize];
-  std::memcpy(header, kIdxMagic, sizeof(kIdxMagic));
-  PutU64(header + 9, 1);
-  header[17] = static_cast<std::byte>(*CodeForDType(options_.table, dtype_));
-  PutU64(header + 18, rows_);
-  PutU64(header + 26, options_.doc_idx_per_row ? rows_ + 1 : 2);
-  DSA_RETURN_IF_ERROR(WriteBuffered(&idx_, 0, header, sizeof(header)));
+  IdxHeader header;
+  header.dtype_code = *CodeForDType(options_.table, dtype_);
+  header.rows = rows_;
+  header.doc_count = options_.doc_idx_per_row ? rows_ + 1 : 2;
+  const auto header_bytes = SerializeIdxHeader(header);
+  DSA_RETURN_IF_ERROR(WriteBuffered(&idx_, 0, header_bytes.data(), header_bytes.size()));
   DSA_RETURN_IF_ERROR(WriteDocIdx());
   DSA_RETURN_IF_ERROR(io_->Drain());
 

@@ -214,6 +214,97 @@ Result<DType> DTypeOfDescr(const std::string& descr) {
   }
 }
 
+// The fixed-size start of a .npy file: the format version and where the
+// header text lies.
+struct Preamble {
+  int major_version;
+  uint64_t header_start;
+  uint64_t header_length;
+};
+
+Result<Preamble> ReadPreamble(std::span<const std::byte> bytes) {
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    return Status::BadInput("not a .npy file (no \\x93NUMPY magic)");
+  const int major = static_cast<int>(bytes[6]), minor = static_cast<int>(bytes[7]);
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    return Status::BadInput("unsupported .npy format version " + std::to_string(major) + "." +
+                            std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)");
+  // Version 1.0 has a 2-byte header length, 2.0 and 3.0 a 4-byte one.
+  const uint64_t length_bytes = major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + length_bytes)
+    return Status::BadInput("file ends inside the header length");
+  uint64_t header_length = 0;
+  for (uint64_t i = 0; i < length_bytes; ++i)
+    header_length |= static_cast<uint64_t>(bytes[8 + i]) << (8 * i);
+  if (8 + length_bytes + header_length > bytes.size())
+    return Status::BadInput("header length " + std::to_string(header_length) +
+                            " runs past the end of the " + std::to_string(bytes.size()) +
+                            "-byte file");
+  return Preamble{major, 8 + length_bytes, header_length};
+}
+
+// The header dict, with all three keys present.
+Result<Header> ReadHeader(std::string_view text) {
+  Header h;
+  if (std::optional<std::string> problem = HeaderParser(text).Parse(&h))
+    return Status::BadInput(*problem);
+  if (!h.descr) return Status::BadInput("header dict has no 'descr'");
+  if (!h.fortran_order) return Status::BadInput("header dict has no 'fortran_order'");
+  if (!h.shape) return Status::BadInput("header dict has no 'shape'");
+  return h;
+}
+
+// The number of elements of `shape`, whose data must fill exactly the
+// `available` bytes after the header.
+Result<uint64_t> ElementCount(const std::vector<uint64_t>& shape, DType dtype, uint64_t available) {
+  const uint64_t itemsize = ItemSize(dtype);
+  const std::string what = "shape " + NpyShapeText(shape) + " of " + std::string(DTypeName(dtype));
+  const bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  uint64_t size = empty ? 0 : 1;
+  for (uint64_t dim : shape) {
+    if (empty) break;
+    if (size > std::numeric_limits<uint64_t>::max() / itemsize / dim)
+      return Status::BadInput(what + " has more than 2^64 bytes; the file has " +
+                              std::to_string(available) + " data bytes");
+    size *= dim;
+  }
+  const uint64_t needed = size * itemsize;
+  if (needed != available)
+    return Status::BadInput(what + " needs " + std::to_string(needed) +
+                            " data bytes but the file has " + std::to_string(available) +
+                            (needed > available ? " (truncated?)" : " (trailing bytes)"));
+  return size;
+}
+
+// What a valid .npy file holds besides its data.
+struct Layout {
+  int major_version = 1;
+  uint64_t data_offset = 0;
+  DType dtype = DType::kU8;
+  std::vector<uint64_t> shape;
+  uint64_t size = 0;
+};
+
+// The layout of `bytes`, all of it checked; errors do not name the file yet.
+Result<Layout> ReadLayout(std::span<const std::byte> bytes) {
+  DSA_ASSIGN_OR_RETURN(const Preamble preamble, ReadPreamble(bytes));
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + preamble.header_start,
+                              preamble.header_length);
+  DSA_ASSIGN_OR_RETURN(Header h, ReadHeader(text));
+  Layout layout;
+  layout.major_version = preamble.major_version;
+  layout.data_offset = preamble.header_start + preamble.header_length;
+  DSA_ASSIGN_OR_RETURN(layout.dtype, DTypeOfDescr(*h.descr));
+  if (*h.fortran_order)
+    return Status::BadInput(
+        "fortran_order is True; only C-order arrays are supported (save "
+        "numpy.ascontiguousarray(a))");
+  layout.shape = std::move(*h.shape);
+  DSA_ASSIGN_OR_RETURN(layout.size,
+                       ElementCount(layout.shape, layout.dtype, bytes.size() - layout.data_offset));
+  return layout;
+}
+
 }  // namespace
 
 std::string NpyShapeText(const std::vector<uint64_t>& shape) {
@@ -232,61 +323,13 @@ Result<NpyArray> NpyArray::Open(const std::string& path) {
   NpyArray a;
   DSA_ASSIGN_OR_RETURN(a.file_, MappedFile::Open(path));
   const std::span<const std::byte> bytes = a.file_.bytes();
-  const auto bad = [&](const std::string& what) { return Status::BadInput(path + ": " + what); };
-
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    return bad("not a .npy file (no \\x93NUMPY magic)");
-  const int major = static_cast<int>(bytes[6]), minor = static_cast<int>(bytes[7]);
-  if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    return bad("unsupported .npy format version " + std::to_string(major) + "." +
-               std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)");
-  a.major_version_ = major;
-  // Version 1.0 has a 2-byte header length, 2.0 and 3.0 a 4-byte one.
-  const uint64_t length_bytes = major == 1 ? 2 : 4;
-  if (bytes.size() < 8 + length_bytes) return bad("file ends inside the header length");
-  uint64_t header_length = 0;
-  for (uint64_t i = 0; i < length_bytes; ++i)
-    header_length |= static_cast<uint64_t>(bytes[8 + i]) << (8 * i);
-  a.data_offset_ = 8 + length_bytes + header_length;
-  if (a.data_offset_ > bytes.size())
-    return bad("header length " + std::to_string(header_length) + " runs past the end of the " +
-               std::to_string(bytes.size()) + "-byte file");
-
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8 + length_bytes,
-                              header_length);
-  Header h;
-  if (std::optional<std::string> problem = HeaderParser(text).Parse(&h)) return bad(*problem);
-  if (!h.descr) return bad("header dict has no 'descr'");
-  if (!h.fortran_order) return bad("header dict has no 'fortran_order'");
-  if (!h.shape) return bad("header dict has no 'shape'");
-
-  Result<DType> dtype = DTypeOfDescr(*h.descr);
-  if (!dtype.ok()) return bad(dtype.status().message());
-  a.dtype_ = *dtype;
-  if (*h.fortran_order)
-    return bad(
-        "fortran_order is True; only C-order arrays are supported (save "
-        "numpy.ascontiguousarray(a))");
-  a.shape_ = std::move(*h.shape);
-
-  const uint64_t itemsize = ItemSize(a.dtype_);
-  const uint64_t available = bytes.size() - a.data_offset_;
-  const bool empty = std::find(a.shape_.begin(), a.shape_.end(), 0) != a.shape_.end();
-  a.size_ = empty ? 0 : 1;
-  for (uint64_t dim : a.shape_) {
-    if (empty) break;
-    if (a.size_ > std::numeric_limits<uint64_t>::max() / itemsize / dim)
-      return bad("shape " + a.shape_string() + " of " + std::string(DTypeName(a.dtype_)) +
-                 " has more than 2^64 bytes; the file has " + std::to_string(available) +
-                 " data bytes");
-    a.size_ *= dim;
-  }
-  const uint64_t needed = a.size_ * itemsize;
-  if (needed != available)
-    return bad("shape " + a.shape_string() + " of " + std::string(DTypeName(a.dtype_)) + " needs " +
-               std::to_string(needed) + " data bytes but the file has " +
-               std::to_string(available) +
-               (needed > available ? " (truncated?)" : " (trailing bytes)"));
+  Result<Layout> layout = ReadLayout(bytes);
+  if (!layout.ok()) return layout.status().WithPrefix(path);
+  a.major_version_ = layout->major_version;
+  a.data_offset_ = layout->data_offset;
+  a.dtype_ = layout->dtype;
+  a.shape_ = std::move(layout->shape);
+  a.size_ = layout->size;
   a.data_ = bytes.data() + a.data_offset_;
   return a;
 }

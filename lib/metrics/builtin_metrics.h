@@ -25,9 +25,6 @@ std::unique_ptr<Metric> NewSumMetric(std::string name);
 std::unique_ptr<Metric> NewSeqlenMetric(std::string name,
                                         std::span<const int64_t> ignore_token_ids);
 
-// Largest params.vocab_size: 2 GiB of counts per map thread.
-inline constexpr uint64_t kMaxVocabSize = uint64_t{1} << 28;
-
 // total_vocab_freq: accumulate_value_over_samples of length vocab_size + 1,
 // the number of times each token id occurs. Ignored ids are not counted; any
 // other id outside 0..vocab_size is a BadInput error naming the sample.

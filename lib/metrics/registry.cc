@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "config/json_fields.h"
+#include "format/vocab.h"
 #include "metrics/builtin_metrics.h"
 #include "metrics/plugin_library.h"
 #include "metrics/plugin_metric.h"

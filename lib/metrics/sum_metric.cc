@@ -1,6 +1,7 @@
 #include <array>
 
 #include "metrics/builtin_metrics.h"
+#include "util/checked_add.h"
 
 namespace dsanalyze {
 namespace {
@@ -26,7 +27,7 @@ class SumMetric : public Metric {
                              batch.offsets.subspan(start, n + 1)};
       DSA_RETURN_IF_ERROR(ExtractSingleValues(part, name_, std::span<int64_t>(values.data(), n)));
       for (size_t i = 0; i < n; ++i) {
-        if (__builtin_add_overflow(sum, values[i], &sum))
+        if (!AddChecked(&sum, values[i]))
           return Status::BadInput("metric \"" + name_ + "\": the sum overflows int64 at sample " +
                                   std::to_string(part.first + i));
       }

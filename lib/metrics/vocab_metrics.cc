@@ -7,6 +7,7 @@
 #include "metrics/exact_sum.h"
 #include "metrics/ignore_set.h"
 #include "metrics/rarity.h"
+#include "util/checked_add.h"
 
 namespace dsanalyze {
 namespace {
@@ -218,7 +219,7 @@ class VocabRarityMetric : public Metric {
                               "params.seq_length " + std::to_string(seq_length_));
     int64_t scaled = 0;
     if (__builtin_mul_overflow(static_cast<int64_t>(seqlen), coefficient_, &scaled) ||
-        __builtin_add_overflow(scaled, *value, value))
+        !AddChecked(value, scaled))
       return Status::BadInput("metric \"" + name_ + "\": sample " + std::to_string(position) +
                               ": seqlen " + std::to_string(seqlen) + " x coefficient " +
                               std::to_string(coefficient_) + " + rarity overflows int64");

@@ -1,102 +1,81 @@
-// Where a finished analysis keeps its files (docs/format.md §2).
+// The output spec: what a finished analysis holds, and the rules its files
+// follow (docs/format.md §2). The writer (pipeline/), the reports (report/),
+// verify and compare (check/) all take file names, dtypes and the percentile
+// grouping from here, so each rule is written once.
 //
 // A save path S holds one folder per metric M. A single_value_per_sample
 // metric has four .bin/.idx pairs, S/M/M_<kind> for the four kinds below; an
-// accumulate_value_over_samples metric has one, S/M/M_metric_value. Anything
-// else in S (summary.json, curriculum_config.json, hidden temporary folders,
-// folders without metric files) is not a metric folder. verify, compare and
-// the report writer all find metrics through this one definition.
-//
-// A dsanalyze output also holds S/summary.json, whose "metrics" object lists
-// the metrics of that one analysis; a DeepSpeed output has metric folders
-// only. The analysis of S is its summary.json list when there is one, else
-// its metric folders. A run's commit replaces every entry that belongs to
-// the previous analysis (AnalysisEntries), so S never mixes two analyses;
-// verify and compare report a metric folder summary.json does not list.
+// accumulate_value_over_samples metric has one, S/M/M_metric_value. Beside
+// them: S/M/M_histogram.svg per single-value metric, S/summary.json (the
+// analysis's metric list and statistics) and S/curriculum_config.json. Reading
+// a save path back (which folders are metrics, which entries belong to the
+// analysis) is output/analysis_folder.h.
 #pragma once
 
-#include <optional>
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "format/dtype.h"
 #include "metrics/metric.h"
-#include "util/status.h"
 
 namespace dsanalyze {
 
+// The kinds of metric file, each a .bin/.idx pair S/M/M_<kind>.
 inline constexpr std::string_view kSampleToMetric = "sample_to_metric";
 inline constexpr std::string_view kIndexToMetric = "index_to_metric";
 inline constexpr std::string_view kIndexToSample = "index_to_sample";
 inline constexpr std::string_view kIndexToSamplePercentile = "index_to_sample_percentile_merged";
 inline constexpr std::string_view kMetricValue = "metric_value";
+// The files of each metric type, in the order they are written.
+inline constexpr std::array<std::string_view, 4> kSingleValueKinds = {
+    kSampleToMetric, kIndexToMetric, kIndexToSample, kIndexToSamplePercentile};
+inline constexpr std::array<std::string_view, 1> kAccumulateKinds = {kMetricValue};
 
 // S/M/M_<kind>: the .bin/.idx prefix of one metric file.
 std::string MetricFilePrefix(const std::string& save_path, const std::string& metric,
                              std::string_view kind);
 
+// The reports: S/M/M_histogram.svg per single-value metric, and the top-level
+// files. A run writes curriculum_config.json (when it has one) before
+// summary.json, and commits them in that order: summary.json comes last.
+std::string HistogramFile(const std::string& save_path, const std::string& metric);
+inline constexpr std::string_view kSummaryFile = "summary.json";
+inline constexpr std::string_view kCurriculumConfigFile = "curriculum_config.json";
+// Where DeepSpeed writes the clusters it builds from the index files during
+// training (curriculum_config.json points it there): part of the analysis.
+inline constexpr std::string_view kDataClustersDir = "data_clusters";
+
 // True for names that tools skip when walking an output: dot-entries are
 // temporary or hidden state, never results.
 bool IsHiddenName(std::string_view name);
 
-// A metric folder found in a save path, with which of its files exist (a
-// kind counts as present when its .idx or its .bin exists).
-struct MetricFolder {
-  std::string name;
-  bool has_single_value_files = false;  // any of the four single-value kinds
-  bool has_metric_value = false;
+// The fitted dtypes: the smallest integer dtype of the code table that holds
+// the values (format/dtype.h FitIntDType).
+//  - sample_to_metric and index_to_metric: the metric's global min..max;
+//  - index_to_sample and its percentile-merged copy: the sample ids and the
+//    iteration positions, min(0, smallest id) .. max(N - 1, largest id);
+//  - metric_value: the row's own min..max.
+struct IdSpan {
+  int64_t lo = 0;
+  int64_t hi = 0;
 };
+IdSpan SampleIdSpan(uint64_t samples, int64_t min_id, int64_t max_id);
+inline DType SampleIdDType(uint64_t samples, int64_t min_id, int64_t max_id) {
+  const IdSpan s = SampleIdSpan(samples, min_id, max_id);
+  return FitIntDType(s.lo, s.hi);
+}
 
-// The metric folders of `save_path`, sorted by name. BadInput if save_path is
-// not a directory; an empty list if it holds no metric folder.
-Result<std::vector<MetricFolder>> FindMetricFolders(const std::string& save_path);
-
-// The names, besides metric folders, that belong to an analysis: the report
-// files, and the folder where DeepSpeed writes the clusters it builds from
-// the index files during training (curriculum_config.json points it there).
-inline constexpr std::string_view kSummaryFile = "summary.json";
-inline constexpr std::string_view kCurriculumConfigFile = "curriculum_config.json";
-inline constexpr std::string_view kDataClustersDir = "data_clusters";
-
-// A metric as summary.json lists it; type unset when its "type" is missing
-// or unknown.
-struct ListedMetric {
-  std::string name;
-  std::optional<MetricType> type;
-};
-
-// What verify and compare see of one save path.
-struct AnalysisFolder {
-  std::vector<MetricFolder> folders;  // by layout, sorted by name
-  bool has_summary = false;           // S/summary.json exists: a dsanalyze output
-  std::vector<ListedMetric> listed;   // summary.json's metrics, sorted by name
-};
-
-// Reads `save_path` as an analysis folder. BadInput, in one line naming the
-// path, when it is not a directory, when its summary.json cannot be read or
-// lists no metric, or when it has neither summary.json nor a metric folder.
-Result<AnalysisFolder> ReadAnalysisFolder(const std::string& save_path);
-
-// The metric names of the analysis, sorted: summary.json's list when there
-// is one, else the metric folders' names (a DeepSpeed output).
-std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis);
-
-// Where a folder disagrees with its summary.json, both sorted by name: metric
-// folders summary.json does not list (left from another analysis) and listed
-// metrics without a folder. Empty without summary.json (a DeepSpeed output,
-// whose folders are the analysis). verify and compare word these each their way.
-struct SummaryMismatch {
-  std::vector<std::string> unlisted_folders;
-  std::vector<ListedMetric> missing_folders;
-};
-SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis);
-
-// The entries of `save_path` that belong to the analysis it holds, sorted:
-// its metric folders, summary.json, curriculum_config.json and data_clusters/
-// (DeepSpeed's clusters are built from this analysis's index files, so they
-// are stale once it is replaced). Never a hidden entry, never a folder
-// without metric files, never any other name (a user's file). IoError when
-// the folder cannot be listed.
-Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path);
+// The percentile-merged grouping for U distinct values: consecutive
+// index_to_sample rows in groups of PercentileStep(U) = max(1, U / 100), so
+// PercentileRows(U) = ceil(U / step) rows, the last one possibly short.
+inline uint64_t PercentileStep(uint64_t distinct) {
+  return distinct / 100 > 1 ? distinct / 100 : 1;
+}
+inline uint64_t PercentileRows(uint64_t distinct) {
+  const uint64_t step = PercentileStep(distinct);
+  return (distinct + step - 1) / step;
+}
 
 }  // namespace dsanalyze

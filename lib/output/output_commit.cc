@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "output/analysis_layout.h"
+#include "output/analysis_folder.h"
 #include "util/fault_point.h"
 #include "util/file_util.h"
 

@@ -4,9 +4,8 @@
 #include <memory>
 
 #include "format/indexed_writer.h"
-#include "pipeline/map.h"
+#include "output/analysis_layout.h"
 #include "pipeline/stream.h"
-#include "util/checked_add.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 
@@ -15,7 +14,6 @@ namespace {
 
 constexpr int kTagScalars = 101;
 constexpr int kTagKeys = 102;
-constexpr int kTagSums = 103;
 
 template <class T>
 uint64_t ChunkElems(const WriteOptions& o) {
@@ -59,7 +57,7 @@ class IndexStreamWriter {
                                                         WriterOptions(o, distinct)));
     // The percentile-merged .bin holds the same ids in the same order as
     // index_to_sample's: it is linked, not written twice.
-    IndexedWriter::Options percentile_options = WriterOptions(o, (distinct + step_ - 1) / step_);
+    IndexedWriter::Options percentile_options = WriterOptions(o, PercentileRows(distinct));
     percentile_options.bin_from = p.index_to_sample + ".bin";
     DSA_ASSIGN_OR_RETURN(
         percentile_, IndexedWriter::Create(p.percentile_merged, sample_dtype, percentile_options));
@@ -169,7 +167,7 @@ Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
 template <class Key>
 Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
                        const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
-                       const WriteOptions& options, uint64_t* distinct_values) {
+                       const WriteOptions& options) {
   const std::vector<SliceSummary> all = comm.Allgather(Summarize(slice, codec));
   uint64_t distinct = 0;
   bool have_last = false;
@@ -180,7 +178,6 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
     last = s.last_value;
     have_last = true;
   }
-  *distinct_values = distinct;
 
   const uint64_t chunk = ChunkElems<Key>(options);
   Status st;
@@ -209,57 +206,23 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
   return comm.AgreeOnStatus(st);
 }
 
-namespace {
-
-// Rank 0's part of writing a metric_value file.
-Status WriteVectorRow(std::span<const int64_t> total, const std::string& prefix,
-                      const WriteOptions& options) {
-  if (total.empty()) return Status::OK();
-  const auto [mn, mx] = std::minmax_element(total.begin(), total.end());
-  DSA_ASSIGN_OR_RETURN(
-      auto w, IndexedWriter::Create(prefix, FitIntDType(*mn, *mx), WriterOptions(options, 1)));
-  DSA_RETURN_IF_ERROR(w->AddRow(total));
-  return w->Finish();
-}
-
-}  // namespace
-
-Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local,
-                         const std::string& prefix, const std::string& metric_name,
-                         const WriteOptions& options) {
-  const uint64_t chunk = ChunkElems<int64_t>(options);
-  Status st;
-  if (comm.is_root()) {
-    std::vector<int64_t> total(local.begin(), local.end());
-    for (int r = 1; r < comm.size(); ++r) {
-      uint64_t off = 0;
-      ReceiveChunks<int64_t>(
-          comm, local.size(), r, kTagSums, chunk, [&](std::span<const int64_t> part) {
-            if (st.ok())
-              st = AddChecked(std::span<int64_t>(total).subspan(off, part.size()), part,
-                              "metric " + metric_name);
-            off += part.size();
-          });
-    }
-    if (st.ok()) st = WriteVectorRow(total, prefix, options);
-  } else {
-    SendChunks(comm, local, 0, kTagSums, chunk);
-  }
-  return comm.AgreeOnStatus(st);
-}
-
-Status WriteGlobalVector(const Comm& comm, std::span<const int64_t> total,
-                         const std::string& prefix, const WriteOptions& options) {
-  Status st;
-  if (comm.is_root()) st = WriteVectorRow(total, prefix, options);
+Status WriteMetricValue(const Comm& comm, std::span<const int64_t> total, const std::string& prefix,
+                        const WriteOptions& options) {
+  Status st = [&]() -> Status {
+    if (!comm.is_root() || total.empty()) return Status::OK();
+    const auto [mn, mx] = std::minmax_element(total.begin(), total.end());
+    DSA_ASSIGN_OR_RETURN(
+        auto w, IndexedWriter::Create(prefix, FitIntDType(*mn, *mx), WriterOptions(options, 1)));
+    DSA_RETURN_IF_ERROR(w->AddRow(total));
+    return w->Finish();
+  }();
   return comm.AgreeOnStatus(st);
 }
 
 template Status WriteIndexFiles(const Comm&, const std::vector<uint64_t>&,
                                 const KeyCodec<uint64_t>&, const IndexFilePrefixes&, DType, DType,
-                                const WriteOptions&, uint64_t*);
+                                const WriteOptions&);
 template Status WriteIndexFiles(const Comm&, const std::vector<WideKey>&, const KeyCodec<WideKey>&,
-                                const IndexFilePrefixes&, DType, DType, const WriteOptions&,
-                                uint64_t*);
+                                const IndexFilePrefixes&, DType, DType, const WriteOptions&);
 
 }  // namespace dsanalyze

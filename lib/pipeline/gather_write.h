@@ -1,6 +1,8 @@
-// The reduce stage: rank 0 writes the merged files while the other ranks
+// Gather and write: rank 0 writes a metric's files while the other ranks
 // stream their parts to it in rank order, in bounded chunks. Rank 0's memory
-// does not grow with the dataset. All functions are collective; the returned
+// does not grow with the dataset. Which files, and their dtypes and
+// grouping, are output/analysis_layout.h's rules; the callers (the metric
+// jobs, metric_jobs.h) pick the dtypes by them. All functions are collective; the returned
 // Status is the same on every rank. If rank 0 fails to write, or catches a
 // signal (util/interrupt.h: checked per chunk), it stops writing but keeps
 // draining the streams (so no rank blocks) and every rank returns the error.
@@ -41,26 +43,17 @@ struct IndexFilePrefixes {
 
 // Each rank holds a sorted slice of the global key order, slices in rank order
 // (sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
-// index_to_sample (the ids of each value) and the percentile-merged grouping.
-// A value whose keys continue across a rank boundary becomes one row.
-// `distinct_values` receives U on every rank.
+// index_to_sample (the ids of each value) and the percentile-merged grouping
+// (analysis_layout.h PercentileStep). A value whose keys continue across a
+// rank boundary becomes one row.
 template <class Key>
 Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
                        const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
-                       const WriteOptions& options, uint64_t* distinct_values);
-
-// Sums every rank's `local` vector on rank 0 (in rank order, checked for
-// overflow) and writes it there as one row with the fitted dtype (metric_value).
-Status WriteSummedVector(const Comm& comm, std::span<const int64_t> local,
-                         const std::string& prefix, const std::string& metric_name,
-                         const WriteOptions& options);
+                       const WriteOptions& options);
 
 // Writes `total`, the same on every rank, from rank 0 as one row with the
-// fitted dtype (metric_value).
-Status WriteGlobalVector(const Comm& comm, std::span<const int64_t> total,
-                         const std::string& prefix, const WriteOptions& options);
-
-// Percentile-merged grouping step for U distinct values (format.md §2).
-inline uint64_t PercentileStep(uint64_t distinct) { return std::max<uint64_t>(1, distinct / 100); }
+// dtype fitted to its values (metric_value).
+Status WriteMetricValue(const Comm& comm, std::span<const int64_t> total, const std::string& prefix,
+                        const WriteOptions& options);
 
 }  // namespace dsanalyze

@@ -1,8 +1,14 @@
-// run_pipeline: the whole analysis of format.md §2 under MPI.
+// RunPipeline: the whole analysis of docs/format.md §2 under MPI. It reads
+// as the pipeline's diagram (docs/architecture.md):
 //
-//   open dataset + metrics → map → per single-value metric: min/max →
-//   sample_to_metric → local sort → sample sort → index files
-//   → per accumulate metric: sum on rank 0 → metric_value → reports → commit
+//   open inputs: dataset, sample ids, metric plan ........ metric_plan.h
+//   stage the output (rank 0: lock, staging folder) ....... output/output_commit.h
+//   dependency pass ....................................... dependencies.h
+//   map: every metric over this rank's samples ............ map.h
+//   per metric, the job of its type ....................... metric_jobs.h
+//     single-value: min/max → sample_to_metric → local sort → sample sort → index files
+//     accumulate:   exact sum over ranks → metric_value
+//   reports (rank 0) → commit ............................. report/report.h, output_commit.h
 //
 // Collective over `comm`: every rank calls it with the same Config, and every
 // rank returns the same Status (errors are agreed on at stage boundaries).

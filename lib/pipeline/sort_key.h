@@ -58,7 +58,6 @@ struct KeyCodec<uint64_t> {
   }
   // The value offset alone: equal for keys of equal value.
   uint64_t ValueOffset(uint64_t k) const { return layout.id_bits >= 64 ? 0 : k >> layout.id_bits; }
-  static u128 Ordinal(uint64_t k) { return k; }
   static uint64_t FromOrdinal(u128 o) { return static_cast<uint64_t>(o); }
 };
 
@@ -76,7 +75,6 @@ struct KeyCodec<WideKey> {
     return static_cast<int64_t>(k.lo + static_cast<uint64_t>(layout.id_min));
   }
   uint64_t ValueOffset(const WideKey& k) const { return k.hi; }
-  static u128 Ordinal(const WideKey& k) { return (static_cast<u128>(k.hi) << 64) | k.lo; }
   static WideKey FromOrdinal(u128 o) {
     return {static_cast<uint64_t>(o >> 64), static_cast<uint64_t>(o)};
   }

@@ -11,8 +11,9 @@ namespace {
 constexpr double kWidth = 880, kHeight = 520;
 constexpr double kLeft = 90, kRight = 40, kTop = 90, kBottom = 80;
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
-constexpr int kMaxUnitBins = 60;  // up to this many distinct integers: one bar each
-constexpr int kTargetBins = 80;   // wider ranges: 32..80 bins of a round width
+constexpr double kAxisY = kTop + kPlotH;  // y of the x axis
+constexpr int kMaxUnitBins = 60;          // up to this many distinct integers: one bar each
+constexpr int kTargetBins = 80;           // wider ranges: 32..80 bins of a round width
 
 using u128 = unsigned __int128;
 
@@ -93,9 +94,9 @@ std::string Line(double x1, double y1, double x2, double y2, std::string_view st
          "\" " + std::string(style) + "/>\n";
 }
 
-}  // namespace
-
-std::string HistogramSvg(const std::string& metric, const ValueDistribution& d) {
+// The document head, title, heading and both axis lines: everything the
+// chart shows even without samples.
+std::string Frame(const std::string& metric, const ValueDistribution& d) {
   std::string svg =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
@@ -110,89 +111,143 @@ std::string HistogramSvg(const std::string& metric, const ValueDistribution& d) 
               metric + ": N = " + std::to_string(d.samples) + " samples, " +
                   std::to_string(d.values.size()) + " distinct values",
               "font-size=\"16\" font-weight=\"bold\"");
-  const double axis_y = kTop + kPlotH;
-  svg += Line(kLeft, axis_y, kLeft + kPlotW, axis_y, "stroke=\"black\"");
-  svg += Line(kLeft, kTop, kLeft, axis_y, "stroke=\"black\"");
+  svg += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
+  svg += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
   svg += Text(25, kTop + kPlotH / 2, "middle", "samples",
               "transform=\"rotate(-90 25 " + Px(kTop + kPlotH / 2) + ")\"");
-  if (d.samples == 0) {
-    svg += Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no samples");
-    svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle", metric + " value");
-    return svg + "</svg>\n";
-  }
+  return svg;
+}
 
-  // Bins: [start + b·width, start + (b+1)·width) for b < bins, over integers.
+// Bins [start + b·width, start + (b+1)·width) for b < bins, over integers.
+struct Bins {
+  __int128 start;
+  u128 width;
+  u128 bins;
+  std::vector<uint64_t> counts;  // samples in each bin
+};
+
+// Requires d.samples > 0.
+Bins MakeBins(const ValueDistribution& d) {
   const __int128 lo = d.values.front(), hi = d.values.back();
   const u128 span = static_cast<u128>(hi - lo) + 1;
-  const u128 width = span <= kMaxUnitBins ? 1 : RoundUp125(CeilDiv(span, kTargetBins));
-  const __int128 start = FloorDiv(lo, static_cast<__int128>(width)) * static_cast<__int128>(width);
-  const u128 bins = static_cast<u128>(hi - start) / width + 1;
-  std::vector<uint64_t> counts(static_cast<size_t>(bins), 0);
+  Bins b;
+  b.width = span <= kMaxUnitBins ? 1 : RoundUp125(CeilDiv(span, kTargetBins));
+  b.start = FloorDiv(lo, static_cast<__int128>(b.width)) * static_cast<__int128>(b.width);
+  b.bins = static_cast<u128>(hi - b.start) / b.width + 1;
+  b.counts.assign(static_cast<size_t>(b.bins), 0);
   for (size_t i = 0; i < d.values.size(); ++i)
-    counts[static_cast<size_t>(static_cast<u128>(d.values[i] - start) / width)] += d.counts[i];
-  const uint64_t max_count = *std::max_element(counts.begin(), counts.end());
+    b.counts[static_cast<size_t>(static_cast<u128>(d.values[i] - b.start) / b.width)] +=
+        d.counts[i];
+  return b;
+}
 
-  const long double range = static_cast<long double>(bins * width);
+// Where values and counts land on the plot. The y axis has round steps from
+// 0 to a round top at or above the tallest bar.
+struct Scale {
+  __int128 start;     // the value at the left end of the x axis
+  long double range;  // values across the x axis
+  u128 y_step;
+  u128 y_top;
+
   // x of the centre of integer value v (which covers [v, v+1)).
-  auto x_of = [&](__int128 v) {
+  double X(__int128 v) const {
     return kLeft +
            static_cast<double>((static_cast<long double>(v - start) + 0.5L) / range * kPlotW);
-  };
+  }
+  double Y(u128 count) const {
+    return kAxisY - static_cast<double>(static_cast<long double>(count) / y_top * kPlotH);
+  }
+};
 
-  // y axis: round steps from 0 to a round top at or above the tallest bar.
-  const u128 y_step = RoundUp125(CeilDiv(max_count, 6));
-  const u128 y_top = CeilDiv(max_count, y_step) * y_step;
-  auto y_of = [&](u128 count) {
-    return axis_y - static_cast<double>(static_cast<long double>(count) / y_top * kPlotH);
-  };
-  for (u128 t = 0; t <= y_top; t += y_step) {
-    const double y = y_of(t);
+Scale MakeScale(const Bins& b) {
+  const uint64_t max_count = *std::max_element(b.counts.begin(), b.counts.end());
+  Scale s;
+  s.start = b.start;
+  s.range = static_cast<long double>(b.bins * b.width);
+  s.y_step = RoundUp125(CeilDiv(max_count, 6));
+  s.y_top = CeilDiv(max_count, s.y_step) * s.y_step;
+  return s;
+}
+
+// y ticks with labels, and light grid lines above 0.
+std::string YAxis(const Scale& s) {
+  std::string svg;
+  for (u128 t = 0; t <= s.y_top; t += s.y_step) {
+    const double y = s.Y(t);
     if (t > 0) svg += Line(kLeft, y, kLeft + kPlotW, y, "stroke=\"#e0e0e0\"");
     svg += Line(kLeft - 5, y, kLeft, y, "stroke=\"black\"");
     svg += Text(kLeft - 8, y + 4, "end", Integer(static_cast<__int128>(t)));
   }
+  return svg;
+}
 
-  // Bars, each with a tooltip.
-  const double bar_w = kPlotW / static_cast<double>(bins);
+// The bars of the non-empty bins, each with a tooltip.
+std::string Bars(const Bins& b, const Scale& s) {
+  const double bar_w = kPlotW / static_cast<double>(b.bins);
   const double gap = bar_w > 3 ? 1 : 0;
-  svg += "<g fill=\"#4878a8\">\n";
-  for (size_t b = 0; b < counts.size(); ++b) {
-    if (counts[b] == 0) continue;
-    const __int128 first = start + static_cast<__int128>(b * width);
-    const __int128 last = first + static_cast<__int128>(width) - 1;
-    const double y = y_of(counts[b]);
-    svg += "<rect x=\"" + Px(kLeft + b * bar_w + gap / 2) + "\" y=\"" + Px(y) + "\" width=\"" +
-           Px(bar_w - gap) + "\" height=\"" + Px(axis_y - y) + "\"><title>" +
-           (width == 1 ? Integer(first) : Integer(first) + ".." + Integer(last)) + ": " +
-           std::to_string(counts[b]) + " samples</title></rect>\n";
+  std::string svg = "<g fill=\"#4878a8\">\n";
+  for (size_t i = 0; i < b.counts.size(); ++i) {
+    if (b.counts[i] == 0) continue;
+    const __int128 first = b.start + static_cast<__int128>(i * b.width);
+    const __int128 last = first + static_cast<__int128>(b.width) - 1;
+    const double y = s.Y(b.counts[i]);
+    svg += "<rect x=\"" + Px(kLeft + i * bar_w + gap / 2) + "\" y=\"" + Px(y) + "\" width=\"" +
+           Px(bar_w - gap) + "\" height=\"" + Px(kAxisY - y) + "\"><title>" +
+           (b.width == 1 ? Integer(first) : Integer(first) + ".." + Integer(last)) + ": " +
+           std::to_string(b.counts[i]) + " samples</title></rect>\n";
   }
-  svg += "</g>\n";
+  return svg + "</g>\n";
+}
 
-  // x axis: round value ticks inside the binned range.
-  const u128 x_step = RoundUp125(CeilDiv(bins * width, 8));
-  const __int128 x_end = start + static_cast<__int128>(bins * width);
-  for (__int128 t = FloorDiv(start + static_cast<__int128>(x_step) - 1, x_step) * x_step; t < x_end;
-       t += static_cast<__int128>(x_step)) {
-    const double x = x_of(t);
-    svg += Line(x, axis_y, x, axis_y + 5, "stroke=\"black\"");
-    svg += Text(x, axis_y + 20, "middle", Integer(t));
+// x axis: round value ticks inside the binned range, and its label.
+std::string XAxis(const std::string& metric, const Bins& b, const Scale& s) {
+  std::string svg;
+  const u128 x_step = RoundUp125(CeilDiv(b.bins * b.width, 8));
+  const __int128 x_end = b.start + static_cast<__int128>(b.bins * b.width);
+  for (__int128 t = FloorDiv(b.start + static_cast<__int128>(x_step) - 1, x_step) * x_step;
+       t < x_end; t += static_cast<__int128>(x_step)) {
+    const double x = s.X(t);
+    svg += Line(x, kAxisY, x, kAxisY + 5, "stroke=\"black\"");
+    svg += Text(x, kAxisY + 20, "middle", Integer(t));
   }
   svg += Text(
       kLeft + kPlotW / 2, kHeight - 25, "middle",
-      metric + " value" + (width == 1 ? std::string() : " (bin width " + Integer(width) + ")"));
+      metric + " value" + (b.width == 1 ? std::string() : " (bin width " + Integer(b.width) + ")"));
+  return svg;
+}
 
-  // Percentile marks, labels staggered so they do not overlap.
+// Percentile marks, labels staggered so they do not overlap.
+std::string PercentileMarks(const ValueDistribution& d, const Scale& s) {
+  std::string svg;
   const int marks[] = {10, 50, 90};
   for (int i = 0; i < 3; ++i) {
     const int64_t v = NearestRankPercentile(d, marks[i]);
-    const double x = x_of(v);
+    const double x = s.X(v);
     const double label_y = kTop - 40 + 14 * i;
-    svg += Line(x, label_y + 4, x, axis_y, "stroke=\"#c03030\" stroke-dasharray=\"5,4\"");
+    svg += Line(x, label_y + 4, x, kAxisY, "stroke=\"#c03030\" stroke-dasharray=\"5,4\"");
     const bool right_side = x > kLeft + 0.8 * kPlotW;
     svg +=
         Text(right_side ? x - 4 : x + 4, label_y, right_side ? "end" : "start",
              std::string("p") + std::to_string(marks[i]) + " = " + Integer(v), "fill=\"#c03030\"");
   }
+  return svg;
+}
+
+}  // namespace
+
+std::string HistogramSvg(const std::string& metric, const ValueDistribution& d) {
+  std::string svg = Frame(metric, d);
+  if (d.samples == 0) {
+    svg += Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no samples");
+    svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle", metric + " value");
+    return svg + "</svg>\n";
+  }
+  const Bins bins = MakeBins(d);
+  const Scale scale = MakeScale(bins);
+  svg += YAxis(scale);
+  svg += Bars(bins, scale);
+  svg += XAxis(metric, bins, scale);
+  svg += PercentileMarks(d, scale);
   return svg + "</svg>\n";
 }
 

@@ -62,7 +62,9 @@ Json AccumulateSummary(const AccumulateStats& s) {
   return j;
 }
 
-Json RunSummary(const RunInfo& info) {
+// summary.json's fields about the run itself: tool, version, config hash, ranks,
+// threads, peak memory and stage timings.
+Json SummaryRunFields(const RunInfo& info) {
   Json timings = Json::array();
   for (const StageTiming& t : info.timings)
     timings.push_back(
@@ -79,33 +81,9 @@ Json RunSummary(const RunInfo& info) {
   return j;
 }
 
-}  // namespace
-
-Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metrics,
-                    const RunInfo& info) {
-  Json summary = RunSummary(info);
-  summary["percentile_method"] = kPercentileMethod;
-  Json per_metric = Json::object();
-  std::vector<CurriculumMetric> curriculum;
-  for (const MetricEntry& m : metrics) {
-    if (m.type == MetricType::kSingleValuePerSample) {
-      DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
-      per_metric[m.name] = SingleValueSummary(d);
-      DSA_RETURN_IF_ERROR(WriteFileAtomic(MetricFilePrefix(dir, m.name, "histogram") + ".svg",
-                                          HistogramSvg(m.name, d)));
-      if (d.samples > 0) curriculum.push_back({m.name, d.values.front(), d.values.back()});
-    } else {
-      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name));
-      per_metric[m.name] = AccumulateSummary(s);
-    }
-  }
-  summary["metrics"] = std::move(per_metric);
-  // nlohmann::json and ordered_json do not convert into each other directly.
-  summary["config"] = Json::parse(info.config.dump());
-  DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / kSummaryFile).string(),
-                                      summary.dump(2) + "\n"));
-
-  if (curriculum.empty()) return Status::OK();
+// D/curriculum_config.json, with paths under the final save path, absolute.
+Status WriteCurriculumConfig(const std::string& dir,
+                             const std::vector<CurriculumMetric>& curriculum, const RunInfo& info) {
   std::error_code ec;
   const std::filesystem::path save_path =
       std::filesystem::absolute(info.save_path.empty() ? dir : info.save_path, ec)
@@ -115,6 +93,40 @@ Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metr
   return WriteFileAtomic(
       (std::filesystem::path(dir) / kCurriculumConfigFile).string(),
       CurriculumConfig(save_path.string(), curriculum, info.total_curriculum_step).dump(2) + "\n");
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> WriteReports(const std::string& dir,
+                                              const std::vector<MetricEntry>& metrics,
+                                              const RunInfo& info) {
+  Json summary = SummaryRunFields(info);
+  summary["percentile_method"] = kPercentileMethod;
+  Json per_metric = Json::object();
+  std::vector<CurriculumMetric> curriculum;
+  for (const MetricEntry& m : metrics) {
+    if (m.type == MetricType::kSingleValuePerSample) {
+      DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
+      per_metric[m.name] = SingleValueSummary(d);
+      DSA_RETURN_IF_ERROR(WriteFileAtomic(HistogramFile(dir, m.name), HistogramSvg(m.name, d)));
+      if (d.samples > 0) curriculum.push_back({m.name, d.values.front(), d.values.back()});
+    } else {
+      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name));
+      per_metric[m.name] = AccumulateSummary(s);
+    }
+  }
+  summary["metrics"] = std::move(per_metric);
+  // nlohmann::json and ordered_json do not convert into each other directly.
+  summary["config"] = Json::parse(info.config.dump());
+  std::vector<std::string> written;
+  if (!curriculum.empty()) {
+    DSA_RETURN_IF_ERROR(WriteCurriculumConfig(dir, curriculum, info));
+    written.emplace_back(kCurriculumConfigFile);
+  }
+  DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / kSummaryFile).string(),
+                                      summary.dump(2) + "\n"));
+  written.emplace_back(kSummaryFile);
+  return written;
 }
 
 }  // namespace dsanalyze

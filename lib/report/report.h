@@ -55,7 +55,10 @@ struct MetricEntry {
   MetricType type;
 };
 
-Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metrics,
-                    const RunInfo& info);
+// Returns the top-level files it wrote in D, in the order they are to be
+// committed (output/analysis_layout.h: summary.json last).
+Result<std::vector<std::string>> WriteReports(const std::string& dir,
+                                              const std::vector<MetricEntry>& metrics,
+                                              const RunInfo& info);
 
 }  // namespace dsanalyze

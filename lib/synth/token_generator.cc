@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "format/indexed_writer.h"
+#include "format/vocab.h"
 
 namespace dsanalyze::synth {
 namespace {

@@ -62,9 +62,6 @@ class ZipfSampler {
   int shift_ = 63;               // 64 - log2(number of guide buckets)
 };
 
-// Largest vocabulary generate accepts: ids must fit int32 and the sampler's
-// tables (up to 16 bytes per id, 2 GB here) should stay well inside memory.
-inline constexpr uint64_t kMaxVocabSize = uint64_t{1} << 27;
 // Longest document: a row's size is an int32 in the format.
 inline constexpr uint64_t kMaxDocumentLength = 2147483647;
 

@@ -8,3 +8,11 @@ dsanalyze_add_mpi_test(NAME comm.oversubscription RANKS 1 2 3 TIMEOUT 120
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/oversubscription_test.sh)
 set_tests_properties(comm.oversubscription.np1 comm.oversubscription.np2
   comm.oversubscription.np3 PROPERTIES SKIP_RETURN_CODE 77)
+
+# Comm's collectives, blocking and yielding: right results on every rank, and
+# data-sized counts reach MPI's large-count calls whole (comm_mpi_test.cc).
+add_executable(comm_mpi_test ${CMAKE_CURRENT_LIST_DIR}/comm_mpi_test.cc)
+target_link_libraries(comm_mpi_test PRIVATE dsanalyze_lib)
+target_include_directories(comm_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+dsanalyze_add_mpi_test(NAME comm.collectives RANKS 1 2 3
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:comm_mpi_test>)

@@ -91,7 +91,6 @@ TEST_CASE("config: the synthetic_mod shape parses with its values and defaults",
   CHECK(c->output.total_curriculum_step == 0);  // not given: a placeholder is written
   CHECK(c->map.threads == 1);
   CHECK(c->map.batch_size == 1024);
-  CHECK(c->source == SyntheticShape());
 }
 
 TEST_CASE("config: the documents shape parses; map is optional", "[config]") {
@@ -156,7 +155,6 @@ TEST_CASE("config: ConfigToJson round-trips and fills in defaults", "[config]") 
     CHECK(again->metrics == c->metrics);
     CHECK(again->output == c->output);
     CHECK(again->map == c->map);
-    CHECK(again->source == effective);
     CHECK(ConfigToJson(*again) == effective);
   }
 }

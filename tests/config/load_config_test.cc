@@ -26,7 +26,7 @@ TEST_CASE("LoadConfig: reads and validates a file", "[config]") {
   REQUIRE(c.ok());
   CHECK(c->dataset.num_samples == 100000);
   CHECK(c->map.threads == 2);
-  CHECK(c->source["output"]["path"] == "out");
+  CHECK(c->output.path == "out");
 
   const std::string bad = WriteText(dir, "bad.json", R"({"dataset": {"type": "documents"},
   "metrics": [{"name": "s", "metric": "seqlen"}], "output": {"path": "out"}})");

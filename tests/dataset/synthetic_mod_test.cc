@@ -106,5 +106,17 @@ TEST_CASE("synthetic_mod: an empty dataset is refused at open", "[dataset]") {
         "documents, packed, megatron_gpt");
 }
 
+TEST_CASE("OpenDataset: an unknown type gets the config's message, near name and all",
+          "[dataset]") {
+  DatasetConfig c;
+  c.type = "synthetic";
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
+  REQUIRE_FALSE(ds.ok());
+  CHECK(ds.status().code() == Status::Code::kBadInput);
+  CHECK(ds.status().message() ==
+        "config: dataset.type: unknown dataset type \"synthetic\" (did you mean "
+        "\"synthetic_mod\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
+}
+
 }  // namespace
 }  // namespace dsanalyze

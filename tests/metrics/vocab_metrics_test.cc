@@ -5,6 +5,7 @@
 #include "dataset/open_dataset.h"
 #include "format/indexed_dataset.h"
 #include "format/indexed_writer.h"
+#include "format/vocab.h"
 #include "metrics/batch_builder.h"
 #include "metrics/builtin_metrics.h"
 #include "metrics/rarity.h"
@@ -193,6 +194,24 @@ TEST_CASE("registry: vocab params are checked by key path", "[metrics]") {
   c.params = {{"vocab_size", 10}, {"seq_length", 0}};
   CHECK(CreateMetric(c, **ds).status().message() ==
         "config: metrics[1].params.seq_length: expected a positive integer, got 0");
+}
+
+TEST_CASE("registry: vocab_size is at most kMaxVocabSize, generate's limit too", "[metrics]") {
+  DatasetConfig dc;
+  dc.type = "synthetic_mod";
+  dc.num_samples = 10;
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(dc);
+  REQUIRE(ds.ok());
+  MetricConfig c;
+  c.name = "tvf";
+  c.metric = "total_vocab_freq";
+  c.params = {{"vocab_size", kMaxVocabSize + 1}};
+  CHECK(CreateMetric(c, **ds).status().message() ==
+        "config: metrics[0].params.vocab_size: must be between 1 and 268435456, got 268435457");
+  c.params = {{"vocab_size", kMaxVocabSize}};
+  Result<std::unique_ptr<Metric>> m = CreateMetric(c, **ds);
+  REQUIRE(m.ok());
+  CHECK((*m)->accumulate_length() == kMaxVocabSize + 1);
 }
 
 TEST_CASE("ReadVocabCounts: one row of vocab_size + 1 counts", "[metrics]") {

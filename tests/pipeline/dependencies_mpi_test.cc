@@ -1,8 +1,7 @@
-// ResolveDependencies and its checked sum under mpiexec -n k: results are the
-// global ones on every rank, a dependency shared by two metrics reaches both,
-// exact sums past int64 in partial sums are right and overflow is reported,
-// and errors (in the pass, or from one rank's metric) are the same everywhere.
-// Exits non-zero on the first failure, naming it.
+// ResolveDependencies and the checked cross-rank sum (global_reduce.h) under mpiexec -n k: results
+// are the global ones on every rank, a dependency shared by two metrics reaches both, exact sums
+// past int64 in partial sums are right and overflow is reported, and errors (in the pass, or from
+// one rank's metric) are the same everywhere. Exits non-zero on the first failure, naming it.
 #include <mpi.h>
 
 #include <cstdio>
@@ -13,7 +12,9 @@
 
 #include "comm/comm.h"
 #include "dataset/open_dataset.h"
+#include "metrics/registry.h"
 #include "pipeline/dependencies.h"
+#include "pipeline/global_reduce.h"
 #include "support/mpi_check.h"
 
 namespace dsanalyze {
@@ -89,10 +90,40 @@ void SumCases(const Comm& comm) {
   }
 }
 
+// An overflow past the first Allreduce chunk names the element's index in
+// the whole vector, not within its chunk (the bug of the old rank-0 sum).
+void OverflowIndexCases(const Comm& comm) {
+  std::vector<int64_t> local(70001, 1);
+  local[70000] = kMax / 2 + 1;
+  Result<std::vector<int64_t>> s = AllreduceSumChecked(comm, local, "metric m");
+  if (comm.size() == 1) {
+    Check(comm, s.ok() && (*s)[70000] == kMax / 2 + 1, "one rank: no overflow past a chunk");
+  } else {
+    Check(comm,
+          !s.ok() && s.status().message() ==
+                         "metric m: the sum of element 70000 over all samples overflows int64",
+          "overflow past the first chunk names the index in the vector: " + s.status().message());
+  }
+}
+
 // This rank's share of the samples, as the pipeline splits them.
 SampleRange MyRange(const Comm& comm, const Dataset& ds) {
   return SplitRange({0, ds.size()}, static_cast<uint64_t>(comm.size()),
                     static_cast<uint64_t>(comm.rank()));
+}
+
+// A plan entry for `metric`, configured by `config` (which must outlive it).
+PlannedMetric Planned(const MetricConfig& config, std::unique_ptr<Metric> metric) {
+  PlannedMetric m;
+  m.config = &config;
+  m.metric = std::move(metric);
+  return m;
+}
+
+MetricPlan PlanOf(const MetricConfig& config, std::unique_ptr<Metric> metric) {
+  MetricPlan plan;
+  plan.push_back(Planned(config, std::move(metric)));
+  return plan;
 }
 
 void ResolveCases(const Comm& comm) {
@@ -100,34 +131,41 @@ void ResolveCases(const Comm& comm) {
   std::unique_ptr<Dataset> ds = SyntheticMod(n);
   int64_t expected_sum = 0;
   for (uint64_t x = 0; x < n; ++x) expected_sum += static_cast<int64_t>((x + 7) % 10000);
+  const MapConfig map{2, 1000};
 
-  NeedyMetric a({Dep("sum"), Dep("value")});
-  NeedyMetric b({Dep("sum")});
-  NeedyMetric none({});
-  std::vector<Metric*> metrics = {&a, &none, &b};
-  // Outputs of the run: "sum" is also a dependency (its result is reused under
-  // any output name); "sum" with other params and "value" (single-value) are not.
+  auto a = std::make_unique<NeedyMetric>(std::vector<MetricConfig>{Dep("sum"), Dep("value")});
+  auto b = std::make_unique<NeedyMetric>(std::vector<MetricConfig>{Dep("sum")});
+  auto none = std::make_unique<NeedyMetric>(std::vector<MetricConfig>{});
+  const NeedyMetric *a_seen = a.get(), *b_seen = b.get(), *none_seen = none.get();
+  // Accumulate metrics of the run: "sum" is also a dependency (its result is
+  // reused under any output name); "sum" with other params and "value"
+  // (single-value) are not.
+  const MetricConfig needy = Dep("needy");
   MetricConfig sum_output = Dep("sum"), other_params = Dep("sum", {{"x", 1}});
   sum_output.name = "my_sum";
   const MetricConfig value_output = Dep("value");
-  const std::vector<const MetricConfig*> outputs = {&other_params, &sum_output, &value_output};
-  std::vector<std::optional<std::vector<int64_t>>> reused;
-  Status st =
-      ResolveDependencies(comm, *ds, MyRange(comm, *ds), metrics, 2, 1000, outputs, &reused);
+  MetricPlan plan;
+  plan.push_back(Planned(needy, std::move(a)));
+  plan.push_back(Planned(needy, std::move(none)));
+  plan.push_back(Planned(needy, std::move(b)));
+  plan.push_back(Planned(value_output, std::move(CreateMetric(value_output, *ds)).value()));
+  plan.push_back(Planned(other_params, std::move(CreateMetric(Dep("sum"), *ds)).value()));
+  plan.push_back(Planned(sum_output, std::move(CreateMetric(sum_output, *ds)).value()));
+  Status st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), map, &plan);
   Check(comm, st.ok(), "resolve: " + st.message());
-  Check(comm, reused.size() == 3 && !reused[0] && !reused[2], "only equal accumulate outputs");
-  Check(comm, reused.size() == 3 && reused[1] == std::vector<int64_t>{expected_sum},
-        "an output equal to a dependency gets its global result");
-  Check(comm, a.got == std::vector<std::vector<int64_t>>{{expected_sum}, {0, 9999}},
+  Check(comm, !plan[3].precomputed && !plan[4].precomputed, "only equal accumulate metrics");
+  Check(comm, plan[5].precomputed == std::vector<int64_t>{expected_sum},
+        "an accumulate metric equal to a dependency gets its global result");
+  Check(comm, a_seen->got == std::vector<std::vector<int64_t>>{{expected_sum}, {0, 9999}},
         "first metric: global sum and {min, max}");
-  Check(comm, b.got == std::vector<std::vector<int64_t>>{{expected_sum}},
+  Check(comm, b_seen->got == std::vector<std::vector<int64_t>>{{expected_sum}},
         "second metric: the shared sum");
-  Check(comm, none.got.empty(), "a metric without dependencies is left alone");
+  Check(comm, none_seen->got.empty(), "a metric without dependencies is left alone");
 
   // The pass fails (tokens up to 9999 with vocab_size 100): same error everywhere.
-  NeedyMetric c({Dep("total_vocab_freq", {{"vocab_size", 100}})});
-  std::vector<Metric*> failing = {&c};
-  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), failing, 1, 4096, {}, &reused);
+  MetricPlan failing = PlanOf(needy, std::make_unique<NeedyMetric>(std::vector<MetricConfig>{
+                                         Dep("total_vocab_freq", {{"vocab_size", 100}})}));
+  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), MapConfig{1, 4096}, &failing);
   Check(comm,
         st.code() == Status::Code::kBadInput &&
             st.message().rfind("metric \"total_vocab_freq (for needy)\": ", 0) == 0 &&
@@ -135,15 +173,16 @@ void ResolveCases(const Comm& comm) {
         "a failing dependency pass fails every rank alike: " + st.message());
 
   // One rank's metric refuses its results: every rank returns that error.
-  NeedyMetric d({Dep("sum")}, comm.rank() == comm.size() - 1);
-  std::vector<Metric*> refusing = {&d};
-  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), refusing, 1, 1024, {}, &reused);
+  MetricPlan refusing =
+      PlanOf(needy, std::make_unique<NeedyMetric>(std::vector<MetricConfig>{Dep("sum")},
+                                                  comm.rank() == comm.size() - 1));
+  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), MapConfig{1, 1024}, &refusing);
   Check(comm, st.message() == "needy: refused on this rank", "refusal agreed on all ranks");
 
   // An unknown dependency is a creation error, agreed before any pass.
-  NeedyMetric e({Dep("no_such_metric")});
-  std::vector<Metric*> unknown = {&e};
-  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), unknown, 1, 1024, {}, &reused);
+  MetricPlan unknown = PlanOf(
+      needy, std::make_unique<NeedyMetric>(std::vector<MetricConfig>{Dep("no_such_metric")}));
+  st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), MapConfig{1, 1024}, &unknown);
   Check(comm, st.message().rfind("config: metrics[0].metric: unknown metric", 0) == 0,
         "unknown dependency: " + st.message());
 }
@@ -156,6 +195,7 @@ int main(int argc, char** argv) {
   MpiEnvironment env(&argc, &argv);
   const Comm comm;
   SumCases(comm);
+  OverflowIndexCases(comm);
   ResolveCases(comm);
   if (comm.is_root())
     std::printf("dependencies_mpi_test on %d ranks: %s\n", comm.size(),

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 #include <random>
 
-#include "pipeline/gather_write.h"
 #include "pipeline/sort_key.h"
 #include "pipeline/work_split.h"
 
@@ -110,14 +109,6 @@ TEST_CASE("SplitRange is floor(linspace) and covers the range", "[sort]") {
   uint64_t covered = 0;
   for (uint64_t p = 0; p < 7; ++p) covered += SplitRange({5, 1000006}, 7, p).size();
   CHECK(covered == 1000001);
-}
-
-TEST_CASE("Percentile step follows DeepSpeed", "[sort]") {
-  CHECK(PercentileStep(1) == 1);
-  CHECK(PercentileStep(199) == 1);
-  CHECK(PercentileStep(200) == 2);
-  CHECK(PercentileStep(1834) == 18);
-  CHECK(PercentileStep(5541) == 55);
 }
 
 }  // namespace

@@ -434,6 +434,13 @@ def metric_missing_param(c):
 
 
 @case
+def metric_vocab_size_over_limit(c):
+    return c.config(metrics=[{"name": "vocab", "metric": "total_vocab_freq",
+                              "params": {"vocab_size": 2**28 + 1}}]), 2, [
+        "metrics[0].params.vocab_size", "must be between 1 and 268435456, got 268435457"]
+
+
+@case
 def metric_rarity_freq_file_missing(c):
     missing = c.p("old/vocab/vocab_metric_value")
     return c.config(metrics=[{"name": "rarity", "metric": "vocab_rarity",

@@ -3,3 +3,12 @@
 add_test(NAME repo.self_contained COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/self_contained_test.sh)
 set_tests_properties(repo.self_contained PROPERTIES LABELS repo
   ENVIRONMENT "SOURCE_DIR=${PROJECT_SOURCE_DIR};GOLDEN=${DSANALYZE_GOLDEN_DIR}")
+
+# No function in lib/ or apps/ is longer than 60 lines, measured with pmccabe
+# (scripts/check_function_length.sh); and the check itself on made-up sources.
+add_test(NAME repo.function_length
+  COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_function_length.sh)
+add_test(NAME repo.function_length_check
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/function_length_test.sh)
+set_tests_properties(repo.function_length repo.function_length_check PROPERTIES LABELS repo
+  ENVIRONMENT "SOURCE_DIR=${PROJECT_SOURCE_DIR}")

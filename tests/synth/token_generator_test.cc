@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/indexed_dataset.h"
+#include "format/vocab.h"
 #include "support/test_util.h"
 
 namespace dsanalyze::synth {
@@ -211,9 +212,9 @@ TEST_CASE("generate rejects bad options with one clear message", "[generate]") {
   CHECK(error([](TokenDatasetOptions& o) { o.documents = 0; }).message() ==
         "--documents must be at least 1");
   CHECK(error([](TokenDatasetOptions& o) { o.vocab_size = 0; }).message() ==
-        "--vocab-size 0 is out of range [1, 134217728]");
+        "--vocab-size 0 is out of range [1, 268435456]");
   CHECK_THAT(error([](TokenDatasetOptions& o) { o.vocab_size = kMaxVocabSize + 1; }).message(),
-             Contains("--vocab-size 134217729 is out of range"));
+             Contains("--vocab-size 268435457 is out of range"));
   CHECK(error([](TokenDatasetOptions& o) { o.min_length = 0; }).message() ==
         "--min-length must be at least 1");
   CHECK(error([](TokenDatasetOptions& o) { o.max_length = 3000000000ull; }).message() ==

@@ -1,0 +1,48 @@
+#include "config/dataset_types.h"
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "config/json_fields.h"
+#include "util/closest_name.h"
+
+namespace dsanalyze {
+namespace {
+
+constexpr std::array<std::string_view, 3> kCommonKeys = {"type", "ignore_token_ids",
+                                                         "sample_indices"};
+constexpr std::array<std::string_view, 3> kSyntheticModKeys = {"num_samples", "modulus", "offset"};
+constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_codes"};
+constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_codes", "seq_length"};
+constexpr std::array<std::string_view, 7> kMegatronGptKeys = {
+    "prefix", "dtype_codes", "seq_length", "index_prefix", "doc_idx", "sample_idx", "shuffle_idx"};
+
+constexpr std::array<DatasetTypeInfo, 4> kTypes = {{
+    {DatasetType::kSyntheticMod, "synthetic_mod", kSyntheticModKeys},
+    {DatasetType::kDocuments, "documents", kDocumentsKeys},
+    {DatasetType::kPacked, "packed", kPackedKeys},
+    {DatasetType::kMegatronGpt, "megatron_gpt", kMegatronGptKeys},
+}};
+
+}  // namespace
+
+std::span<const std::string_view> CommonDatasetKeys() { return kCommonKeys; }
+
+std::span<const DatasetTypeInfo> DatasetTypes() { return kTypes; }
+
+Result<const DatasetTypeInfo*> FindDatasetType(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const DatasetTypeInfo& t : kTypes) {
+    if (t.name == name) return &t;
+    names.push_back(t.name);
+  }
+  std::string known;
+  for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+  return ConfigError("dataset.type", "unknown dataset type " +
+                                         nlohmann::json(std::string(name)).dump() +
+                                         DidYouMean(name, names) + "; known types: " + known);
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,137 @@
+#include "output/analysis_folder.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+
+namespace dsanalyze {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool KindPresent(const std::string& save_path, const std::string& metric, std::string_view kind) {
+  const std::string prefix = MetricFilePrefix(save_path, metric, kind);
+  std::error_code ec;
+  return fs::exists(prefix + ".idx", ec) || fs::exists(prefix + ".bin", ec);
+}
+
+}  // namespace
+
+Result<std::vector<MetricFolder>> FindMetricFolders(const std::string& save_path) {
+  std::error_code ec;
+  if (!fs::is_directory(save_path, ec))
+    return Status::BadInput(save_path + ": " +
+                            (fs::exists(save_path, ec) ? "not a directory" : "no such directory"));
+  std::vector<MetricFolder> folders;
+  fs::directory_iterator it(save_path, ec);
+  if (ec) return Status::IoError(save_path + ": cannot list: " + ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (IsHiddenName(name) || !it->is_directory(ec)) continue;
+    MetricFolder f;
+    f.name = name;
+    for (std::string_view kind : kSingleValueKinds)
+      f.has_single_value_files |= KindPresent(save_path, name, kind);
+    for (std::string_view kind : kAccumulateKinds)
+      f.has_metric_value |= KindPresent(save_path, name, kind);
+    if (f.has_single_value_files || f.has_metric_value) folders.push_back(std::move(f));
+  }
+  if (ec) return Status::IoError(save_path + ": cannot list: " + ec.message());
+  std::sort(folders.begin(), folders.end(),
+            [](const MetricFolder& a, const MetricFolder& b) { return a.name < b.name; });
+  return folders;
+}
+
+namespace {
+
+std::optional<MetricType> ParseMetricType(const nlohmann::json& entry) {
+  if (!entry.is_object() || !entry.contains("type") || !entry["type"].is_string())
+    return std::nullopt;
+  for (MetricType t : {MetricType::kSingleValuePerSample, MetricType::kAccumulateValueOverSamples})
+    if (entry["type"].get<std::string>() == MetricTypeName(t)) return t;
+  return std::nullopt;
+}
+
+// The metrics summary.json lists, sorted by name; BadInput naming the file
+// when it cannot be read, is not JSON, or has no non-empty "metrics" object.
+Result<std::vector<ListedMetric>> ReadListedMetrics(const std::string& summary_path) {
+  std::ifstream in(summary_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return Status::BadInput(summary_path + ": cannot read");
+  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded()) return Status::BadInput(summary_path + ": not valid JSON");
+  if (!doc.is_object() || !doc.contains("metrics") || !doc["metrics"].is_object() ||
+      doc["metrics"].empty())
+    return Status::BadInput(summary_path + ": lists no metric (no non-empty \"metrics\" object)");
+  std::vector<ListedMetric> listed;
+  for (const auto& [name, entry] : doc["metrics"].items())
+    listed.push_back({name, ParseMetricType(entry)});
+  std::sort(listed.begin(), listed.end(),
+            [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
+  return listed;
+}
+
+}  // namespace
+
+Result<AnalysisFolder> ReadAnalysisFolder(const std::string& save_path) {
+  AnalysisFolder analysis;
+  DSA_ASSIGN_OR_RETURN(analysis.folders, FindMetricFolders(save_path));
+  const std::string summary = (fs::path(save_path) / kSummaryFile).string();
+  std::error_code ec;
+  analysis.has_summary = fs::exists(summary, ec);
+  if (analysis.has_summary) {
+    DSA_ASSIGN_OR_RETURN(analysis.listed, ReadListedMetrics(summary));
+  } else if (analysis.folders.empty()) {
+    return Status::BadInput(save_path +
+                            ": not an analysis folder: no summary.json and no metric folder "
+                            "(expected M/M_index_to_metric.idx, M/M_metric_value.idx, ... for "
+                            "some metric M)");
+  }
+  return analysis;
+}
+
+std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis) {
+  std::vector<std::string> names;
+  if (analysis.has_summary)
+    for (const ListedMetric& m : analysis.listed) names.push_back(m.name);
+  else
+    for (const MetricFolder& f : analysis.folders) names.push_back(f.name);
+  return names;
+}
+
+SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis) {
+  SummaryMismatch mismatch;
+  if (!analysis.has_summary) return mismatch;
+  const auto listed = [&](const std::string& name) {
+    return std::any_of(analysis.listed.begin(), analysis.listed.end(),
+                       [&](const ListedMetric& m) { return m.name == name; });
+  };
+  const auto has_folder = [&](const std::string& name) {
+    return std::any_of(analysis.folders.begin(), analysis.folders.end(),
+                       [&](const MetricFolder& f) { return f.name == name; });
+  };
+  for (const MetricFolder& f : analysis.folders)
+    if (!listed(f.name)) mismatch.unlisted_folders.push_back(f.name);
+  for (const ListedMetric& m : analysis.listed)
+    if (!has_folder(m.name)) mismatch.missing_folders.push_back(m);
+  return mismatch;
+}
+
+Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path) {
+  std::error_code ec;
+  if (!fs::is_directory(save_path, ec)) return std::vector<std::string>{};
+  DSA_ASSIGN_OR_RETURN(std::vector<MetricFolder> folders, FindMetricFolders(save_path));
+  std::vector<std::string> entries;
+  for (const MetricFolder& f : folders) entries.push_back(f.name);
+  for (std::string_view name : {kSummaryFile, kCurriculumConfigFile, kDataClustersDir})
+    if (fs::exists(fs::symlink_status(fs::path(save_path) / name, ec)))
+      entries.push_back(std::string(name));
+  std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
+}  // namespace dsanalyze

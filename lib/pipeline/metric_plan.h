@@ -1,0 +1,52 @@
+// The metric plan: one entry per configured metric, carrying everything the
+// run learns about it — its metric object, the dependency pass's result, the
+// map's result — to the job that writes its files.
+//
+// Each metric type has one job (metric_jobs.h): a single-value metric goes
+// through range → sample_to_metric → sort → index files
+// (single_value_job.cc), an accumulate metric through sum → metric_value
+// (accumulate_job.cc). A new metric type adds its job and one line to
+// RunMetricJob (metric_plan.cc).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "dataset/dataset.h"
+#include "metrics/metric.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct RunState;
+
+struct PlannedMetric {
+  const MetricConfig* config = nullptr;  // not owned: the run's Config
+  std::unique_ptr<Metric> metric;
+  // An accumulate metric that the dependency pass computed (dependencies.h):
+  // its global result. The map leaves such a metric out.
+  std::optional<std::vector<int64_t>> precomputed;
+  // The map's result on this rank: one value per local sample (single-value
+  // metrics) or the element-wise sum over the local samples (accumulate).
+  std::vector<int64_t> mapped;
+
+  const std::string& name() const { return config->name; }
+  MetricType type() const { return metric->type(); }
+};
+
+// Single-value metrics first, then accumulate metrics, each in config order:
+// the order the metrics are mapped, written, listed in summary.json and
+// committed.
+using MetricPlan = std::vector<PlannedMetric>;
+
+// Creates every configured metric for `dataset` (metrics/registry.h).
+// Errors: the first metric that cannot be created (BadInput naming it).
+Result<MetricPlan> PlanMetrics(const std::vector<MetricConfig>& metrics, const Dataset& dataset);
+
+// Collective: runs `metric`'s job (after the map) and writes its files.
+Status RunMetricJob(RunState& run, PlannedMetric& metric);
+
+}  // namespace dsanalyze

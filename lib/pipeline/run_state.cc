@@ -1,0 +1,43 @@
+#include "pipeline/run_state.h"
+
+#include <algorithm>
+
+#include "dataset/sample_ids.h"
+#include "output/analysis_layout.h"
+#include "util/interrupt.h"
+
+namespace dsanalyze {
+
+SampleSpace DescribeSamples(uint64_t count, const SampleIds* ids, const Comm& comm) {
+  SampleSpace s;
+  s.count = count;
+  s.range = SplitRange({0, count}, static_cast<uint64_t>(comm.size()),
+                       static_cast<uint64_t>(comm.rank()));
+  s.local_ids.first_id = static_cast<int64_t>(s.range.begin);
+  s.id_max = static_cast<int64_t>(count) - 1;
+  if (ids) {
+    s.local_ids.explicit_ids = ids->ids().subspan(s.range.begin, s.range.size());
+    s.id_min = ids->min();
+    s.id_max = ids->max();
+  }
+  s.id_dtype = SampleIdDType(count, s.id_min, s.id_max);
+  return s;
+}
+
+void RunState::Begin(const char* interrupt_stage, const std::string& label, uint64_t total,
+                     const char* unit) {
+  SetInterruptStage(interrupt_stage);
+  progress.Begin(label, total, unit);
+}
+
+Status RunState::MakeMetricDir(const std::string& metric) {
+  Status st;
+  if (comm.is_root()) st = staged->MakeMetricDir(metric).status();
+  return comm.AgreeOnStatus(st);
+}
+
+std::string RunState::FilePrefix(const std::string& metric, std::string_view kind) const {
+  return comm.is_root() ? MetricFilePrefix(staged->staging_dir(), metric, kind) : std::string();
+}
+
+}  // namespace dsanalyze

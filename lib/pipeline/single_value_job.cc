@@ -1,0 +1,75 @@
+// The single-value metric job (metric_jobs.h).
+#include <utility>
+
+#include "output/analysis_layout.h"
+#include "pipeline/global_reduce.h"
+#include "pipeline/local_sort.h"
+#include "pipeline/metric_jobs.h"
+#include "pipeline/sample_sort.h"
+#include "util/fault_point.h"
+
+namespace dsanalyze {
+namespace {
+
+// Keys relative to the global value range and the run's id range (sort_key.h).
+KeyLayout LayoutFor(ValueRange values, const SampleSpace& samples) {
+  KeyLayout layout;
+  layout.value_min = values.min;
+  layout.id_min = samples.id_min;
+  layout.value_bits =
+      BitsFor(static_cast<uint64_t>(values.max) - static_cast<uint64_t>(values.min));
+  layout.id_bits =
+      BitsFor(static_cast<uint64_t>(samples.id_max) - static_cast<uint64_t>(samples.id_min));
+  return layout;
+}
+
+// Sorts the metric's (value, id) pairs across ranks and writes its index files.
+template <class Key>
+Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DType metric_dtype) {
+  const KeyCodec<Key> codec{layout};
+  run.Begin("sort", m.name() + ": sort");
+  FaultPoint("sort");  // test-only (util/fault_point.h)
+  std::vector<Key> keys =
+      SortPairs(std::move(m.mapped), run.samples.local_ids, codec, run.config.map.threads);
+  run.clock.Lap(kStageLocalSort);
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
+
+  run.Begin("exchange", m.name() + ": exchange");
+  const unsigned key_bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
+  SampleSortTimes times;
+  keys = SampleSort(run.comm, std::move(keys), key_bits, &times);
+  run.clock.Add(kStageSplitters, times.splitters);
+  run.clock.Add(kStageExchange, times.exchange);
+  run.clock.Add(kStageMerge, times.merge);
+  run.clock.Restart();
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
+
+  run.Begin("write", m.name() + ": write", run.samples.count, "keys");
+  const IndexFilePrefixes prefixes{run.FilePrefix(m.name(), kIndexToMetric),
+                                   run.FilePrefix(m.name(), kIndexToSample),
+                                   run.FilePrefix(m.name(), kIndexToSamplePercentile)};
+  Status st = WriteIndexFiles(run.comm, keys, codec, prefixes, metric_dtype, run.samples.id_dtype,
+                              run.write);
+  run.clock.Lap(kStageWrite);
+  return st;
+}
+
+}  // namespace
+
+Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
+  run.Begin("write", m.name() + ": sample_to_metric", run.samples.count, "rows");
+  const ValueRange values = GlobalMinMax(run.comm, m.mapped);
+  const DType metric_dtype = FitIntDType(values.min, values.max);
+  run.clock.Lap(kStageMinMax);
+
+  DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
+  DSA_RETURN_IF_ERROR(WriteOrderedScalars(
+      run.comm, m.mapped, run.FilePrefix(m.name(), kSampleToMetric), metric_dtype, run.write));
+  run.clock.Lap(kStageSampleToMetric);
+
+  const KeyLayout layout = LayoutFor(values, run.samples);
+  if (layout.fits_u64()) return SortAndIndex<uint64_t>(run, m, layout, metric_dtype);
+  return SortAndIndex<WideKey>(run, m, layout, metric_dtype);
+}
+
+}  // namespace dsanalyze
