@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "synth/token_generator.h"
+
 namespace dsanalyze::cli {
 
 struct RunOptions {
@@ -28,15 +30,8 @@ struct InspectOptions {
 };
 int Inspect(const InspectOptions& options);
 
-struct GenerateOptions {
-  std::string prefix;
-  uint64_t documents = 1000;
-  uint64_t vocab_size = 50000;
-  uint64_t min_length = 1;
-  uint64_t max_length = 1024;
-  uint64_t seed = 1234;
-  double zipf = 1.1;
-  std::string dtype_codes = "megatron";
+// The dataset's options (synth/token_generator.h) plus the GPT index maps.
+struct GenerateOptions : synth::TokenDatasetOptions {
   // When > 0, also Megatron-style GPT index maps of this sequence length (one
   // epoch, shuffled by `seed`): PREFIX_train_indexmap_{doc,sample,shuffle}_idx.npy.
   uint64_t gpt_maps = 0;

@@ -1,7 +1,7 @@
 // `dsanalyze compare A B [--strict]`: compares two outputs by content
-// (report/compare.h). Exit 0 when equal, 1 when the metric lists or any pair
+// (check/compare.h). Exit 0 when equal, 1 when the metric lists or any pair
 // differ (with --strict, doc_idx too), 2 when a side is not an analysis folder.
-#include "report/compare.h"
+#include "check/compare.h"
 
 #include <cstdio>
 

@@ -1,13 +1,14 @@
 // `dsanalyze generate`: writes a synthetic Zipf-like token dataset
-// (cli/token_generator.h), with --gpt-maps also GPT index maps for it
+// (synth/token_generator.h), with --gpt-maps also GPT index maps for it
 // (dataset/gpt_maps.h), and prints a one-line summary of each.
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/token_generator.h"
 #include "dataset/gpt_maps.h"
+#include "synth/token_generator.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -26,11 +27,20 @@ Status WriteMaps(const GenerateOptions& options, CodeTable table) {
   return Status::OK();
 }
 
+// The dataset, after checking --gpt-maps too, so that a bad value leaves no files.
+Result<synth::GeneratedTokens> WriteTokens(const GenerateOptions& options) {
+  if (options.gpt_maps >= std::numeric_limits<int32_t>::max())
+    return Status::BadInput("--gpt-maps " + std::to_string(options.gpt_maps) +
+                            " is out of range [1, " +
+                            std::to_string(std::numeric_limits<int32_t>::max() - 1) + "]");
+  return synth::WriteTokenDataset(options);
+}
+
 }  // namespace
 
 int Generate(const GenerateOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  Result<GeneratedTokens> r = WriteTokenDataset(options);
+  Result<synth::GeneratedTokens> r = WriteTokens(options);
   if (!r.ok()) {
     std::fprintf(stderr, "dsanalyze: error: %s\n", r.status().message().c_str());
     return r.status().exit_code();

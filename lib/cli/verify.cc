@@ -1,8 +1,8 @@
-// `dsanalyze verify SAVE_PATH [--json]`: checks a finished output (report/verify.h).
+// `dsanalyze verify SAVE_PATH [--json]`: checks a finished output (check/verify.h).
 // Exit 0 when every invariant holds, 1 when any is violated (including metric
 // folders that disagree with summary.json), 2 for a save path that is not an
 // analysis folder.
-#include "report/verify.h"
+#include "check/verify.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>

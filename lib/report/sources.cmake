@@ -1,9 +1,6 @@
 target_sources(dsanalyze_lib PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/compare.cc
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_config.cc
-  ${CMAKE_CURRENT_LIST_DIR}/element_search.cc
   ${CMAKE_CURRENT_LIST_DIR}/histogram_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric_stats.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc
-  ${CMAKE_CURRENT_LIST_DIR}/run_digest.cc
-  ${CMAKE_CURRENT_LIST_DIR}/verify.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/run_digest.cc)

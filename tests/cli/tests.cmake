@@ -1,3 +1,10 @@
-# cli: the command line itself (parse errors, hints) under mpiexec.
+# cli: the subcommands as a user runs them (the real binary): inspect, generate,
+# verify and compare exit codes and output.
+target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/generate_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/inspect_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/verify_compare_test.cc)
+
+# The command line itself (parse errors, hints) under mpiexec.
 dsanalyze_add_mpi_test(NAME cli.parse_errors RANKS 1 2 3
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/parse_errors_test.sh)

@@ -1,6 +1,3 @@
-# The launch-mode guard (lib/comm/launch_guard.h) against recorded launcher environments.
-target_sources(unit_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/launch_guard_test.cc)
-
 # Real cluster runs (docs/cluster.md). They need root: without it, or without
 # namespaces, they exit 77 and ctest reports them skipped. They take turns
 # (RESOURCE_LOCK): each starts daemons or namespaces and times its launches.

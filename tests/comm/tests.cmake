@@ -1,3 +1,6 @@
+# The launch-mode guard (lib/comm/launch_guard.h) against recorded launcher environments.
+target_sources(unit_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/launch_guard_test.cc)
+
 # Oversubscription (lib/comm/oversubscription.h): under `taskset -c 0` every
 # rank has one core, so NP > 1 ranks must give one warning line (naming the
 # MPICH yield setting it applied) and NP = 1 none, whatever the machine's size.

@@ -3,9 +3,9 @@
 
 #include "config/config.h"
 #include "dataset/gpt_maps.h"
-#include "dataset/npy_writer.h"
 #include "dataset/open_dataset.h"
 #include "dataset/token_rows.h"
+#include "support/npy_writer.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {

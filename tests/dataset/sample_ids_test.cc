@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "dataset/gpt_maps.h"
-#include "dataset/npy_writer.h"
+#include "support/npy_writer.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {

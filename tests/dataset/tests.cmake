@@ -1,7 +1,6 @@
 target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/documents_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/megatron_gpt_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/npy_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/packed_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sample_ids_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/synthetic_mod_test.cc)

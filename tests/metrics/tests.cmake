@@ -19,13 +19,6 @@ target_compile_definitions(unit_tests PRIVATE
   DSANALYZE_EXAMPLE_PLUGIN="$<TARGET_FILE:dsanalyze_example_plugin>")
 add_dependencies(unit_tests dsanalyze_example_plugin)
 
-# Dependencies between metrics across ranks: exact checked sums, one shared pass.
-add_executable(dependencies_mpi_test ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
-target_link_libraries(dependencies_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(dependencies_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-dsanalyze_add_mpi_test(NAME metrics.dependencies RANKS 1 2 3
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:dependencies_mpi_test>)
-
 # The golden tokens end to end: seqlen, total_vocab_freq and vocab_rarity
 # byte-identical to DeepSpeed's, also vocab_rarity alone and from a file.
 dsanalyze_add_mpi_test(NAME metrics.vocab_golden RANKS 1 2 3 TIMEOUT 300

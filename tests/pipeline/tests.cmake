@@ -18,6 +18,14 @@ target_include_directories(gather_write_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/t
 dsanalyze_add_mpi_test(NAME pipeline.gather_write RANKS 1 2 3 4
   COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:gather_write_mpi_test>)
 
+# Dependencies between metrics across ranks (pipeline/dependencies.h) and the
+# exact checked sum (pipeline/global_reduce.h): one shared pass, results reused.
+add_executable(dependencies_mpi_test ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
+target_link_libraries(dependencies_mpi_test PRIVATE dsanalyze_lib)
+target_include_directories(dependencies_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+dsanalyze_add_mpi_test(NAME pipeline.dependencies RANKS 1 2 3
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:dependencies_mpi_test>)
+
 # The whole run: byte-identical to DeepSpeed's golden outputs for every rank and
 # thread count, tiny chunks, skew, fewer samples than ranks.
 dsanalyze_add_mpi_test(NAME pipeline.end_to_end RANKS 1 2 3 4 TIMEOUT 300

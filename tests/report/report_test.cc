@@ -11,7 +11,7 @@
 
 #include "report/histogram_svg.h"
 #include "report/metric_stats.h"
-#include "report/output_fixture.h"
+#include "support/output_fixture.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {

@@ -1,9 +1,5 @@
 target_sources(unit_tests PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/compare_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/output_fixture.cc
-  ${CMAKE_CURRENT_LIST_DIR}/report_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/verify_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/report_test.cc)
 
 # summary.json's timings and per-rank memory, and the --timings table, from a real run.
 dsanalyze_add_mpi_test(NAME report.run_summary RANKS 1 2 3

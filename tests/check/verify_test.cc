@@ -1,10 +1,10 @@
-#include "report/verify.h"
+#include "check/verify.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "report/output_fixture.h"
+#include "support/output_fixture.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {

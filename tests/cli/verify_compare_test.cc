@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "report/output_fixture.h"
+#include "support/output_fixture.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {

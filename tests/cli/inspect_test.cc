@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/token_generator.h"
 #include "format/indexed_dataset.h"
 #include "format/indexed_writer.h"
 #include "support/test_util.h"
+#include "synth/token_generator.h"
 
 namespace dsanalyze {
 namespace {
@@ -196,13 +196,13 @@ TEST_CASE("inspect --json holds the header and every value of the rows", "[inspe
 TEST_CASE("inspect reads what generate wrote without --dtype-codes", "[inspect][cli]") {
   test::ScratchDir dir;
   for (const char* table : {"megatron", "deepspeed"}) {
-    cli::GenerateOptions o;
+    synth::TokenDatasetOptions o;
     o.prefix = dir / table;
     o.documents = 20;
     o.vocab_size = 1000;
     o.max_length = 50;
     o.dtype_codes = table;
-    REQUIRE(cli::WriteTokenDataset(o).ok());
+    REQUIRE(synth::WriteTokenDataset(o).ok());
     auto r = Inspect(dir / table);
     INFO(r.output);
     CHECK(r.exit_code == 0);

@@ -23,11 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
 #include "format/dtype.h"
 #include "util/status.h"
 
-namespace dsanalyze::cli {
+namespace dsanalyze::synth {
 
 // xoshiro256** (Blackman & Vigna), its state expanded from the seed by splitmix64.
 class Xoshiro256 {
@@ -69,6 +68,18 @@ inline constexpr uint64_t kMaxDocumentLength = 2147483647;
 // uint16 when every id fits (vocab_size <= 65536), else int32.
 DType TokenDType(uint64_t vocab_size);
 
+// What to write; the defaults are `dsanalyze generate`'s.
+struct TokenDatasetOptions {
+  std::string prefix;  // the output path without .bin/.idx
+  uint64_t documents = 1000;
+  uint64_t vocab_size = 50000;
+  uint64_t min_length = 1;
+  uint64_t max_length = 1024;
+  uint64_t seed = 1234;
+  double zipf = 1.1;
+  std::string dtype_codes = "megatron";  // the dtype code table the .idx uses
+};
+
 struct GeneratedTokens {
   uint64_t documents = 0;
   uint64_t tokens = 0;
@@ -80,6 +91,6 @@ struct GeneratedTokens {
 // Validates the options (BadInput naming the option) and writes
 // options.prefix + ".bin"/".idx" through IndexedWriter (so a failed run leaves
 // no final files).
-Result<GeneratedTokens> WriteTokenDataset(const GenerateOptions& options);
+Result<GeneratedTokens> WriteTokenDataset(const TokenDatasetOptions& options);
 
-}  // namespace dsanalyze::cli
+}  // namespace dsanalyze::synth

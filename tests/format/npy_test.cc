@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "dataset/npy_writer.h"
+#include "support/npy_writer.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {

@@ -1,13 +1,13 @@
-#include "report/verify.h"
+#include "check/verify.h"
 
 #include <algorithm>
 #include <limits>
 #include <type_traits>
 
+#include "check/element_search.h"
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
 #include "output/analysis_folder.h"
-#include "report/element_search.h"
 
 namespace dsanalyze {
 

@@ -1,11 +1,11 @@
-#include "report/compare.h"
+#include "check/compare.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "report/output_fixture.h"
+#include "support/output_fixture.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {

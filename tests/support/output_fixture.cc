@@ -1,4 +1,4 @@
-#include "report/output_fixture.h"
+#include "support/output_fixture.h"
 
 #include <algorithm>
 #include <map>

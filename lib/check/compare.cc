@@ -1,4 +1,4 @@
-#include "report/compare.h"
+#include "check/compare.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,9 +6,9 @@
 #include <set>
 #include <system_error>
 
+#include "check/element_search.h"
 #include "format/indexed_dataset.h"
 #include "output/analysis_folder.h"
-#include "report/element_search.h"
 
 namespace dsanalyze {
 namespace {

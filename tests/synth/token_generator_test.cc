@@ -1,27 +1,26 @@
-// `dsanalyze generate` and its parts: the PRNG, the deterministic power
-// function, the Zipf sampler, and the written dataset (determinism, Megatron
-// layout, lengths, ids, frequencies, option validation).
+// The token generator behind `dsanalyze generate`: the PRNG, the deterministic
+// power function, the Zipf sampler, and the written dataset (determinism,
+// Megatron layout, lengths, ids, frequencies, option validation).
+#include "synth/token_generator.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "cli/token_generator.h"
-#include "dataset/gpt_maps.h"
 #include "format/indexed_dataset.h"
-#include "format/npy.h"
 #include "format/vocab.h"
 #include "support/test_util.h"
 
-namespace dsanalyze::cli {
+namespace dsanalyze::synth {
 namespace {
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
-GenerateOptions SmallOptions(const std::string& prefix) {
-  GenerateOptions o;
+TokenDatasetOptions SmallOptions(const std::string& prefix) {
+  TokenDatasetOptions o;
   o.prefix = prefix;
   o.documents = 300;
   o.vocab_size = 5000;
@@ -106,7 +105,7 @@ TEST_CASE("ZipfSampler inverts the cumulative distribution", "[generate]") {
 TEST_CASE("generate is deterministic for a seed", "[generate]") {
   test::ScratchDir dir;
   auto run = [&](const std::string& name, uint64_t seed) {
-    GenerateOptions o = SmallOptions(dir / name);
+    TokenDatasetOptions o = SmallOptions(dir / name);
     o.seed = seed;
     auto r = WriteTokenDataset(o);
     INFO(r.status().message());
@@ -123,7 +122,7 @@ TEST_CASE("generate is deterministic for a seed", "[generate]") {
 
 TEST_CASE("generated dataset is a Megatron token dataset with Zipf-like ids", "[generate]") {
   test::ScratchDir dir;
-  GenerateOptions o = SmallOptions(dir / "t");
+  TokenDatasetOptions o = SmallOptions(dir / "t");
   auto r = WriteTokenDataset(o);
   REQUIRE(r.ok());
   CHECK(r->documents == 300);
@@ -166,7 +165,7 @@ TEST_CASE("generated dataset is a Megatron token dataset with Zipf-like ids", "[
 
 TEST_CASE("generate picks int32 for large vocabularies and honours the code table", "[generate]") {
   test::ScratchDir dir;
-  GenerateOptions o = SmallOptions(dir / "w");
+  TokenDatasetOptions o = SmallOptions(dir / "w");
   o.vocab_size = 70000;
   o.zipf = 0.3;  // flat enough that ids above 65535 appear
   auto r = WriteTokenDataset(o);
@@ -201,34 +200,34 @@ TEST_CASE("generate picks int32 for large vocabularies and honours the code tabl
 TEST_CASE("generate rejects bad options with one clear message", "[generate]") {
   test::ScratchDir dir;
   auto error = [&](auto change) {
-    GenerateOptions o = SmallOptions(dir / "x");
+    TokenDatasetOptions o = SmallOptions(dir / "x");
     change(o);
     auto r = WriteTokenDataset(o);
     REQUIRE_FALSE(r.ok());
     return r.status();
   };
-  Status st = error([](GenerateOptions& o) { o.min_length = 10, o.max_length = 5; });
+  Status st = error([](TokenDatasetOptions& o) { o.min_length = 10, o.max_length = 5; });
   CHECK(st.code() == Status::Code::kBadInput);
   CHECK(st.message() == "--min-length 10 is greater than --max-length 5");
-  CHECK(error([](GenerateOptions& o) { o.documents = 0; }).message() ==
+  CHECK(error([](TokenDatasetOptions& o) { o.documents = 0; }).message() ==
         "--documents must be at least 1");
-  CHECK(error([](GenerateOptions& o) { o.vocab_size = 0; }).message() ==
+  CHECK(error([](TokenDatasetOptions& o) { o.vocab_size = 0; }).message() ==
         "--vocab-size 0 is out of range [1, 268435456]");
-  CHECK_THAT(error([](GenerateOptions& o) { o.vocab_size = kMaxVocabSize + 1; }).message(),
+  CHECK_THAT(error([](TokenDatasetOptions& o) { o.vocab_size = kMaxVocabSize + 1; }).message(),
              Contains("--vocab-size 268435457 is out of range"));
-  CHECK(error([](GenerateOptions& o) { o.min_length = 0; }).message() ==
+  CHECK(error([](TokenDatasetOptions& o) { o.min_length = 0; }).message() ==
         "--min-length must be at least 1");
-  CHECK(error([](GenerateOptions& o) { o.max_length = 3000000000ull; }).message() ==
+  CHECK(error([](TokenDatasetOptions& o) { o.max_length = 3000000000ull; }).message() ==
         "--max-length 3000000000 exceeds the format's row size limit 2147483647");
-  CHECK_THAT(error([](GenerateOptions& o) { o.zipf = -1; }).message(),
+  CHECK_THAT(error([](TokenDatasetOptions& o) { o.zipf = -1; }).message(),
              Contains("--zipf must be a finite number >= 0"));
-  CHECK_THAT(error([](GenerateOptions& o) { o.zipf = std::nan(""); }).message(),
+  CHECK_THAT(error([](TokenDatasetOptions& o) { o.zipf = std::nan(""); }).message(),
              Contains("--zipf must be a finite number >= 0"));
-  CHECK(error([](GenerateOptions& o) { o.dtype_codes = "numpy"; }).message() ==
+  CHECK(error([](TokenDatasetOptions& o) { o.dtype_codes = "numpy"; }).message() ==
         "--dtype-codes \"numpy\" is not one of megatron, deepspeed, deepspeed-legacy");
   CHECK(std::filesystem::is_empty(dir.path()));
   test::WriteBytes(dir / "file", {1, 2, 3});
-  Status io = error([&](GenerateOptions& o) { o.prefix = dir / "file/x"; });
+  Status io = error([&](TokenDatasetOptions& o) { o.prefix = dir / "file/x"; });
   CHECK(io.code() == Status::Code::kIoError);
   CHECK_THAT(io.message(), StartsWith(dir / "file" + ": cannot create the folder: "));
 }
@@ -241,84 +240,4 @@ TEST_CASE("generate makes the prefix's missing folders", "[generate]") {
   CHECK(test::ReadBytes(dir / "a/b/t.idx") == test::ReadBytes(dir / "u.idx"));
 }
 
-TEST_CASE("dsanalyze generate prints a summary and exits 0, or 2 on bad options",
-          "[generate][cli]") {
-  test::ScratchDir dir;
-  const std::string prefix = dir / "g";
-  auto ok = test::RunCommand(test::BinaryPath() + " generate '" + prefix +
-                             "' --documents 100 --vocab-size 1000 --min-length 5 "
-                             "--max-length 50 --seed 9 --zipf 1.2");
-  INFO(ok.output);
-  CHECK(ok.exit_code == 0);
-  CHECK_THAT(ok.output, Contains("wrote 100 documents, "));
-  CHECK_THAT(ok.output, Contains("(uint16, code 8 in the megatron table) to " + prefix));
-  auto ds = IndexedDataset::Open(prefix, {CodeTable::kMegatron, true});
-  REQUIRE(ds.ok());
-  CHECK(ds->num_rows() == 100);
-  CHECK_THAT(ok.output, Contains(std::to_string(ds->num_elements()) + " tokens"));
-
-  // The library call with the same options writes the same bytes.
-  GenerateOptions o;
-  o.prefix = dir / "lib";
-  o.documents = 100, o.vocab_size = 1000, o.min_length = 5, o.max_length = 50, o.seed = 9;
-  o.zipf = 1.2;
-  REQUIRE(WriteTokenDataset(o).ok());
-  CHECK(test::ReadBytes(dir / "lib.bin") == test::ReadBytes(prefix + ".bin"));
-
-  auto bad = test::RunCommand(test::BinaryPath() + " generate '" + (dir / "h") +
-                              "' --min-length 10 --max-length 5");
-  CHECK(bad.exit_code == 2);
-  CHECK(bad.output == "dsanalyze: error: --min-length 10 is greater than --max-length 5\n");
-}
-
-TEST_CASE("generate --gpt-maps writes the index maps megatron_gpt reads", "[generate][cli]") {
-  test::ScratchDir dir;
-  const std::string run = test::BinaryPath() + " generate '" + dir / "t" +
-                          "' --documents 50 --min-length 1 --max-length 40 --seed 3 ";
-  auto r = test::RunCommand(run + "--gpt-maps 16");
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  auto ds = IndexedDataset::Open(dir / "t", {CodeTable::kMegatron, true});
-  REQUIRE(ds.ok());
-  const uint64_t samples = (ds->num_elements() - 1) / 16;
-  CHECK_THAT(r.output,
-             Contains("wrote GPT index maps of " + std::to_string(samples) +
-                      " samples of 16+1 tokens to " + dir / "t_train_indexmap_*_idx.npy"));
-  auto doc = NpyArray::Open(dir / "t_train_indexmap_doc_idx.npy");
-  auto sample = NpyArray::Open(dir / "t_train_indexmap_sample_idx.npy");
-  auto shuffle = NpyArray::Open(dir / "t_train_indexmap_shuffle_idx.npy");
-  REQUIRE(doc.ok());
-  REQUIRE(sample.ok());
-  REQUIRE(shuffle.ok());
-  CHECK(doc->dtype() == DType::kI32);
-  CHECK(doc->shape() == std::vector<uint64_t>{50});
-  CHECK(sample->dtype() == DType::kI32);
-  CHECK(sample->shape() == std::vector<uint64_t>{samples + 1, 2});
-  CHECK(shuffle->dtype() == DType::kU32);
-  CHECK(shuffle->shape() == std::vector<uint64_t>{samples});
-  // The maps are the library's BuildGptMaps of the rows, one epoch, seeded by --seed.
-  std::vector<int32_t> sizes;
-  for (uint64_t i = 0; i < ds->num_rows(); ++i) sizes.push_back(ds->row_size(i));
-  const GptMaps m = BuildGptMaps(sizes, 16, 1, 3);
-  for (uint64_t i = 0; i < m.sample_idx.size(); ++i) REQUIRE(sample->at(i) == m.sample_idx[i]);
-  for (uint64_t i = 0; i < m.shuffle_idx.size(); ++i) REQUIRE(shuffle->at(i) == m.shuffle_idx[i]);
-
-  // Too few tokens for one sample: one line, exit 2, no map file.
-  test::ScratchDir small;
-  auto few = test::RunCommand(test::BinaryPath() + " generate '" + small / "t" +
-                              "' --documents 2 --max-length 3 --gpt-maps 100");
-  CHECK(few.exit_code == 2);
-  CHECK_THAT(few.output, Contains("dsanalyze: error: --gpt-maps 100: the dataset has "));
-  CHECK_THAT(few.output, Contains("not enough for one sample of 101\n"));
-  CHECK(std::filesystem::exists(small / "t.bin"));
-  CHECK_FALSE(std::filesystem::exists(small / "t_train_indexmap_doc_idx.npy"));
-  auto zero = test::RunCommand(run + "--gpt-maps 0");
-  CHECK(zero.exit_code == 2);
-  auto huge = test::RunCommand(test::BinaryPath() + " generate '" + small / "u" +
-                               "' --gpt-maps 2147483647");
-  CHECK(huge.exit_code == 2);
-  CHECK(huge.output == "dsanalyze: error: --gpt-maps 2147483647 is out of range [1, 2147483646]\n");
-  CHECK_FALSE(std::filesystem::exists(small / "u.bin"));
-}
-
-}  // namespace dsanalyze::cli
+}  // namespace dsanalyze::synth

@@ -1,4 +1,4 @@
-#include "cli/token_generator.h"
+#include "synth/token_generator.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +10,7 @@
 #include "format/indexed_writer.h"
 #include "format/vocab.h"
 
-namespace dsanalyze::cli {
+namespace dsanalyze::synth {
 namespace {
 
 uint64_t SplitMix64(uint64_t& state) {
@@ -123,7 +123,7 @@ DType TokenDType(uint64_t vocab_size) { return vocab_size <= 65536 ? DType::kU16
 
 namespace {
 
-Status Validate(const GenerateOptions& o) {
+Status Validate(const TokenDatasetOptions& o) {
   if (o.prefix.empty()) return Status::BadInput("generate: the output prefix is empty");
   if (o.documents < 1) return Status::BadInput("--documents must be at least 1");
   if (o.vocab_size < 1 || o.vocab_size > kMaxVocabSize)
@@ -137,9 +137,6 @@ Status Validate(const GenerateOptions& o) {
   if (o.min_length > o.max_length)
     return Status::BadInput("--min-length " + std::to_string(o.min_length) +
                             " is greater than --max-length " + std::to_string(o.max_length));
-  if (o.gpt_maps >= std::numeric_limits<int32_t>::max())
-    return Status::BadInput("--gpt-maps " + std::to_string(o.gpt_maps) + " is out of range [1, " +
-                            std::to_string(std::numeric_limits<int32_t>::max() - 1) + "]");
   if (!std::isfinite(o.zipf) || o.zipf < 0)
     return Status::BadInput("--zipf must be a finite number >= 0, got " + std::to_string(o.zipf));
   return Status::OK();
@@ -147,7 +144,7 @@ Status Validate(const GenerateOptions& o) {
 
 }  // namespace
 
-Result<GeneratedTokens> WriteTokenDataset(const GenerateOptions& options) {
+Result<GeneratedTokens> WriteTokenDataset(const TokenDatasetOptions& options) {
   DSA_RETURN_IF_ERROR(Validate(options));
   std::optional<CodeTable> table = CodeTableFromName(options.dtype_codes);
   if (!table)
@@ -210,4 +207,4 @@ Result<GeneratedTokens> WriteTokenDataset(const GenerateOptions& options) {
   return out;
 }
 
-}  // namespace dsanalyze::cli
+}  // namespace dsanalyze::synth

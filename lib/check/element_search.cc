@@ -1,4 +1,4 @@
-#include "report/element_search.h"
+#include "check/element_search.h"
 
 #include <algorithm>
 #include <cstring>
