@@ -12,3 +12,9 @@ add_test(NAME repo.function_length_check
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/function_length_test.sh)
 set_tests_properties(repo.function_length repo.function_length_check PROPERTIES LABELS repo
   ENVIRONMENT "SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+
+# lib/ is layered: each folder includes only the folders before it in
+# lib/CMakeLists.txt's concern order (docs/architecture.md).
+add_test(NAME repo.layering COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/layering_test.py
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(repo.layering PROPERTIES LABELS repo)
