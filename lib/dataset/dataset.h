@@ -35,6 +35,14 @@ struct SampleBatch {
   }
 };
 
+// A document's share of one sample: the document (a row of the dataset's
+// token files, numbered across the files in config order) and how many of its
+// tokens lie inside the sample's window.
+struct DocumentPiece {
+  uint64_t document = 0;
+  uint64_t tokens = 0;
+};
+
 class SampleReader {
  public:
   virtual ~SampleReader() = default;
@@ -54,6 +62,17 @@ class Dataset {
   // Token ids that per-token metrics leave out (the config's ignore_token_ids),
   // sorted and without repeats.
   virtual std::span<const int64_t> ignore_token_ids() const { return {}; }
+
+  // Documents, for inputs given per document (the `score` metric): the rows
+  // of the token files, numbered across the files in config order. 0 for
+  // types whose samples are not cut from documents (synthetic_mod).
+  virtual uint64_t num_documents() const { return 0; }
+  // Appends to `out` the documents that the sample at iteration position i
+  // (i < size()) is cut from, in token order, each with its number of tokens
+  // inside the sample's window (pieces with no tokens are left out; a document
+  // that the window meets twice, as a repeated doc_idx entry can, appears
+  // twice). Requires num_documents() > 0. Thread-safe.
+  virtual void AppendDocumentPieces(uint64_t /*i*/, std::vector<DocumentPiece>* /*out*/) const {}
 };
 
 }  // namespace dsanalyze
