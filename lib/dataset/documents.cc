@@ -5,6 +5,9 @@
 // the .bin. Elements point into the .bin mapping when a batch lies in one
 // file; a batch that crosses a file boundary is copied into the reader's
 // buffer (the only case where the rows are not contiguous in memory).
+//
+// Documents are the samples themselves: sample i is document i, one piece of
+// the row's length (none for an empty row).
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -33,8 +36,19 @@ class DocumentsDataset : public Dataset {
   }
   std::unique_ptr<SampleReader> NewReader() const override;
   std::span<const int64_t> ignore_token_ids() const override { return ignore_; }
+  uint64_t num_documents() const override { return size(); }
+  void AppendDocumentPieces(uint64_t i, std::vector<DocumentPiece>* out) const override {
+    const size_t f = FileOf(i);
+    const uint64_t tokens = static_cast<uint64_t>(files_[f].row_size(i - starts_[f]));
+    if (tokens > 0) out->push_back({i, tokens});
+  }
 
   const std::vector<IndexedDataset>& files() const { return files_; }
+  // The file holding sample i < size(): the last one starting at or before it
+  // (empty files share their start with the next file and are skipped).
+  size_t FileOf(uint64_t i) const {
+    return std::upper_bound(starts_.begin(), starts_.end(), i) - starts_.begin() - 1;
+  }
   // starts()[f] is the sample index of file f's first row; starts().back() == size().
   const std::vector<uint64_t>& starts() const { return starts_; }
 
@@ -64,10 +78,7 @@ class DocumentsReader : public SampleReader {
     batch->elements = nullptr;
     if (count == 0) return Status::OK();
 
-    // The file holding `begin`: the last one starting at or before it (empty
-    // files share their start with the next file and are skipped).
-    const size_t first_file =
-        std::upper_bound(starts.begin(), starts.end(), begin) - starts.begin() - 1;
+    const size_t first_file = ds_.FileOf(begin);
     size_t f = first_file;
     for (uint64_t s = begin; s < end; ++f) {
       const IndexedDataset& file = ds_.files()[f];

@@ -20,6 +20,11 @@
 // within their rows, sample starts never go backwards, shuffle_idx entries
 // name samples. It also learns whether all samples have one length, which
 // lets lengths-only reads skip walking the maps.
+//
+// Documents are the rows of the token file. A sample's pieces follow the same
+// walk as its tokens: one per doc_idx position from its start cut to its end
+// cut, the document being doc_idx[position] (so a row repeated in doc_idx, as
+// across epochs, can appear more than once), positions with no tokens left out.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -58,6 +63,16 @@ class MegatronGptDataset : public Dataset {
   }
   std::unique_ptr<SampleReader> NewReader() const override;
   std::span<const int64_t> ignore_token_ids() const override { return ignore_; }
+  uint64_t num_documents() const override { return file_.num_rows(); }
+  void AppendDocumentPieces(uint64_t i, std::vector<DocumentPiece>* out) const override {
+    const uint64_t j = SampleAt(i);
+    const Cut a = Start(j), b = Start(j + 1);
+    for (uint64_t p = a.position; p <= b.position; ++p) {
+      const uint64_t lo = p == a.position ? a.offset : 0;
+      const uint64_t hi = p == b.position ? b.offset + 1 : RowSize(p);
+      if (hi > lo) out->push_back({Row(p), hi - lo});
+    }
+  }
 
   // Validates the maps against the token file (see the file comment); with
   // seq_length != 0 every sample must have seq_length + 1 tokens. `keys` name

@@ -10,6 +10,12 @@
 // Every sample has L + 1 tokens, so lengths-only reads never touch the data.
 // Elements are copied into the reader's buffer (samples overlap, so they cannot
 // point into the mapping), one memcpy per sample and file it spans.
+//
+// Documents are the rows of all files in config order. A sample's pieces are
+// the rows its window overlaps, each with the overlap's token count (the token
+// two samples share counts in both; empty rows are never pieces); the row
+// holding the window's first token is found by binary search over the row
+// starts, so finding it costs O(log rows) per sample.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -29,7 +35,11 @@ class PackedDataset : public Dataset {
         seq_length_(seq_length),
         ignore_(std::move(ignore)) {
     starts_.push_back(0);
-    for (const IndexedDataset& f : files_) starts_.push_back(starts_.back() + f.num_elements());
+    row_bases_.push_back(0);
+    for (const IndexedDataset& f : files_) {
+      starts_.push_back(starts_.back() + f.num_elements());
+      row_bases_.push_back(row_bases_.back() + f.num_rows());
+    }
     const uint64_t tokens = starts_.back();
     num_samples_ = tokens == 0 ? 0 : (tokens - 1) / seq_length_;
   }
@@ -44,21 +54,61 @@ class PackedDataset : public Dataset {
   }
   std::unique_ptr<SampleReader> NewReader() const override;
   std::span<const int64_t> ignore_token_ids() const override { return ignore_; }
+  uint64_t num_documents() const override { return row_bases_.back(); }
+  void AppendDocumentPieces(uint64_t k, std::vector<DocumentPiece>* out) const override;
 
   uint64_t tokens() const { return starts_.back(); }
   uint64_t seq_length() const { return seq_length_; }
   const std::vector<IndexedDataset>& files() const { return files_; }
   // starts()[f] is the stream position of file f's first token; starts().back() == tokens().
   const std::vector<uint64_t>& starts() const { return starts_; }
+  // The file holding stream position pos < tokens(): the last one starting at
+  // or before it (empty files share their start with the next file and are skipped).
+  size_t FileOf(uint64_t pos) const {
+    return std::upper_bound(starts_.begin(), starts_.end(), pos) - starts_.begin() - 1;
+  }
 
  private:
+  // The row of file f holding its element p < num_elements(): the last row
+  // starting at or before p, which is never an empty one.
+  uint64_t RowOf(size_t f, uint64_t p) const {
+    const IndexedDataset& file = files_[f];
+    uint64_t lo = 0, hi = file.num_rows();  // row_begin(lo) <= p < row_begin(hi)
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (file.row_begin(mid) <= p ? lo : hi) = mid;
+    }
+    return lo;
+  }
+
   std::vector<IndexedDataset> files_;
   CodeTable table_;
   uint64_t seq_length_;
   std::vector<int64_t> ignore_;
   std::vector<uint64_t> starts_;
+  std::vector<uint64_t> row_bases_;  // document number of file f's first row; back() == rows
   uint64_t num_samples_ = 0;
 };
+
+// Sample k's window [k·L, k·L + L]: from the row holding its first token,
+// through the following rows (and files) until its L + 1 tokens are counted.
+void PackedDataset::AppendDocumentPieces(uint64_t k, std::vector<DocumentPiece>* out) const {
+  uint64_t pos = k * seq_length_, left = seq_length_ + 1;
+  size_t f = FileOf(pos);
+  uint64_t row = RowOf(f, pos - starts_[f]);
+  while (left > 0) {
+    if (row == files_[f].num_rows()) {
+      ++f;
+      row = 0;
+      continue;
+    }
+    const uint64_t n = std::min(left, starts_[f] + files_[f].row_begin(row + 1) - pos);
+    if (n > 0) out->push_back({row_bases_[f] + row, n});
+    pos += n;
+    left -= n;
+    ++row;
+  }
+}
 
 class PackedReader : public SampleReader {
  public:
@@ -83,10 +133,8 @@ class PackedReader : public SampleReader {
     if (copy_.size() < count * length * itemsize) copy_.resize(count * length * itemsize);
     std::byte* out = copy_.data();
     const std::vector<uint64_t>& starts = ds_.starts();
-    // The file holding the first token: the last one starting at or before it
-    // (empty files share their start with the next file and are skipped).
     uint64_t pos = begin * ds_.seq_length();
-    size_t f = std::upper_bound(starts.begin(), starts.end(), pos) - starts.begin() - 1;
+    size_t f = ds_.FileOf(pos);
     for (size_t i = 0; i < count; ++i, pos += ds_.seq_length()) {
       while (pos >= starts[f + 1]) ++f;
       // A sample lies in at most a few files; copy each file's part in one go.

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "dataset/open_dataset.h"
+#include "dataset/token_rows.h"
 #include "format/indexed_writer.h"
 #include "support/test_util.h"
 
@@ -179,6 +180,29 @@ TEST_CASE("documents: a missing prefix names its position; .idx suffixes get a h
   const std::string msg = suffixed.status().message();
   CHECK(msg.substr(msg.size() - std::string(" (give the prefix, without .idx or .bin)").size()) ==
         " (give the prefix, without .idx or .bin)");
+}
+
+TEST_CASE("documents: sample i is document i, one piece of the row's length",
+          "[dataset][document_pieces]") {
+  test::ScratchDir dir;
+  SplitMix64 rng(5);
+  const Rows a = test::PieceRows(&rng, 30), b = test::PieceRows(&rng, 25, 30);
+  WriteRows(dir / "a", DType::kI32, CodeTable::kMegatron, a);
+  WriteRows(dir / "empty", DType::kI32, CodeTable::kMegatron, {});
+  WriteRows(dir / "b", DType::kI32, CodeTable::kMegatron, b);
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(
+      Documents({dir / "empty", dir / "a", dir / "empty", dir / "b"}, CodeTable::kMegatron));
+  REQUIRE(ds.ok());
+  CHECK((*ds)->num_documents() == 55);
+  const test::Pieces pieces = test::CheckPieces(**ds);
+  // From the sizes alone: one piece per non-empty row, none for an empty one.
+  Rows all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  test::Pieces expected(all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    if (!all[i].empty()) expected[i] = {{i, all[i].size()}};
+  CHECK(pieces == expected);
+  CHECK(test::CountPieces(pieces).one > 40);
 }
 
 }  // namespace

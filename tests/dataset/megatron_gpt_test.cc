@@ -302,5 +302,96 @@ TEST_CASE("megatron_gpt: a parsed config opens the maps named by index_prefix",
   CHECK(test::ReadAll(**ds, 4) == Rows{{12, 20, 21, 22, 23, 30}, {30, 31}, {12}, {31, 10, 11, 12}});
 }
 
+// The pieces by format.md §3 from the sizes alone: the token stream in doc_idx
+// order, each token tagged with its doc_idx position; sample j's tokens
+// flat[P(j) .. P(j+1)] grouped by position, each group naming its row.
+test::Pieces PiecesFromSizes(const std::vector<int32_t>& sizes, const GptMaps& m) {
+  std::vector<uint64_t> position_of;  // doc_idx position of each token of the stream
+  std::vector<uint64_t> start;        // stream position of each doc_idx position
+  for (size_t p = 0; p < m.doc_idx.size(); ++p) {
+    start.push_back(position_of.size());
+    position_of.insert(position_of.end(), static_cast<size_t>(sizes[m.doc_idx[p]]), p);
+  }
+  auto flat = [&](uint64_t k) { return start[m.sample_idx[2 * k]] + m.sample_idx[2 * k + 1]; };
+  test::Pieces out;
+  for (uint32_t j : m.shuffle_idx) {
+    out.emplace_back();
+    for (uint64_t q = flat(j); q <= flat(j + 1); ++q) {
+      if (q == flat(j) || position_of[q] != position_of[q - 1])
+        out.back().emplace_back(m.doc_idx[position_of[q]], 0);
+      ++out.back().back().second;
+    }
+  }
+  return out;
+}
+
+// Whether some sample holds one document in two pieces.
+bool HasRepeat(const test::Pieces& pieces) {
+  for (const auto& sample : pieces)
+    for (size_t a = 0; a < sample.size(); ++a)
+      for (size_t b = a + 1; b < sample.size(); ++b)
+        if (sample[a].first == sample[b].first) return true;
+  return false;
+}
+
+TEST_CASE("megatron_gpt: document pieces follow doc_idx from cut to cut",
+          "[dataset][megatron_gpt][document_pieces]") {
+  test::ScratchDir dir;
+  SplitMix64 rng(9);
+  const Rows rows = test::PieceRows(&rng, 40);  // short documents, some empty
+  test::WriteRows(dir / "tok", DType::kI32, CodeTable::kMegatron, rows);
+  const std::vector<int32_t> sizes = SizesOf(rows);
+  int64_t tokens = 0;
+  for (int32_t size : sizes) tokens += size;
+  test::PieceCounts counts;
+  bool repeat = false;
+  for (int32_t seq_length : {1, 5, 40, 333, 600}) {
+    for (int epochs : {1, 3}) {
+      if (epochs * tokens <= seq_length) continue;
+      INFO("seq_length " << seq_length << ", epochs " << epochs);
+      const GptMaps m = BuildGptMaps(sizes, seq_length, epochs, 17);
+      test::WriteNpy(dir / "m_doc_idx.npy", m.doc_idx);
+      test::WriteNpy(dir / "m_sample_idx.npy", m.sample_idx, {m.num_samples() + 1, 2});
+      test::WriteNpy(dir / "m_shuffle_idx.npy", m.shuffle_idx);
+      Result<std::unique_ptr<Dataset>> ds = OpenDataset(Gpt(dir / "tok", dir / "m"));
+      REQUIRE(ds.ok());
+      CHECK((*ds)->num_documents() == 40);
+      const test::Pieces pieces = test::CheckPieces(**ds);
+      CHECK(pieces == PiecesFromSizes(sizes, m));
+      const test::PieceCounts c = test::CountPieces(pieces);
+      counts.one += c.one;
+      counts.two += c.two;
+      counts.many += c.many;
+      repeat = repeat || HasRepeat(pieces);
+    }
+  }
+  CHECK(counts.one > 0);
+  CHECK(counts.two > 0);
+  CHECK(counts.many > 0);
+  // A sample longer than an epoch meets a document of doc_idx twice.
+  CHECK(repeat);
+}
+
+TEST_CASE("megatron_gpt: document pieces of hand-made maps", "[dataset][document_pieces]") {
+  Handmade h;
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(h.Write());
+  REQUIRE(ds.ok());
+  CHECK((*ds)->num_documents() == 4);
+  // Samples (12 | 20 21 22 23 | 30), (30 31), (12), (31 | 10 11 12): the empty
+  // row 1 is never a piece.
+  CHECK(test::PiecesOf(**ds) ==
+        test::Pieces{{{0, 1}, {2, 4}, {3, 1}}, {{3, 2}}, {{0, 1}}, {{3, 1}, {0, 3}}});
+
+  // One sample through doc_idx [0 1 0 1]: rows 0 and 1 twice each.
+  test::WriteRows(h.dir / "two", DType::kI32, CodeTable::kMegatron, {{5, 6}, {7}});
+  test::WriteNpy(h.dir / "r_doc_idx.npy", std::vector<int64_t>{0, 1, 0, 1});
+  test::WriteNpy(h.dir / "r_sample_idx.npy", std::vector<int64_t>{0, 0, 3, 0}, {2, 2});
+  test::WriteNpy(h.dir / "r_shuffle_idx.npy", std::vector<int64_t>{0});
+  Result<std::unique_ptr<Dataset>> twice = OpenDataset(Gpt(h.dir / "two", h.dir / "r"));
+  REQUIRE(twice.ok());
+  CHECK(test::PiecesOf(**twice) == test::Pieces{{{0, 2}, {1, 1}, {0, 2}, {1, 1}}});
+  CHECK(test::Lengths(**twice) == std::vector<uint64_t>{6});
+}
+
 }  // namespace
 }  // namespace dsanalyze

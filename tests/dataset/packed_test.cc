@@ -126,5 +126,65 @@ TEST_CASE("packed: the incomplete tail is dropped; too few tokens is an error",
   CHECK(missing.status().message() == "dataset.prefixes[1]: " + dir / "u.idx: file not found");
 }
 
+// The pieces by definition, from the row sizes alone: sample k's window
+// [kL, kL + L] against every row's [start, end) in the concatenated stream.
+test::Pieces PiecesFromSizes(const Rows& rows, uint64_t seq_length, uint64_t samples) {
+  test::Pieces out(samples);
+  for (uint64_t k = 0; k < samples; ++k) {
+    const uint64_t lo = k * seq_length, hi = lo + seq_length + 1;
+    uint64_t start = 0;
+    for (uint64_t r = 0; r < rows.size(); ++r) {
+      const uint64_t end = start + rows[r].size();
+      if (std::min(end, hi) > std::max(start, lo))
+        out[k].emplace_back(r, std::min(end, hi) - std::max(start, lo));
+      start = end;
+    }
+  }
+  return out;
+}
+
+TEST_CASE("packed: document pieces are the rows a window overlaps, across files",
+          "[dataset][packed][document_pieces]") {
+  test::ScratchDir dir;
+  SplitMix64 rng(21);
+  const Rows a = test::PieceRows(&rng, 25), b = test::PieceRows(&rng, 25, 25);
+  test::WriteRows(dir / "a", DType::kI32, CodeTable::kMegatron, a);
+  test::WriteRows(dir / "empty", DType::kI32, CodeTable::kMegatron, {});
+  test::WriteRows(dir / "b", DType::kI32, CodeTable::kMegatron, b);
+  Rows all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  uint64_t tokens = 0;
+  for (const auto& row : all) tokens += row.size();
+  test::PieceCounts counts;
+  for (uint64_t seq_length : {uint64_t{1}, uint64_t{2}, uint64_t{7}, uint64_t{64}, tokens - 1}) {
+    INFO("seq_length " << seq_length);
+    Result<std::unique_ptr<Dataset>> ds =
+        OpenDataset(Packed({dir / "empty", dir / "a", dir / "empty", dir / "b"}, seq_length));
+    REQUIRE(ds.ok());
+    CHECK((*ds)->num_documents() == 50);
+    const test::Pieces pieces = test::CheckPieces(**ds);
+    CHECK(pieces == PiecesFromSizes(all, seq_length, (*ds)->size()));
+    const test::PieceCounts c = test::CountPieces(pieces);
+    counts.one += c.one;
+    counts.two += c.two;
+    counts.many += c.many;
+  }
+  // Windows inside one row, across one row boundary, and across many (the
+  // last seq_length spans every row of both files in one sample).
+  CHECK(counts.one > 0);
+  CHECK(counts.two > 0);
+  CHECK(counts.many > 0);
+}
+
+TEST_CASE("packed: the token two samples share counts in both", "[dataset][document_pieces]") {
+  test::ScratchDir dir;
+  test::WriteRows(dir / "t", DType::kI32, CodeTable::kMegatron, {{1, 2, 3}, {}, {4, 5}, {6}});
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(Packed({dir / "t"}, 2));
+  REQUIRE(ds.ok());
+  // Samples [1 2 3] and [3 4 5]: token 3 (row 0) belongs to both.
+  CHECK(test::PiecesOf(**ds) == test::Pieces{{{0, 3}}, {{0, 1}, {2, 2}}});
+  CHECK((*ds)->num_documents() == 4);
+}
+
 }  // namespace
 }  // namespace dsanalyze

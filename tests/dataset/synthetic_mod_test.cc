@@ -49,6 +49,12 @@ TEST_CASE("synthetic_mod: sample x is (x + 7) % 10000", "[dataset]") {
   CHECK(Values(b) == std::vector<int64_t>{9999, 0, 1});
 }
 
+TEST_CASE("synthetic_mod: samples are not cut from documents", "[dataset][document_pieces]") {
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(Synthetic(10, 5, 0));
+  REQUIRE(ds.ok());
+  CHECK((*ds)->num_documents() == 0);
+}
+
 TEST_CASE("synthetic_mod: offsets follow Python's %, whatever their sign", "[dataset]") {
   SampleBatch b;
   auto read = [&](const DatasetConfig& c, uint64_t begin, uint64_t end) {
