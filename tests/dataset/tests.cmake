@@ -3,7 +3,14 @@ target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/megatron_gpt_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/packed_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sample_ids_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/score_reference_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/synthetic_mod_test.cc)
+
+# The Python reference for document pieces and score reductions
+# (tests/support/score_reference.py) checks itself on made-up files;
+# score_reference_test.cc compares its pieces with the dataset types'.
+add_test(NAME dataset.score_reference
+  COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/support/score_reference.py --self-test)
 
 # The example configs (configs/documents.json, packed.json, megatron_gpt.json)
 # run from a scratch directory holding generated inputs (`dsanalyze generate`,
