@@ -122,6 +122,16 @@ Status JsonFields::Bool(std::string_view key, bool* out) const {
   return Status::OK();
 }
 
+Status JsonFields::PositiveNumber(std::string_view key, double* out) const {
+  if (!has(key)) return Status::OK();
+  const json& j = at(key);
+  const double v = j.is_number() ? j.get<double>() : 0;
+  if (!j.is_number() || !(v > 0) || !std::isfinite(v))
+    return ConfigError(KeyPath(key), "expected a number greater than 0, got " + ShortJson(j));
+  *out = v;
+  return Status::OK();
+}
+
 Status JsonFields::IntArray(std::string_view key, std::vector<int64_t>* out) const {
   if (!has(key)) return Status::OK();
   const json& j = at(key);

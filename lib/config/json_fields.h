@@ -46,6 +46,8 @@ class JsonFields {
   // A non-empty string.
   Status String(std::string_view key, std::string* out) const;
   Status Bool(std::string_view key, bool* out) const;
+  // A finite JSON number greater than 0 (integer or float).
+  Status PositiveNumber(std::string_view key, double* out) const;
   Status IntArray(std::string_view key, std::vector<int64_t>* out) const;
   // A non-empty array of non-empty strings.
   Status StringArray(std::string_view key, std::vector<std::string>* out) const;

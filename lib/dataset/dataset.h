@@ -69,7 +69,8 @@ class Dataset {
   virtual uint64_t num_documents() const { return 0; }
   // Appends to `out` the documents that the sample at iteration position i
   // (i < size()) is cut from, in token order, each with its number of tokens
-  // inside the sample's window (pieces with no tokens are left out; a document
+  // inside the sample's window (pieces with no tokens are left out, but for
+  // `documents`, whose sample i is document i even when empty; a document
   // that the window meets twice, as a repeated doc_idx entry can, appears
   // twice). Requires num_documents() > 0. Thread-safe.
   virtual void AppendDocumentPieces(uint64_t /*i*/, std::vector<DocumentPiece>* /*out*/) const {}

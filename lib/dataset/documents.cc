@@ -40,7 +40,7 @@ class DocumentsDataset : public Dataset {
   void AppendDocumentPieces(uint64_t i, std::vector<DocumentPiece>* out) const override {
     const size_t f = FileOf(i);
     const uint64_t tokens = static_cast<uint64_t>(files_[f].row_size(i - starts_[f]));
-    if (tokens > 0) out->push_back({i, tokens});
+    out->push_back({i, tokens});  // also when empty: the sample is its document
   }
 
   const std::vector<IndexedDataset>& files() const { return files_; }

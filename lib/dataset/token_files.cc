@@ -1,14 +1,6 @@
 #include "dataset/token_files.h"
 
 namespace dsanalyze {
-namespace {
-
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 Result<IndexedDataset> OpenTokenFile(const std::string& prefix, CodeTable table,
                                      const std::string& key) {
@@ -18,7 +10,7 @@ Result<IndexedDataset> OpenTokenFile(const std::string& prefix, CodeTable table,
   Result<IndexedDataset> file = IndexedDataset::Open(prefix, options);
   if (file.ok()) return file;
   Status st = file.status().WithPrefix(key);
-  if (EndsWith(prefix, ".idx") || EndsWith(prefix, ".bin"))
+  if (prefix.ends_with(".idx") || prefix.ends_with(".bin"))
     st = Status::BadInput(st.message() + " (give the prefix, without .idx or .bin)");
   return st;
 }

@@ -1,6 +1,7 @@
 #include "format/npy.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -175,9 +176,18 @@ std::string KindName(char kind) {
   }
 }
 
+// The dtype of a float descr ('<f4', '<f8') after the byte-order checks.
+Result<DType> FloatDType(int size, const std::function<Status(const std::string&)>& problem) {
+  if (size == 4) return DType::kF32;
+  if (size == 8) return DType::kF64;
+  return problem(
+      "is a float size that is not supported (expected float32 or float64; convert "
+      "with a.astype('float32'))");
+}
+
 // The dtype a descr names, or the problem with it.
-Result<DType> DTypeOfDescr(const std::string& descr) {
-  const auto problem = [&](const std::string& what) {
+Result<DType> DTypeOfDescr(const std::string& descr, NpyElements elements) {
+  const std::function<Status(const std::string&)> problem = [&](const std::string& what) {
     return Status::BadInput("dtype '" + Printable(descr) + "' " + what);
   };
   if (descr.size() < 2) return problem("is not a NumPy type string");
@@ -185,10 +195,13 @@ Result<DType> DTypeOfDescr(const std::string& descr) {
   const std::string size_text = descr.substr(2);
   if (order != '<' && order != '>' && order != '|' && order != '=')
     return problem("is not a NumPy type string");
-  if (kind != 'i' && kind != 'u') {
+  const bool numbers = elements == NpyElements::kNumbers;
+  if (kind != 'i' && kind != 'u' && !(numbers && kind == 'f')) {
     const std::string name = KindName(kind);
-    return problem("is not an integer dtype" + (name.empty() ? "" : " (" + name + ")") +
-                   "; an integer array is required");
+    return problem(
+        std::string(numbers ? "is not a number dtype" : "is not an integer dtype") +
+        (name.empty() ? "" : " (" + name + ")") +
+        (numbers ? "; an integer or float array is required" : "; an integer array is required"));
   }
   int size = 0;
   if (size_text == "1" || size_text == "2" || size_text == "4" || size_text == "8")
@@ -201,6 +214,7 @@ Result<DType> DTypeOfDescr(const std::string& descr) {
         "is big-endian; only little-endian arrays are supported (convert with "
         "a.astype(a.dtype.newbyteorder('<')))");
   if (size > 1 && order != '<') return problem("has no explicit little-endian byte order ('<')");
+  if (kind == 'f') return FloatDType(size, problem);
   const bool is_signed = kind == 'i';
   switch (size) {
     case 1:
@@ -286,7 +300,7 @@ struct Layout {
 };
 
 // The layout of `bytes`, all of it checked; errors do not name the file yet.
-Result<Layout> ReadLayout(std::span<const std::byte> bytes) {
+Result<Layout> ReadLayout(std::span<const std::byte> bytes, NpyElements elements) {
   DSA_ASSIGN_OR_RETURN(const Preamble preamble, ReadPreamble(bytes));
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + preamble.header_start,
                               preamble.header_length);
@@ -294,7 +308,7 @@ Result<Layout> ReadLayout(std::span<const std::byte> bytes) {
   Layout layout;
   layout.major_version = preamble.major_version;
   layout.data_offset = preamble.header_start + preamble.header_length;
-  DSA_ASSIGN_OR_RETURN(layout.dtype, DTypeOfDescr(*h.descr));
+  DSA_ASSIGN_OR_RETURN(layout.dtype, DTypeOfDescr(*h.descr, elements));
   if (*h.fortran_order)
     return Status::BadInput(
         "fortran_order is True; only C-order arrays are supported (save "
@@ -319,11 +333,11 @@ std::string NpyShapeText(const std::vector<uint64_t>& shape) {
 
 std::string NpyArray::shape_string() const { return NpyShapeText(shape_); }
 
-Result<NpyArray> NpyArray::Open(const std::string& path) {
+Result<NpyArray> NpyArray::Open(const std::string& path, NpyElements elements) {
   NpyArray a;
   DSA_ASSIGN_OR_RETURN(a.file_, MappedFile::Open(path));
   const std::span<const std::byte> bytes = a.file_.bytes();
-  Result<Layout> layout = ReadLayout(bytes);
+  Result<Layout> layout = ReadLayout(bytes, elements);
   if (!layout.ok()) return layout.status().WithPrefix(path);
   a.major_version_ = layout->major_version;
   a.data_offset_ = layout->data_offset;

@@ -1,13 +1,14 @@
 // Reader for NumPy .npy files holding integer arrays (docs/format.md §3):
-// sample_indices and Megatron's GPT index maps.
+// sample_indices and Megatron's GPT index maps; and number arrays (integer
+// or float32/float64) for the score metric's files.
 //
 // Open() maps the file read-only and validates all of it before returning: the
 // magic, the version (1.0, 2.0 or 3.0), a header dict with exactly the keys
 // 'descr', 'fortran_order' and 'shape', a little-endian integer descr ('<i8',
-// '<u4', '|u1', ...), fortran_order False, and a file size of exactly header +
-// product(shape) * itemsize. Anything else is refused with one line naming the
-// file and the problem; after a successful Open no accessor reads out of
-// bounds. What shape a caller needs is the caller's to check.
+// '<u4', '|u1', ...; with NpyElements::kNumbers also '<f4' and '<f8'), fortran_order False, and a
+// file size of exactly header + product(shape) * itemsize. Anything else is refused with one line
+// naming the file and the problem; after a successful Open no accessor reads out of bounds. What
+// shape a caller needs is the caller's to check.
 //
 // Ownership: NpyArray owns its mapping; element views point into it and are
 // valid while the NpyArray lives. Move-only; moving keeps views valid. Const
@@ -31,9 +32,13 @@ namespace dsanalyze {
 // .npy header's 'shape' entry).
 std::string NpyShapeText(const std::vector<uint64_t>& shape);
 
+// Which element types Open accepts.
+enum class NpyElements { kIntegers, kNumbers };
+
 class NpyArray {
  public:
-  static Result<NpyArray> Open(const std::string& path);
+  static Result<NpyArray> Open(const std::string& path,
+                               NpyElements elements = NpyElements::kIntegers);
 
   const std::string& path() const { return file_.path(); }
   int major_version() const { return major_version_; }
@@ -51,37 +56,52 @@ class NpyArray {
 
   // Element i (row-major) widened to int64; uint64 values above INT64_MAX come
   // back as INT64_MAX, so range checks against any int64 bound stay correct.
-  // Requires i < size().
+  // Requires i < size() and an integer dtype.
   int64_t at(uint64_t i) const {
     switch (dtype_) {
       case DType::kU8:
-        return Load<uint8_t>(i);
+        return LoadAs<uint8_t, int64_t>(i);
       case DType::kI8:
-        return Load<int8_t>(i);
+        return LoadAs<int8_t, int64_t>(i);
       case DType::kI16:
-        return Load<int16_t>(i);
+        return LoadAs<int16_t, int64_t>(i);
       case DType::kU16:
-        return Load<uint16_t>(i);
+        return LoadAs<uint16_t, int64_t>(i);
       case DType::kI32:
-        return Load<int32_t>(i);
+        return LoadAs<int32_t, int64_t>(i);
       case DType::kU32:
-        return Load<uint32_t>(i);
+        return LoadAs<uint32_t, int64_t>(i);
       case DType::kI64:
-        return Load<int64_t>(i);
+        return LoadAs<int64_t, int64_t>(i);
       default: {
-        const uint64_t v = Load<uint64_t>(i);
+        const uint64_t v = LoadAs<uint64_t, uint64_t>(i);
         constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
         return static_cast<int64_t>(v > kMax ? kMax : v);
       }
     }
   }
 
+  // Element i (row-major) as a double: floats exactly, integers rounded to
+  // the nearest double (exact up to 2^53). Requires i < size().
+  double AtDouble(uint64_t i) const {
+    switch (dtype_) {
+      case DType::kF32:
+        return LoadAs<float, double>(i);
+      case DType::kF64:
+        return LoadAs<double, double>(i);
+      case DType::kU64:
+        return LoadAs<uint64_t, double>(i);
+      default:
+        return static_cast<double>(at(i));
+    }
+  }
+
  private:
-  template <class T>
-  int64_t Load(uint64_t i) const {
+  template <class T, class To>
+  To LoadAs(uint64_t i) const {
     T v;  // the data offset need not be aligned for T
     std::memcpy(&v, data_ + i * sizeof(T), sizeof(T));
-    return static_cast<int64_t>(v);
+    return static_cast<To>(v);
   }
 
   MappedFile file_;

@@ -50,6 +50,13 @@ struct VocabRarityOptions {
 // Errors only if the given counts are invalid.
 Result<std::unique_ptr<Metric>> NewVocabRarityMetric(const VocabRarityOptions& options);
 
+class JsonFields;
+// score: single_value_per_sample, a per-document or per-sample score read from
+// a .npy or .jsonl file, validated from the entry's params (docs/config.md).
+// The metric reads document pieces from `dataset`, which must outlive it.
+Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
+                                                const JsonFields& params, const Dataset& dataset);
+
 // Writes each sample's single integer to out[i] (out.size() == batch.size()),
 // dispatching on the dtype once. A sample without exactly one element, or a
 // uint64 value past INT64_MAX, is a BadInput error naming `metric_name` and

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +29,27 @@ namespace dsanalyze {
 
 enum class MetricType { kSingleValuePerSample, kAccumulateValueOverSamples };
 
+// Equal-count bins (the score metric's "bins"): the single-value job replaces
+// Compute's values, which then only give an order, by bin numbers before it
+// writes anything (pipeline/rank_bins.h). Samples are ranked by (value, id);
+// the sample of global rank r among N ranked samples gets bin floor(r·B / N).
+// A sample whose value is kUnranked takes no part and gets unranked_value.
+struct RankBins {
+  static constexpr int64_t kUnranked = INT64_MAX;
+  uint64_t bins = 0;
+  int64_t unranked_value = 0;
+};
+
+// What a metric's integers stand for, when they come from float scores (the
+// score metric), so reports can show scores: with scale > 0 a value is
+// round(s · scale), with bins > 0 a bin of equal count; s is the score, or
+// minus the score when descending.
+struct ScoreMeaning {
+  double scale = 0;
+  uint64_t bins = 0;
+  bool descending = false;
+};
+
 std::string_view MetricTypeName(MetricType t);  // DeepSpeed's spelling
 
 class Metric {
@@ -38,6 +60,10 @@ class Metric {
   virtual size_t accumulate_length() const { return 0; }
   // False when the metric needs only sample lengths (lets readers skip element data).
   virtual bool needs_elements() const { return true; }
+  // Single-value metrics whose values are to be binned by rank (RankBins).
+  virtual std::optional<RankBins> rank_bins() const { return std::nullopt; }
+  // Metrics whose values come from float scores (ScoreMeaning).
+  virtual std::optional<ScoreMeaning> score_meaning() const { return std::nullopt; }
 
   // The metrics whose results over the whole dataset this one needs, as
   // config entries for CreateMetric (their `name` is only used in messages).

@@ -58,11 +58,17 @@ Result<std::unique_ptr<Metric>> MakeVocabRarity(const MetricConfig& config,
 constexpr std::array<std::string_view, 0> kNoParams = {};
 constexpr std::array<std::string_view, 1> kVocabParams = {"vocab_size"};
 constexpr std::array<std::string_view, 2> kRarityParams = {"vocab_size", "total_vocab_freq"};
+constexpr std::array<std::string_view, 9> kScoreParams = {
+    "file", "per", "reduce", "scale", "bins", "descending", "nan", "field", "id_field"};
 constexpr std::array<std::string_view, 3> kSeqlenRarityParams = {"vocab_size", "total_vocab_freq",
                                                                  "seq_length"};
 
 // Sorted by name.
-const std::array<Builtin, 6> kBuiltins = {{
+const std::array<Builtin, 7> kBuiltins = {{
+    {"score",
+     "a score per document or per sample from a .npy or .jsonl file, as integers (params: file, "
+     "per, scale or bins; optional reduce, descending, nan, field, id_field)",
+     MetricType::kSingleValuePerSample, kScoreParams, MakeScoreMetric},
     {"seqlen", "number of elements (tokens) in the sample, not counting dataset.ignore_token_ids",
      MetricType::kSingleValuePerSample, kNoParams,
      [](const MetricConfig& c, const JsonFields&, const Dataset& d) -> Made {

@@ -5,6 +5,8 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/plugin_metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/rarity.cc
   ${CMAKE_CURRENT_LIST_DIR}/registry.cc
+  ${CMAKE_CURRENT_LIST_DIR}/score_file.cc
+  ${CMAKE_CURRENT_LIST_DIR}/score_metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/seqlen_metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/single_values.cc
   ${CMAKE_CURRENT_LIST_DIR}/sum_metric.cc

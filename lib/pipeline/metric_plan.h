@@ -9,6 +9,8 @@
 // RunMetricJob (metric_plan.cc).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +34,9 @@ struct PlannedMetric {
   // The map's result on this rank: one value per local sample (single-value
   // metrics) or the element-wise sum over the local samples (accumulate).
   std::vector<int64_t> mapped;
+  // A metric binned by rank (rank_bins.h): each bin's smallest and largest
+  // value before binning, {min, max}.
+  std::vector<std::array<int64_t, 2>> bin_ranges;
 
   const std::string& name() const { return config->name; }
   MetricType type() const { return metric->type(); }

@@ -134,7 +134,8 @@ Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan
   Result<std::vector<std::string>> files = std::vector<std::string>();
   if (run.comm.is_root()) {
     std::vector<MetricEntry> entries;
-    for (const PlannedMetric& m : plan) entries.push_back({m.name(), m.type()});
+    for (const PlannedMetric& m : plan)
+      entries.push_back({m.name(), m.type(), m.metric->score_meaning(), m.bin_ranges});
     files = WriteReports(run.staged->staging_dir(), entries, RunInfoOf(run, context, *summary));
     FaultPoint("report");  // test-only (util/fault_point.h)
   }

@@ -45,6 +45,34 @@ double Now() { return MPI_Wtime(); }
 }  // namespace
 
 template <class Key>
+std::vector<u128> KeysAtGlobalRanks(const Comm& comm, const std::vector<Key>& sorted,
+                                    unsigned key_bits, std::span<const uint64_t> ranks,
+                                    uint64_t total) {
+  // The key of global rank t is the smallest key K with (number of keys <= K)
+  // > t: bisect for all ranks at once, one Allreduce of counts per key bit.
+  const size_t n = ranks.size();
+  const u128 max_ordinal = key_bits >= 128 ? ~u128{0} : (u128{1} << key_bits) - 1;
+  std::vector<u128> lo(n, 0), hi(n, max_ordinal);
+  std::vector<uint64_t> counts(n);
+  for (unsigned step = 0; step <= key_bits; ++step) {
+    for (size_t j = 0; j < n; ++j) {
+      const u128 mid = lo[j] + (hi[j] - lo[j]) / 2;
+      counts[j] = ranks[j] >= total ? 0 : CountAtMost(sorted, mid);
+    }
+    std::vector<uint64_t> global = comm.Allreduce<uint64_t>(counts, MPI_SUM);
+    for (size_t j = 0; j < n; ++j) {
+      if (lo[j] == hi[j]) continue;
+      const u128 mid = lo[j] + (hi[j] - lo[j]) / 2;
+      if (global[j] > ranks[j])
+        hi[j] = mid;
+      else
+        lo[j] = mid + 1;
+    }
+  }
+  return lo;
+}
+
+template <class Key>
 std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>& sorted,
                                         unsigned key_bits) {
   const size_t p = static_cast<size_t>(comm.size());
@@ -53,35 +81,17 @@ std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>
   split[p] = sorted.size();
   if (p == 1) return split;
 
-  // Splitter j (1..p-1) is the key of global rank target[j]: the smallest key K
-  // with (number of keys <= K) > target[j]. A rank whose slice would be empty
-  // gets target == total and split == size.
+  // Splitter j (1..p-1) is the key of global rank target[j]. A rank whose
+  // slice would be empty gets target == total and split == size.
   std::vector<uint64_t> target(p - 1);
   for (size_t j = 1; j < p; ++j) target[j - 1] = static_cast<uint64_t>((u128{total} * j) / p);
-  const u128 max_ordinal = key_bits >= 128 ? ~u128{0} : (u128{1} << key_bits) - 1;
-  std::vector<u128> lo(p - 1, 0), hi(p - 1, max_ordinal);
-  std::vector<uint64_t> counts(p - 1);
-  for (unsigned step = 0; step <= key_bits; ++step) {
-    for (size_t j = 0; j < p - 1; ++j) {
-      const u128 mid = lo[j] + (hi[j] - lo[j]) / 2;
-      counts[j] = target[j] >= total ? 0 : CountAtMost(sorted, mid);
-    }
-    std::vector<uint64_t> global = comm.Allreduce<uint64_t>(counts, MPI_SUM);
-    for (size_t j = 0; j < p - 1; ++j) {
-      if (lo[j] == hi[j]) continue;
-      const u128 mid = lo[j] + (hi[j] - lo[j]) / 2;
-      if (global[j] > target[j])
-        hi[j] = mid;
-      else
-        lo[j] = mid + 1;
-    }
-  }
+  const std::vector<u128> keys = KeysAtGlobalRanks(comm, sorted, key_bits, target, total);
   for (size_t j = 1; j < p; ++j) {
     if (target[j - 1] >= total) {
       split[j] = sorted.size();
       continue;
     }
-    const Key k = KeyCodec<Key>::FromOrdinal(lo[j - 1]);
+    const Key k = KeyCodec<Key>::FromOrdinal(keys[j - 1]);
     split[j] =
         static_cast<uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin());
   }
@@ -113,6 +123,10 @@ std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned 
   return merged;
 }
 
+template std::vector<u128> KeysAtGlobalRanks(const Comm&, const std::vector<uint64_t>&, unsigned,
+                                             std::span<const uint64_t>, uint64_t);
+template std::vector<u128> KeysAtGlobalRanks(const Comm&, const std::vector<WideKey>&, unsigned,
+                                             std::span<const uint64_t>, uint64_t);
 template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<uint64_t>&,
                                                  unsigned);
 template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<WideKey>&,

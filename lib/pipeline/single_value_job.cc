@@ -5,23 +5,12 @@
 #include "pipeline/global_reduce.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/metric_jobs.h"
+#include "pipeline/rank_bins.h"
 #include "pipeline/sample_sort.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {
 namespace {
-
-// Keys relative to the global value range and the run's id range (sort_key.h).
-KeyLayout LayoutFor(ValueRange values, const SampleSpace& samples) {
-  KeyLayout layout;
-  layout.value_min = values.min;
-  layout.id_min = samples.id_min;
-  layout.value_bits =
-      BitsFor(static_cast<uint64_t>(values.max) - static_cast<uint64_t>(values.min));
-  layout.id_bits =
-      BitsFor(static_cast<uint64_t>(samples.id_max) - static_cast<uint64_t>(samples.id_min));
-  return layout;
-}
 
 // Sorts the metric's (value, id) pairs across ranks and writes its index files.
 template <class Key>
@@ -35,9 +24,8 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
 
   run.Begin("exchange", m.name() + ": exchange");
-  const unsigned key_bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
   SampleSortTimes times;
-  keys = SampleSort(run.comm, std::move(keys), key_bits, &times);
+  keys = SampleSort(run.comm, std::move(keys), layout.key_bits(), &times);
   run.clock.Add(kStageSplitters, times.splitters);
   run.clock.Add(kStageExchange, times.exchange);
   run.clock.Add(kStageMerge, times.merge);
@@ -57,6 +45,12 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
 }  // namespace
 
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
+  if (const std::optional<RankBins> bins = m.metric->rank_bins()) {
+    run.Begin("sort", m.name() + ": bins");
+    m.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
+                                run.samples.id_max, run.config.map.threads, &m.mapped);
+    run.clock.Lap(kStageRankBins);
+  }
   run.Begin("write", m.name() + ": sample_to_metric", run.samples.count, "rows");
   const ValueRange values = GlobalMinMax(run.comm, m.mapped);
   const DType metric_dtype = FitIntDType(values.min, values.max);
@@ -67,7 +61,8 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
       run.comm, m.mapped, run.FilePrefix(m.name(), kSampleToMetric), metric_dtype, run.write));
   run.clock.Lap(kStageSampleToMetric);
 
-  const KeyLayout layout = LayoutFor(values, run.samples);
+  const KeyLayout layout =
+      MakeKeyLayout(values.min, values.max, run.samples.id_min, run.samples.id_max);
   if (layout.fits_u64()) return SortAndIndex<uint64_t>(run, m, layout, metric_dtype);
   return SortAndIndex<WideKey>(run, m, layout, metric_dtype);
 }

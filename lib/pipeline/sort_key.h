@@ -35,7 +35,21 @@ struct KeyLayout {
   unsigned id_bits = 0;
   bool fits_u64() const { return value_bits + id_bits <= 64; }
   unsigned total_bits() const { return value_bits + id_bits; }
+  // Significant bits of a key: of the uint64_t, or of the WideKey (whose id
+  // half is always 64 bits).
+  unsigned key_bits() const { return fits_u64() ? total_bits() : 64 + value_bits; }
 };
+
+// Keys for values in [value_min, value_max] and ids in [id_min, id_max].
+inline KeyLayout MakeKeyLayout(int64_t value_min, int64_t value_max, int64_t id_min,
+                               int64_t id_max) {
+  KeyLayout layout;
+  layout.value_min = value_min;
+  layout.id_min = id_min;
+  layout.value_bits = BitsFor(static_cast<uint64_t>(value_max) - static_cast<uint64_t>(value_min));
+  layout.id_bits = BitsFor(static_cast<uint64_t>(id_max) - static_cast<uint64_t>(id_min));
+  return layout;
+}
 
 template <class Key>
 struct KeyCodec;

@@ -8,6 +8,7 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/metric_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cc
   ${CMAKE_CURRENT_LIST_DIR}/progress.cc
+  ${CMAKE_CURRENT_LIST_DIR}/rank_bins.cc
   ${CMAKE_CURRENT_LIST_DIR}/run_state.cc
   ${CMAKE_CURRENT_LIST_DIR}/sample_sort.cc
   ${CMAKE_CURRENT_LIST_DIR}/single_value_job.cc)

@@ -17,6 +17,7 @@ namespace dsanalyze {
 enum Stage {
   kStageOpen,
   kStageMap,
+  kStageRankBins,
   kStageMinMax,
   kStageSampleToMetric,
   kStageLocalSort,
@@ -29,8 +30,8 @@ enum Stage {
   kNumStages
 };
 inline constexpr const char* kStageNames[kNumStages] = {
-    "open",     "map",   "minmax", "sample_to_metric", "local_sort",   "splitters",
-    "exchange", "merge", "write",  "accumulate",       "report_commit"};
+    "open",      "map",      "rank_bins", "minmax", "sample_to_metric", "local_sort",
+    "splitters", "exchange", "merge",     "write",  "accumulate",       "report_commit"};
 
 // Seconds per stage, and the anonymous memory sampled at each stage end
 // (Linux keeps no peak of it; see util/memory_usage.h).

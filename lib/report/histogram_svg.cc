@@ -182,7 +182,7 @@ std::string YAxis(const Scale& s) {
 }
 
 // The bars of the non-empty bins, each with a tooltip.
-std::string Bars(const Bins& b, const Scale& s) {
+std::string Bars(const Bins& b, const Scale& s, const ValueAxis& axis) {
   const double bar_w = kPlotW / static_cast<double>(b.bins);
   const double gap = bar_w > 3 ? 1 : 0;
   std::string svg = "<g fill=\"#4878a8\">\n";
@@ -193,14 +193,14 @@ std::string Bars(const Bins& b, const Scale& s) {
     const double y = s.Y(b.counts[i]);
     svg += "<rect x=\"" + Px(kLeft + i * bar_w + gap / 2) + "\" y=\"" + Px(y) + "\" width=\"" +
            Px(bar_w - gap) + "\" height=\"" + Px(kAxisY - y) + "\"><title>" +
-           (b.width == 1 ? Integer(first) : Integer(first) + ".." + Integer(last)) + ": " +
+           (b.width == 1 ? axis.label(first) : axis.label(first) + ".." + axis.label(last)) + ": " +
            std::to_string(b.counts[i]) + " samples</title></rect>\n";
   }
   return svg + "</g>\n";
 }
 
 // x axis: round value ticks inside the binned range, and its label.
-std::string XAxis(const std::string& metric, const Bins& b, const Scale& s) {
+std::string XAxis(const Bins& b, const Scale& s, const ValueAxis& axis) {
   std::string svg;
   const u128 x_step = RoundUp125(CeilDiv(b.bins * b.width, 8));
   const __int128 x_end = b.start + static_cast<__int128>(b.bins * b.width);
@@ -208,16 +208,17 @@ std::string XAxis(const std::string& metric, const Bins& b, const Scale& s) {
        t < x_end; t += static_cast<__int128>(x_step)) {
     const double x = s.X(t);
     svg += Line(x, kAxisY, x, kAxisY + 5, "stroke=\"black\"");
-    svg += Text(x, kAxisY + 20, "middle", Integer(t));
+    svg += Text(x, kAxisY + 20, "middle", axis.label(t));
   }
-  svg += Text(
-      kLeft + kPlotW / 2, kHeight - 25, "middle",
-      metric + " value" + (b.width == 1 ? std::string() : " (bin width " + Integer(b.width) + ")"));
+  svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle",
+              axis.title + (b.width == 1 ? std::string()
+                                         : " (bin width " +
+                                               axis.width(static_cast<__int128>(b.width)) + ")"));
   return svg;
 }
 
 // Percentile marks, labels staggered so they do not overlap.
-std::string PercentileMarks(const ValueDistribution& d, const Scale& s) {
+std::string PercentileMarks(const ValueDistribution& d, const Scale& s, const ValueAxis& axis) {
   std::string svg;
   const int marks[] = {10, 50, 90};
   for (int i = 0; i < 3; ++i) {
@@ -226,28 +227,31 @@ std::string PercentileMarks(const ValueDistribution& d, const Scale& s) {
     const double label_y = kTop - 40 + 14 * i;
     svg += Line(x, label_y + 4, x, kAxisY, "stroke=\"#c03030\" stroke-dasharray=\"5,4\"");
     const bool right_side = x > kLeft + 0.8 * kPlotW;
-    svg +=
-        Text(right_side ? x - 4 : x + 4, label_y, right_side ? "end" : "start",
-             std::string("p") + std::to_string(marks[i]) + " = " + Integer(v), "fill=\"#c03030\"");
+    svg += Text(right_side ? x - 4 : x + 4, label_y, right_side ? "end" : "start",
+                std::string("p") + std::to_string(marks[i]) + " = " + axis.label(v),
+                "fill=\"#c03030\"");
   }
   return svg;
 }
 
 }  // namespace
 
-std::string HistogramSvg(const std::string& metric, const ValueDistribution& d) {
+ValueAxis IntegerAxis(const std::string& metric) { return {metric + " value", Integer, Integer}; }
+
+std::string HistogramSvg(const std::string& metric, const ValueDistribution& d,
+                         const ValueAxis& axis) {
   std::string svg = Frame(metric, d);
   if (d.samples == 0) {
     svg += Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no samples");
-    svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle", metric + " value");
+    svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle", axis.title);
     return svg + "</svg>\n";
   }
   const Bins bins = MakeBins(d);
   const Scale scale = MakeScale(bins);
   svg += YAxis(scale);
-  svg += Bars(bins, scale);
-  svg += XAxis(metric, bins, scale);
-  svg += PercentileMarks(d, scale);
+  svg += Bars(bins, scale, axis);
+  svg += XAxis(bins, scale, axis);
+  svg += PercentileMarks(d, scale, axis);
   return svg + "</svg>\n";
 }
 

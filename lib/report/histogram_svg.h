@@ -8,12 +8,24 @@
 // is well-formed XML with the SVG namespace, so browsers open it directly.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "report/metric_stats.h"
 
 namespace dsanalyze {
 
-std::string HistogramSvg(const std::string& metric, const ValueDistribution& d);
+// How the x axis names values: its title, a value's label and a bin width's
+// label. A score metric's axis names the scores its integers stand for.
+struct ValueAxis {
+  std::string title;
+  std::function<std::string(__int128)> label;
+  std::function<std::string(__int128)> width;
+};
+// The integers themselves, titled "<metric> value".
+ValueAxis IntegerAxis(const std::string& metric);
+
+std::string HistogramSvg(const std::string& metric, const ValueDistribution& d,
+                         const ValueAxis& axis);
 
 }  // namespace dsanalyze

@@ -83,4 +83,10 @@ Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path,
   return s;
 }
 
+std::string PercentileKey(int p) {
+  std::string key = "p";  // appended: `"p" + to_string(p)` trips GCC 12's -Wrestrict
+  key += std::to_string(p);
+  return key;
+}
+
 }  // namespace dsanalyze

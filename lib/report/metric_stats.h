@@ -39,6 +39,10 @@ __int128 SumOfValues(const ValueDistribution& d);
 // Requires d.samples > 0.
 int64_t NearestRankPercentile(const ValueDistribution& d, int p);
 
+// summary.json lists percentiles p0, p5, ..., p100 under these keys ("p5").
+inline constexpr int kSummaryPercentileStep = 5;
+std::string PercentileKey(int p);
+
 struct AccumulateStats {
   DType dtype = DType::kI64;
   uint64_t length = 0;  // elements of the metric_value row

@@ -7,6 +7,7 @@
 #include "report/curriculum_config.h"
 #include "report/histogram_svg.h"
 #include "report/metric_stats.h"
+#include "report/score_summary.h"
 #include "util/file_util.h"
 
 namespace dsanalyze {
@@ -14,7 +15,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr int kPercentileStep = 5;
 constexpr char kPercentileMethod[] =
     "nearest rank: the p-th percentile is the value of the ceil(p/100 * N)-th smallest sample "
     "(counting from 1; the smallest for p = 0)";
@@ -42,10 +42,8 @@ Json SingleValueSummary(const ValueDistribution& d) {
   j["sum"] = Int128Json(sum);
   j["mean"] = static_cast<double>(static_cast<long double>(sum) / d.samples);
   Json percentiles = Json::object();
-  for (int p = 0; p <= 100; p += kPercentileStep) {
-    std::string key = "p";  // appended: `"p" + to_string(p)` trips GCC 12's -Wrestrict
-    key += std::to_string(p);
-    percentiles[key] = NearestRankPercentile(d, p);
+  for (int p = 0; p <= 100; p += kSummaryPercentileStep) {
+    percentiles[PercentileKey(p)] = NearestRankPercentile(d, p);
   }
   j["percentiles"] = std::move(percentiles);
   return j;
@@ -108,7 +106,12 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
     if (m.type == MetricType::kSingleValuePerSample) {
       DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
       per_metric[m.name] = SingleValueSummary(d);
-      DSA_RETURN_IF_ERROR(WriteFileAtomic(HistogramFile(dir, m.name), HistogramSvg(m.name, d)));
+      if (m.score && d.samples > 0)
+        per_metric[m.name]["score"] = ScoreSummary(d, *m.score, m.bin_ranges);
+      const ValueAxis axis =
+          m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
+      DSA_RETURN_IF_ERROR(
+          WriteFileAtomic(HistogramFile(dir, m.name), HistogramSvg(m.name, d, axis)));
       if (d.samples > 0) curriculum.push_back({m.name, d.values.front(), d.values.back()});
     } else {
       DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name));

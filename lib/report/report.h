@@ -10,6 +10,7 @@
 //    plus the run's stage timings (all but report_commit, which is still
 //    running), ranks, threads, peak RSS and peak anonymous memory per rank,
 //    tool version, config hash and config;
+//    a score metric's entry adds a "score" block in score units (score_summary.h);
 //  - D/M/M_histogram.svg for each single-value metric (histogram_svg.h);
 //  - D/curriculum_config.json: the DeepSpeed data_efficiency block for the
 //    single-value metrics that have samples, with paths under
@@ -19,8 +20,10 @@
 // Not thread-safe with respect to other writers of D.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,11 @@ struct RunInfo {
 struct MetricEntry {
   std::string name;
   MetricType type;
+  // A score metric's: what its integers stand for, and with bins each bin's
+  // ordered-score range (score_summary.h). summary.json then gets a "score"
+  // block and the histogram a score axis.
+  std::optional<ScoreMeaning> score = std::nullopt;
+  std::vector<std::array<int64_t, 2>> bin_ranges = {};
 };
 
 // Returns the top-level files it wrote in D, in the order they are to be

@@ -2,5 +2,6 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_config.cc
   ${CMAKE_CURRENT_LIST_DIR}/histogram_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric_stats.cc
+  ${CMAKE_CURRENT_LIST_DIR}/score_summary.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc
   ${CMAKE_CURRENT_LIST_DIR}/run_digest.cc)

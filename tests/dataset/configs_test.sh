@@ -12,7 +12,7 @@
 # be what the dataset type defines (checked through the seqlen values, below).
 # These are the commands of docs/usage.md §8. Every configs/*.json must be run
 # by this test or by metrics.configs (tokens_vocab, plugin) or the docs test
-# (demo): a config no test runs fails here.
+# (demo, score): a config no test runs fails here.
 # Usage: configs_test.sh   (env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR)
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}" "${SOURCE_DIR:?}"
@@ -23,7 +23,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 for config in "$SOURCE_DIR"/configs/*.json; do
   case $(basename "$config" .json) in
-    documents | packed | megatron_gpt | tokens_vocab | plugin | demo) ;;
+    documents | packed | megatron_gpt | tokens_vocab | plugin | demo | score) ;;
     *) fail "$config: no test runs this config" ;;
   esac
 done

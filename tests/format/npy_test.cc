@@ -1,6 +1,7 @@
 #include "format/npy.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <limits>
 
 #include "support/npy_writer.h"
@@ -203,6 +204,49 @@ TEST_CASE("npy: every malformed file gets one line naming it and the problem", "
   Result<NpyArray> missing = NpyArray::Open(dir / "none.npy");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().message() == dir / "none.npy" + ": file not found");
+}
+
+TEST_CASE("npy: number arrays (the score metric's) read floats and integers as doubles", "[npy]") {
+  test::ScratchDir dir;
+  const std::vector<double> f8 = {-1.5, 0.0, 3.25, 1e300, std::numeric_limits<double>::quiet_NaN()};
+  const std::vector<float> f4 = {-0.1f, 2.5f, std::numeric_limits<float>::infinity()};
+  const std::vector<int16_t> i2 = {-32768, 7, 32767};
+  const std::vector<uint64_t> u8 = {0, uint64_t{1} << 63};
+  test::WriteNpy(dir / "f8.npy", f8, {f8.size()}, 1);
+  test::WriteNpy(dir / "f4.npy", f4, {f4.size()}, 2);
+  test::WriteNpy(dir / "i2.npy", i2, {i2.size()}, 1);
+  test::WriteNpy(dir / "u8.npy", u8, {u8.size()}, 1);
+
+  Result<NpyArray> a = NpyArray::Open(dir / "f8.npy", NpyElements::kNumbers);
+  REQUIRE(a.ok());
+  CHECK(a->dtype() == DType::kF64);
+  for (size_t i = 0; i + 1 < f8.size(); ++i) CHECK(a->AtDouble(i) == f8[i]);
+  CHECK(std::isnan(a->AtDouble(4)));
+  Result<NpyArray> b = NpyArray::Open(dir / "f4.npy", NpyElements::kNumbers);
+  REQUIRE(b.ok());
+  CHECK(b->dtype() == DType::kF32);
+  for (size_t i = 0; i < f4.size(); ++i) CHECK(b->AtDouble(i) == static_cast<double>(f4[i]));
+  Result<NpyArray> c = NpyArray::Open(dir / "i2.npy", NpyElements::kNumbers);
+  REQUIRE(c.ok());
+  for (size_t i = 0; i < i2.size(); ++i) CHECK(c->AtDouble(i) == i2[i]);
+  Result<NpyArray> d = NpyArray::Open(dir / "u8.npy", NpyElements::kNumbers);
+  REQUIRE(d.ok());
+  CHECK(d->AtDouble(1) == 0x1p63);  // not clamped to INT64_MAX as at() is
+
+  // Integer-only readers still refuse floats, and float16 is refused with a fix.
+  Result<NpyArray> ints = NpyArray::Open(dir / "f8.npy");
+  REQUIRE(!ints.ok());
+  CHECK_THAT(ints.status().message(), Catch::Contains("not an integer dtype (floating point)"));
+  test::WriteFile(dir / "f2.npy", NpyBytes(1, NpyDict("<f2", {2}), std::vector<uint8_t>(4)));
+  Result<NpyArray> half = NpyArray::Open(dir / "f2.npy", NpyElements::kNumbers);
+  REQUIRE(!half.ok());
+  CHECK_THAT(half.status().message(), Catch::Contains("f2.npy") &&
+                                          Catch::Contains("float32 or float64") &&
+                                          Catch::Contains("astype('float32')"));
+  test::WriteFile(dir / "c8.npy", NpyBytes(1, NpyDict("<c8", {1}), std::vector<uint8_t>(8)));
+  Result<NpyArray> complex = NpyArray::Open(dir / "c8.npy", NpyElements::kNumbers);
+  REQUIRE(!complex.ok());
+  CHECK_THAT(complex.status().message(), Catch::Contains("is not a number dtype (complex)"));
 }
 
 }  // namespace

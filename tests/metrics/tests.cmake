@@ -36,3 +36,8 @@ dsanalyze_add_mpi_test(NAME metrics.plugin_docs RANKS 2
 # configs/tokens_vocab.json and configs/plugin.json run as written.
 dsanalyze_add_mpi_test(NAME metrics.configs RANKS 2
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/configs_test.sh)
+
+# The score metric end to end against an independent Python computation
+# (score_run_test.py), byte-identical for 1 and 2 threads.
+dsanalyze_add_mpi_test(NAME metrics.score_run RANKS 1 2 3 TIMEOUT 300
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/score_run_test.py)

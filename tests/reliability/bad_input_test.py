@@ -90,7 +90,8 @@ def npy_bytes(values, descr="<i8", shape=None, fortran=False, header=None):
     """A NumPy 1.0 .npy of little-endian integers (or the given raw header)."""
     if shape is None:
         shape = (len(values),)
-    fmt = {"<i8": "<%dq", "<i4": "<%di", "<u8": "<%dQ", "<f8": "<%dd", ">i8": ">%dq"}[descr]
+    fmt = {"<i8": "<%dq", "<i4": "<%di", "<u8": "<%dQ", "<f8": "<%dd", ">i8": ">%dq",
+           "<f4": "<%df", "<f2": "<%de"}[descr]
     data = struct.pack(fmt % len(values), *values)
     if header is None:
         shape_text = "(%s)" % ("%d," % shape[0] if len(shape) == 1 else
@@ -806,6 +807,193 @@ def sample_indices_uint64_overflow(c):
 def sample_indices_missing(c):
     return c.config(dataset=c.documents(sample_indices=c.p("ids.npy"))), 2, [
         "dataset.sample_indices", "ids.npy", "not found"]
+
+
+# --- score files (the score metric) ---------------------------------------------
+
+def score_metric(c, file, **params):
+    """A config whose one metric is a score from `file` (per document, scale 1000)."""
+    p = {"file": file, "per": "document", "scale": 1000}
+    p.update(params)
+    p = {k: v for k, v in p.items() if v is not None}
+    return c.config(metrics=[{"name": "quality", "metric": "score", "params": p}])
+
+
+def score_npy(c, values, descr="<f8", name="q"):
+    return write_map(c, name, values, descr=descr)
+
+
+def doc_count(c):
+    return len(base_rows())
+
+
+@case
+def score_nan_row(c):
+    values = [0.5] * doc_count(c)
+    values[17] = float("nan")
+    return score_metric(c, score_npy(c, values)), 2, [
+        "metric quality", "q.npy", "row 17 is NaN", "params.nan"]
+
+
+@case
+def score_inf_row(c):
+    values = [0.5] * doc_count(c)
+    values[3] = float("-inf")
+    return score_metric(c, score_npy(c, values)), 2, ["q.npy", "row 3 is -inf"]
+
+
+@case
+def score_wrong_length(c):
+    path = score_npy(c, [0.5] * (doc_count(c) - 1))
+    return score_metric(c, path), 2, [
+        "metrics[0].params.file", "q.npy", "has %d rows" % (doc_count(c) - 1),
+        "%d documents" % doc_count(c)]
+
+
+@case
+def score_2d(c):
+    n = doc_count(c)
+    path = write_map(c, "q", [0.5] * (2 * n), descr="<f8", shape=(n, 2))
+    return score_metric(c, path), 2, ["params.file", "q.npy", "is not 1-D"]
+
+
+@case
+def score_float16(c):
+    path = score_npy(c, [0.5] * doc_count(c), descr="<f2")
+    return score_metric(c, path), 2, ["params.file", "q.npy", "float32 or float64"]
+
+
+@case
+def score_scale_overflow(c):
+    values = [0.5] * doc_count(c)
+    values[9] = 1e300
+    return score_metric(c, score_npy(c, values)), 2, ["metric quality", "is outside int64"]
+
+
+@case
+def score_file_missing(c):
+    return score_metric(c, c.p("absent.npy")), 2, ["params.file", "absent.npy", "not found"]
+
+
+@case
+def score_file_unknown_type(c):
+    write_file(c.p("q.csv"), "0.5\n")
+    return score_metric(c, c.p("q.csv")), 2, ["params.file", "q.csv", ".npy or .jsonl"]
+
+
+@case
+def score_scale_and_bins(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), bins=4), 2, [
+        "metrics[0].params", "exactly one of \"scale\"", "\"bins\""]
+
+
+@case
+def score_neither_scale_nor_bins(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), scale=None), 2, [
+        "metrics[0].params", "exactly one of"]
+
+
+@case
+def score_scale_not_positive(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), scale=0), 2, [
+        "params.scale", "greater than 0"]
+
+
+@case
+def score_bins_zero(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), scale=None, bins=0), 2, [
+        "params.bins", "0"]
+
+
+@case
+def score_per_unknown(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), per="token"), 2, [
+        "params.per", "\"document\" or \"sample\""]
+
+
+@case
+def score_per_document_without_documents(c):
+    path = score_npy(c, [0.5] * 100)
+    dataset = {"type": "synthetic_mod", "num_samples": 100}
+    return c.config(dataset=dataset, metrics=[{"name": "q", "metric": "score", "params": {
+        "file": path, "per": "document", "scale": 10}}]), 2, [
+        "params.per", "needs a dataset of documents"]
+
+
+@case
+def score_reduce_per_sample(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), per="sample",
+                        reduce="min"), 2, ["params.reduce", "only with \"per\": \"document\""]
+
+
+@case
+def score_reduce_unknown(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), reduce="median"), 2, [
+        "params.reduce", "median"]
+
+
+@case
+def score_field_with_npy(c):
+    return score_metric(c, score_npy(c, [0.5] * doc_count(c)), field="q"), 2, [
+        "params.field", "only to a .jsonl"]
+
+
+def score_jsonl(c, lines):
+    path = c.p("q.jsonl")
+    write_file(path, "".join(line + "\n" for line in lines))
+    return path
+
+
+@case
+def score_jsonl_not_a_number(c):
+    lines = ['{"score": 0.5}'] * doc_count(c)
+    lines[4] = '{"score": "high"}'
+    return score_metric(c, score_jsonl(c, lines)), 2, ["q.jsonl", "line 5"]
+
+
+@case
+def score_jsonl_bad_json(c):
+    lines = ['{"score": 0.5}'] * doc_count(c)
+    lines[8] = '{"score": 0.5'
+    return score_metric(c, score_jsonl(c, lines)), 2, ["q.jsonl", "line 9"]
+
+
+@case
+def score_jsonl_missing_field(c):
+    lines = ['{"score": 0.5}'] * doc_count(c)
+    lines[2] = '{"quality": 0.5}'
+    return score_metric(c, score_jsonl(c, lines)), 2, ["q.jsonl", "line 3", "score"]
+
+
+@case
+def score_jsonl_too_few_lines(c):
+    lines = ['{"score": 0.5}'] * (doc_count(c) - 2)
+    return score_metric(c, score_jsonl(c, lines)), 2, ["q.jsonl"]
+
+
+@case
+def score_jsonl_repeated_id(c):
+    n = doc_count(c)
+    lines = ['{"id": %d, "score": 0.5}' % i for i in range(n)]
+    lines[10] = '{"id": 3, "score": 0.5}'
+    return score_metric(c, score_jsonl(c, lines), id_field="id"), 2, [
+        "q.jsonl", "line 11", "3"]
+
+
+@case
+def score_jsonl_id_past_end(c):
+    n = doc_count(c)
+    lines = ['{"id": %d, "score": 0.5}' % i for i in range(n)]
+    lines[6] = '{"id": %d, "score": 0.5}' % n
+    return score_metric(c, score_jsonl(c, lines), id_field="id"), 2, ["q.jsonl", "line 7"]
+
+
+@case
+def score_jsonl_missing_id(c):
+    n = doc_count(c)
+    lines = ['{"id": %d, "score": 0.5}' % i for i in range(n)]
+    lines[6] = '{"score": 0.5}'
+    return score_metric(c, score_jsonl(c, lines), id_field="id"), 2, ["q.jsonl", "line 7", "id"]
 
 
 # --- plugins --------------------------------------------------------------------

@@ -349,7 +349,8 @@ TEST_CASE("nearest-rank percentiles", "[report]") {
 
 TEST_CASE("histograms of small, wide and empty distributions", "[report]") {
   SECTION("one bar per value for a small range") {
-    const std::string svg = HistogramSvg("len<&>", Distribution({-2, 0, 3}, {5, 1, 2}));
+    const std::string svg =
+        HistogramSvg("len<&>", Distribution({-2, 0, 3}, {5, 1, 2}), IntegerAxis("len<&>"));
     CHECK(XmlProblem(svg) == "");
     CHECK(svg.find("len&lt;&amp;&gt;: N = 8 samples, 3 distinct values") != std::string::npos);
     CHECK(svg.find("<title>-2: 5 samples</title>") != std::string::npos);
@@ -358,12 +359,13 @@ TEST_CASE("histograms of small, wide and empty distributions", "[report]") {
   }
   SECTION("round bins over a range near the int64 limits") {
     const int64_t big = std::numeric_limits<int64_t>::max();
-    const std::string svg = HistogramSvg("m", Distribution({-big, 0, big}, {1, 1, 1}));
+    const std::string svg =
+        HistogramSvg("m", Distribution({-big, 0, big}, {1, 1, 1}), IntegerAxis("m"));
     CHECK(XmlProblem(svg) == "");
     CHECK(svg.find("(bin width 5e+17)") != std::string::npos);
   }
   SECTION("no samples") {
-    const std::string svg = HistogramSvg("m", ValueDistribution{});
+    const std::string svg = HistogramSvg("m", ValueDistribution{}, IntegerAxis("m"));
     CHECK(XmlProblem(svg) == "");
     CHECK(svg.find(">no samples</text>") != std::string::npos);
   }

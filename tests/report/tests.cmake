@@ -1,5 +1,6 @@
 target_sources(unit_tests PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/report_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/report_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/score_summary_test.cc)
 
 # summary.json's timings and per-rank memory, and the --timings table, from a real run.
 dsanalyze_add_mpi_test(NAME report.run_summary RANKS 1 2 3

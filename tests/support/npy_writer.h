@@ -31,12 +31,12 @@ inline std::vector<uint8_t> NpyBytes(int major, const std::string& dict,
   return out;
 }
 
-// numpy's descr for T: "<i8", "<u4", "|u1", ...
+// numpy's descr for T: "<i8", "<u4", "|u1", "<f4", ...
 template <class T>
 std::string DescrOf() {
-  static_assert(std::is_integral_v<T>);
-  return std::string(sizeof(T) == 1 ? "|" : "<") + (std::is_signed_v<T> ? "i" : "u") +
-         std::to_string(sizeof(T));
+  static_assert(std::is_arithmetic_v<T>);
+  const char* kind = std::is_floating_point_v<T> ? "f" : std::is_signed_v<T> ? "i" : "u";
+  return std::string(sizeof(T) == 1 ? "|" : "<") + kind + std::to_string(sizeof(T));
 }
 
 // The shape as numpy writes it: "(5,)", "(3, 2)", "()".

@@ -8,6 +8,8 @@ metrics that read one input value per document (the `score` metric):
                              (document, tokens) pieces of its sample, in token order
   read_npy(path)             (shape, values) of a little-endian .npy array, C order
   read_npy_1d(path)          the values of a 1-D .npy array as a list
+  write_npy(path, descr, values)  a 1-D .npy array of that dtype ('<f4', '<i2', ...)
+  write_idx(prefix, sizes)   a .idx/.bin pair of uint8 zeros with these row sizes
   reduce(pieces, scores, how) one sample's value from its pieces' scores
 
 `dataset` is a dsanalyze config's "dataset" section (docs/config.md), as a dict:
@@ -21,7 +23,7 @@ of the token files, numbered across the files in config order; only the .idx
 sizes are read (docs/format.md §1), never the .bin. Pieces with no tokens are
 left out; a document a sample meets twice (a repeated doc_idx entry) appears
 twice. The pieces are those of lib/dataset (Dataset::AppendDocumentPieces):
-  documents     sample i is document i, one piece of its length (none if empty)
+  documents     sample i is document i, one piece of its length (also when 0)
   packed        sample k is the stream tokens [kL, kL + L]: the rows it overlaps,
                 each with the overlap (the token two samples share counts in both)
   megatron_gpt  position i is sample j = shuffle_idx[i], from cut sample_idx[j]
@@ -103,7 +105,7 @@ def _documents(dataset):
     sizes = []
     for prefix in dataset["prefixes"]:
         sizes += read_idx_sizes(prefix)
-    return [[(d, n)] if n > 0 else [] for d, n in enumerate(sizes)]
+    return [[(d, n)] for d, n in enumerate(sizes)]  # an empty document is still its sample
 
 
 def _packed(dataset):
@@ -165,7 +167,8 @@ def pieces(dataset):
 
 def reduce(sample_pieces, scores, how):
     """One sample's value from the scores (indexed by document) of its pieces:
-    token_mean  float64 sum of score * tokens in piece order, over the total tokens
+    token_mean  float64 sum of score * tokens in piece order, over the total tokens;
+                one piece: its score as it is; with no tokens the plain mean
     min, max    the smallest / largest piece score
     first       the score of the first piece
     A sample without pieces (no tokens) raises ValueError."""
@@ -173,10 +176,14 @@ def reduce(sample_pieces, scores, how):
         raise ValueError("a sample without pieces has no value")
     values = [float(scores[d]) for d, _ in sample_pieces]
     if how == "token_mean":
+        if len(values) == 1:
+            return values[0]
         total, tokens = 0.0, 0
         for value, (_, n) in zip(values, sample_pieces):
             total += value * float(n)
             tokens += n
+        if tokens == 0:
+            return sum(values) / float(len(values))
         return total / float(tokens)
     if how == "min":
         return min(values)
@@ -189,8 +196,8 @@ def reduce(sample_pieces, scores, how):
 
 # ---- self-test: made-up files, expected values worked out by hand ----
 
-def _write_idx(prefix, sizes):
-    """An MMapIndexedDataset pair of uint8 zeros with these row sizes."""
+def write_idx(prefix, sizes):
+    """Writes an MMapIndexedDataset pair of uint8 zeros with these row sizes."""
     pointers, offset = [], 0
     for n in sizes:
         pointers.append(offset)
@@ -204,7 +211,8 @@ def _write_idx(prefix, sizes):
         f.write(bytes(offset))
 
 
-def _write_npy(path, descr, values, shape=None, version=1):
+def write_npy(path, descr, values, shape=None, version=1):
+    """Writes `values` as a .npy array of `descr` ('<f8', '<i2', ...), C order."""
     shape = (len(values),) if shape is None else shape
     header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (descr, shape)
     prefix = 10 if version == 1 else 12
@@ -221,28 +229,28 @@ def _check(got, expected, what):
 
 
 def _self_test_pieces(d):
-    _write_idx(d + "/a", [3, 0, 2])
-    _write_idx(d + "/empty", [])
-    _write_idx(d + "/b", [4])
+    write_idx(d + "/a", [3, 0, 2])
+    write_idx(d + "/empty", [])
+    write_idx(d + "/b", [4])
     files = [d + "/a", d + "/empty", d + "/b"]
     _check(pieces({"type": "documents", "prefixes": files}),
-           [[(0, 3)], [], [(2, 2)], [(3, 4)]], "documents")
+           [[(0, 3)], [(1, 0)], [(2, 2)], [(3, 4)]], "documents")
     # 9 tokens, L = 2: windows 0-2, 2-4, 4-6, 6-8; rows [0,3) [3,3) [3,5) [5,9).
     _check(pieces({"type": "packed", "prefixes": files, "seq_length": 2}),
            [[(0, 3)], [(0, 1), (2, 2)], [(2, 1), (3, 2)], [(3, 3)]], "packed")
     _check(pieces({"type": "packed", "prefixes": files, "seq_length": 8}),
            [[(0, 3), (2, 2), (3, 4)]], "packed, one sample")
     # docs/format.md §3.3's example, with int32 / int64 / uint32 maps as Megatron writes them.
-    _write_idx(d + "/tok", [3, 5, 4])
-    _write_npy(d + "/m_doc_idx.npy", "<i4", [2, 0, 1])
-    _write_npy(d + "/m_sample_idx.npy", "<i8", [0, 0, 1, 0, 2, 1], (3, 2), 2)
-    _write_npy(d + "/m_shuffle_idx.npy", "<u4", [1, 0])
+    write_idx(d + "/tok", [3, 5, 4])
+    write_npy(d + "/m_doc_idx.npy", "<i4", [2, 0, 1])
+    write_npy(d + "/m_sample_idx.npy", "<i8", [0, 0, 1, 0, 2, 1], (3, 2), 2)
+    write_npy(d + "/m_shuffle_idx.npy", "<u4", [1, 0])
     gpt = {"type": "megatron_gpt", "prefix": d + "/tok", "index_prefix": d + "/m"}
     _check(pieces(gpt), [[(0, 3), (1, 2)], [(2, 4), (0, 1)]], "megatron_gpt")
     # One sample through doc_idx [0 1 0 1]: both rows twice.
-    _write_npy(d + "/r_doc_idx.npy", "<i8", [0, 1, 0, 1])
-    _write_npy(d + "/r_sample_idx.npy", "<i8", [0, 1, 3, 3], (2, 2))
-    _write_npy(d + "/r_shuffle_idx.npy", "<i8", [0])
+    write_npy(d + "/r_doc_idx.npy", "<i8", [0, 1, 0, 1])
+    write_npy(d + "/r_sample_idx.npy", "<i8", [0, 1, 3, 3], (2, 2))
+    write_npy(d + "/r_shuffle_idx.npy", "<i8", [0])
     _check(pieces({"type": "megatron_gpt", "prefix": d + "/tok", "doc_idx": d + "/r_doc_idx.npy",
                    "sample_idx": d + "/r_sample_idx.npy",
                    "shuffle_idx": d + "/r_shuffle_idx.npy"}),
@@ -258,15 +266,15 @@ def _self_test_npy(d):
         for order in ("<", "|") if code[1] == "1" else ("<",):
             for version in (1, 2, 3):
                 path = "%s/%s%s_%d.npy" % (d, "le" if order == "<" else "na", code, version)
-                _write_npy(path, order + code, values + [0, 1], version=version)
+                write_npy(path, order + code, values + [0, 1], version=version)
                 _check(read_npy_1d(path), values + [0, 1], path)
-    _write_npy(d + "/nan.npy", "<f8", [float("nan"), float("inf")])
+    write_npy(d + "/nan.npy", "<f8", [float("nan"), float("inf")])
     nan, inf = read_npy_1d(d + "/nan.npy")
     _check((math.isnan(nan), inf), (True, float("inf")), "non-finite floats")
-    _write_npy(d + "/2d.npy", "<u2", [1, 2, 3, 4, 5, 6], (3, 2))
+    write_npy(d + "/2d.npy", "<u2", [1, 2, 3, 4, 5, 6], (3, 2))
     _check(read_npy(d + "/2d.npy"), ((3, 2), [1, 2, 3, 4, 5, 6]), "2-D")
     _expect_error(read_npy_1d, d + "/2d.npy")
-    _write_npy(d + "/big.npy", "<i4", [1])
+    write_npy(d + "/big.npy", "<i4", [1])
     with open(d + "/big.npy", "r+b") as f:
         data = f.read().replace(b"'<i4'", b"'>i4'")
         f.seek(0)
@@ -294,6 +302,7 @@ def _self_test_reduce():
     big = [(0, 1), (1, 1), (2, 1)]
     _check(reduce(big, [1e16, 1.0, 1.0], "token_mean"), 1e16 / 3, "order")
     _check(reduce(big, [1.0, 1.0, 1e16], "token_mean"), (1e16 + 2) / 3, "order")
+    _check(reduce([(1, 0)], scores, "token_mean"), 0.5, "an empty document")
     _expect_error(reduce, [], scores, "token_mean")
     _expect_error(reduce, p, scores, "median")
 

@@ -4,4 +4,5 @@ target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/checked_add_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/closest_name_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/interrupt_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/write_behind_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/write_behind_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/ordered_double_test.cc)

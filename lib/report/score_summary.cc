@@ -1,0 +1,97 @@
+#include "report/score_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "util/ordered_double.h"
+
+namespace dsanalyze {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Short(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", x);
+  return buf;
+}
+
+// The scores of d's values ascending: the same distribution, reversed and
+// negated when descending (values never reach INT64_MIN: score_metric.cc).
+ValueDistribution ScoreOrder(const ValueDistribution& d, bool descending) {
+  if (!descending) return d;
+  ValueDistribution r = d;
+  std::reverse(r.values.begin(), r.values.end());
+  std::reverse(r.counts.begin(), r.counts.end());
+  for (int64_t& v : r.values) v = -v;
+  return r;
+}
+
+Json ScaleSummary(const ValueDistribution& d, const ScoreMeaning& m) {
+  const ValueDistribution s = ScoreOrder(d, m.descending);
+  const double sum = static_cast<double>(static_cast<long double>(SumOfValues(s)));
+  Json j;
+  j["scale"] = m.scale;
+  j["descending"] = m.descending;
+  j["min"] = static_cast<double>(s.values.front()) / m.scale;
+  j["max"] = static_cast<double>(s.values.back()) / m.scale;
+  j["mean"] = sum / static_cast<double>(s.samples) / m.scale;
+  Json percentiles = Json::object();
+  for (int p = 0; p <= 100; p += kSummaryPercentileStep) {
+    percentiles[PercentileKey(p)] = static_cast<double>(NearestRankPercentile(s, p)) / m.scale;
+  }
+  j["percentiles"] = std::move(percentiles);
+  return j;
+}
+
+// A bin's lowest and highest score; none for an empty bin.
+std::optional<std::array<double, 2>> BinScores(const BinRange& r, bool descending) {
+  if (r[0] > r[1]) return std::nullopt;
+  const double lo = FromOrderedBits(r[0]), hi = FromOrderedBits(r[1]);
+  if (descending) return std::array<double, 2>{-hi, -lo};
+  return std::array<double, 2>{lo, hi};
+}
+
+}  // namespace
+
+Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
+                  std::span<const BinRange> bins) {
+  if (meaning.bins == 0) return ScaleSummary(d, meaning);
+  Json j;
+  j["bins"] = meaning.bins;
+  j["descending"] = meaning.descending;
+  Json scores = Json::array();
+  for (const BinRange& r : bins) {
+    const auto s = BinScores(r, meaning.descending);
+    scores.push_back(s ? Json::array({(*s)[0], (*s)[1]}) : Json());
+  }
+  j["bin_scores"] = std::move(scores);
+  return j;
+}
+
+ValueAxis ScoreAxis(const std::string& metric, const ScoreMeaning& meaning,
+                    std::span<const BinRange> bins) {
+  if (meaning.bins == 0) {
+    const double unit = (meaning.descending ? -1.0 : 1.0) / meaning.scale;
+    const auto label = [unit](__int128 v) { return Short(static_cast<double>(v) * unit); };
+    return {metric + " score (value " + (meaning.descending ? "-" : "") + Short(meaning.scale) +
+                " x score)",
+            label, [unit](__int128 w) { return Short(static_cast<double>(w) * std::fabs(unit)); }};
+  }
+  // A bin is labelled with the score it starts at: its lowest score, or its
+  // highest when descending (bin 0 holds the highest scores).
+  std::vector<BinRange> ranges(bins.begin(), bins.end());
+  const bool descending = meaning.descending;
+  const auto label = [ranges, descending](__int128 b) {
+    const auto s = b >= 0 && b < static_cast<__int128>(ranges.size())
+                       ? BinScores(ranges[static_cast<size_t>(b)], descending)
+                       : std::nullopt;
+    return s ? Short((*s)[descending ? 1 : 0]) : std::to_string(static_cast<long long>(b));
+  };
+  return {metric + " bin, labelled with the score it starts at", label,
+          [](__int128 w) { return std::to_string(static_cast<long long>(w)) + " bins"; }};
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,36 @@
+// What the reports show of a score metric (metrics/metric.h ScoreMeaning):
+// summary.json's "score" block and the histogram's x axis, both in the
+// units of the original scores rather than the integers in the files.
+//
+// With "scale" a value v stands for the score v / scale (−v / scale when
+// descending). With "bins" a value is a bin; the pipeline reports each bin's
+// smallest and largest ordered score (util/ordered_double.h), from which the
+// bin's score range follows. Pure functions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+
+#include "metrics/metric.h"
+#include "report/histogram_svg.h"
+#include "report/metric_stats.h"
+
+namespace dsanalyze {
+
+// Per bin: the smallest and largest ordered score in it (INT64_MAX, INT64_MIN
+// for an empty bin).
+using BinRange = std::array<int64_t, 2>;
+
+// {"scale", "descending", "min", "max", "mean", "percentiles"} (scale) or
+// {"bins", "descending", "bin_scores": [[low, high] or null per bin]} (bins).
+// Requires d.samples > 0.
+nlohmann::ordered_json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
+                                    std::span<const BinRange> bins);
+
+ValueAxis ScoreAxis(const std::string& metric, const ScoreMeaning& meaning,
+                    std::span<const BinRange> bins);
+
+}  // namespace dsanalyze

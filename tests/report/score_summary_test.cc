@@ -1,0 +1,71 @@
+#include "report/score_summary.h"
+
+#include <catch2/catch.hpp>
+#include <limits>
+
+#include "util/ordered_double.h"
+
+namespace dsanalyze {
+namespace {
+
+ValueDistribution Distribution(std::vector<int64_t> values, std::vector<uint64_t> counts) {
+  ValueDistribution d;
+  d.values = std::move(values);
+  d.counts = std::move(counts);
+  for (uint64_t c : d.counts) d.samples += c;
+  return d;
+}
+
+TEST_CASE("score summary: scaled values as scores, ascending and descending", "[score_summary]") {
+  // Values -30 (1 sample), 10 (2), 250 (1) at scale 100.
+  const ValueDistribution d = Distribution({-30, 10, 250}, {1, 2, 1});
+  const auto up = ScoreSummary(d, ScoreMeaning{100, 0, false}, {});
+  CHECK(up["scale"] == 100.0);
+  CHECK(up["min"] == -0.3);
+  CHECK(up["max"] == 2.5);
+  CHECK(up["mean"] == (-30 + 20 + 250) / 4.0 / 100);
+  CHECK(up["percentiles"]["p0"] == -0.3);
+  CHECK(up["percentiles"]["p50"] == 0.1);
+  CHECK(up["percentiles"]["p100"] == 2.5);
+  // Descending: value = round(-score · scale), so the scores are -values / 100.
+  const auto down = ScoreSummary(d, ScoreMeaning{100, 0, true}, {});
+  CHECK(down["descending"] == true);
+  CHECK(down["min"] == -2.5);
+  CHECK(down["max"] == 0.3);
+  CHECK(down["percentiles"]["p0"] == -2.5);
+  CHECK(down["percentiles"]["p75"] == -0.1);  // scores -2.5, -0.1, -0.1, 0.3
+  CHECK(down["percentiles"]["p100"] == 0.3);
+}
+
+TEST_CASE("score summary: each bin's score range, empty bins null", "[score_summary]") {
+  const ValueDistribution d = Distribution({0, 2}, {3, 3});
+  const std::vector<BinRange> bins = {{OrderedBits(-1.5), OrderedBits(0.25)},
+                                      {INT64_MAX, INT64_MIN},
+                                      {OrderedBits(0.5), OrderedBits(7.0)}};
+  const auto up = ScoreSummary(d, ScoreMeaning{0, 3, false}, bins);
+  CHECK(up["bins"] == 3);
+  CHECK(up["bin_scores"][0] == nlohmann::ordered_json::array({-1.5, 0.25}));
+  CHECK(up["bin_scores"][1].is_null());
+  CHECK(up["bin_scores"][2] == nlohmann::ordered_json::array({0.5, 7.0}));
+  // Descending ranks -score: the ordered values are of -score.
+  const auto down = ScoreSummary(d, ScoreMeaning{0, 3, true}, bins);
+  CHECK(down["bin_scores"][0] == nlohmann::ordered_json::array({-0.25, 1.5}));
+}
+
+TEST_CASE("score axis: labels in scores", "[score_summary]") {
+  const ValueAxis scaled = ScoreAxis("q", ScoreMeaning{1000, 0, false}, {});
+  CHECK(scaled.label(1500) == "1.5");
+  CHECK(scaled.width(5) == "0.005");
+  CHECK(scaled.title.find("q score") == 0);
+  CHECK(ScoreAxis("q", ScoreMeaning{1000, 0, true}, {}).label(1500) == "-1.5");
+  const std::vector<BinRange> bins = {{OrderedBits(0.125), OrderedBits(0.5)},
+                                      {OrderedBits(0.75), OrderedBits(2.0)}};
+  const ValueAxis binned = ScoreAxis("q", ScoreMeaning{0, 2, false}, bins);
+  CHECK(binned.label(0) == "0.125");
+  CHECK(binned.label(1) == "0.75");
+  CHECK(binned.label(-1) == "-1");  // a "nan" value outside the bins: the integer
+  CHECK(ScoreAxis("q", ScoreMeaning{0, 2, true}, bins).label(0) == "-0.125");
+}
+
+}  // namespace
+}  // namespace dsanalyze
