@@ -55,14 +55,35 @@ Result<std::unique_ptr<Metric>> MakeVocabRarity(const MetricConfig& config,
   return NewVocabRarityMetric(o);
 }
 
+// params.scale (default 1000), at most `max`.
+Result<uint64_t> Scale(const JsonFields& params, uint64_t max) {
+  uint64_t scale = 1000;
+  DSA_RETURN_IF_ERROR(params.Uint("scale", 1, max, &scale));
+  return scale;
+}
+
+Made MakeRepeatedNgramRatio(const MetricConfig& config, const JsonFields& params,
+                            const Dataset& dataset) {
+  uint64_t n = 3;
+  DSA_RETURN_IF_ERROR(params.Uint("n", 1, INT64_MAX, &n));
+  DSA_ASSIGN_OR_RETURN(uint64_t scale, Scale(params, INT64_MAX));
+  return NewRepeatedNgramRatioMetric(config.name, dataset.ignore_token_ids(), n, scale);
+}
+
 constexpr std::array<std::string_view, 0> kNoParams = {};
 constexpr std::array<std::string_view, 1> kVocabParams = {"vocab_size"};
 constexpr std::array<std::string_view, 2> kRarityParams = {"vocab_size", "total_vocab_freq"};
+constexpr std::array<std::string_view, 1> kScaleParams = {"scale"};
+constexpr std::array<std::string_view, 2> kNgramParams = {"n", "scale"};
 constexpr std::array<std::string_view, 3> kSeqlenRarityParams = {"vocab_size", "total_vocab_freq",
                                                                  "seq_length"};
 
 // Sorted by name.
-const std::array<Builtin, 6> kBuiltins = {{
+const std::array<Builtin, 9> kBuiltins = {{
+    {"repeated_ngram_ratio",
+     "share of the sample's n-grams that occur more than once in it, times scale (params: "
+     "optional n, default 3; scale, default 1000)",
+     MetricType::kSingleValuePerSample, kNgramParams, MakeRepeatedNgramRatio},
     {"seqlen", "number of elements (tokens) in the sample, not counting dataset.ignore_token_ids",
      MetricType::kSingleValuePerSample, kNoParams,
      [](const MetricConfig& c, const JsonFields&, const Dataset& d) -> Made {
@@ -80,6 +101,14 @@ const std::array<Builtin, 6> kBuiltins = {{
      [](const MetricConfig& c, const JsonFields&, const Dataset&) -> Made {
        return NewSumMetric(c.name);
      }},
+    {"token_entropy",
+     "Shannon entropy in bits of the sample's token distribution, times scale (params: "
+     "optional scale, default 1000)",
+     MetricType::kSingleValuePerSample, kScaleParams,
+     [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
+       DSA_ASSIGN_OR_RETURN(uint64_t scale, Scale(p, kMaxEntropyScale));
+       return NewTokenEntropyMetric(c.name, d.ignore_token_ids(), scale);
+     }},
     {"total_vocab_freq",
      "count of every token id 0..vocab_size over all samples, ignored ids not counted (params: "
      "vocab_size)",
@@ -87,6 +116,14 @@ const std::array<Builtin, 6> kBuiltins = {{
      [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
        DSA_ASSIGN_OR_RETURN(uint64_t vocab_size, VocabSize(p));
        return NewTotalVocabFreqMetric(c.name, vocab_size, d.ignore_token_ids());
+     }},
+    {"unique_token_ratio",
+     "distinct tokens / tokens of the sample, times scale (params: optional scale, default "
+     "1000)",
+     MetricType::kSingleValuePerSample, kScaleParams,
+     [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
+       DSA_ASSIGN_OR_RETURN(uint64_t scale, Scale(p, INT64_MAX));
+       return NewUniqueTokenRatioMetric(c.name, d.ignore_token_ids(), scale);
      }},
     {"value", "the sample's single integer (each sample must have exactly one element)",
      MetricType::kSingleValuePerSample, kNoParams,
