@@ -37,3 +37,9 @@ dsanalyze_add_mpi_test(NAME metrics.plugin_docs RANKS 2
 # configs/tokens_vocab.json and configs/plugin.json run as written.
 dsanalyze_add_mpi_test(NAME metrics.configs RANKS 2
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/configs_test.sh)
+
+# unique_token_ratio, token_entropy and repeated_ngram_ratio on a generated
+# dataset: the same bytes for every rank and thread count, verify accepts them,
+# sample_to_metric as an independent Python computation gives it.
+dsanalyze_add_mpi_test(NAME metrics.token_quality RANKS 1 2 3
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/token_quality_test.sh)
