@@ -193,6 +193,21 @@ TEST_CASE("token quality: empty samples, all-ignored samples, samples shorter th
         std::vector<int64_t>{0, 0, 1000, 1000, 0});
 }
 
+TEST_CASE("token quality: docs/config.md's worked example", "[token_quality]") {
+  const std::vector<int64_t> ignore = {0};
+  const Rows rows = {{5, 7, 5, 0, 7, 5, 9, 5, 7}};
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", ignore, 1000), DType::kU16, rows)[0] == 375);
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", ignore, 4), DType::kU16, rows)[0] == 2);
+  CHECK(Run<uint16_t>(*NewTokenEntropyMetric("e", ignore, 1000), DType::kU16, rows)[0] == 1406);
+  const auto repeated = [&](uint64_t n) {
+    return Run<uint16_t>(*NewRepeatedNgramRatioMetric("r", ignore, n, 1000), DType::kU16, rows)[0];
+  };
+  CHECK(repeated(1) == 875);
+  CHECK(repeated(2) == 714);
+  CHECK(repeated(3) == 333);
+  CHECK(repeated(9) == 0);
+}
+
 TEST_CASE("token quality: ratios round half to even, exactly", "[token_quality]") {
   // With scale 4: 1/8 -> 0.5 -> 0, 3/8 -> 1.5 -> 2, 5/8 -> 2.5 -> 2, 7/8 -> 3.5 -> 4.
   const Rows unique_rows = {{1, 1, 1, 1, 1, 1, 1, 1},
