@@ -93,22 +93,27 @@ void ForEachTokenCount(std::span<const T> tokens, F&& f) {
   ForEachSortedCount(tokens, f);
 }
 
-// A slot of the n-gram table; count 0 marks it empty.
+// A slot of the n-gram table: an n-gram of the current sample if `mark` is the
+// table's epoch (seen once so far) or epoch + 1 (seen more than once), else empty.
 struct NgramSlot {
   uint64_t key = 0;
   uint64_t start = 0;  // where the window first occurs in the sample
-  uint64_t count = 0;
+  uint64_t mark = 0;
 };
 
 // Open addressing with linear probing over 2^bits slots, at most half full.
+// Reset empties it by moving to the next epoch, without touching the slots.
 class NgramTable {
  public:
-  // Empties the table and sizes it for `windows` windows (>= 1).
+  // Empties the table and sizes it for `windows` windows (>= 1): at most 1/8
+  // full up to 2^16 slots, else at most 1/2. Most windows of a text are new,
+  // and each probe past the first costs a mispredicted branch, so a sparse
+  // table is faster as long as it stays small.
   void Reset(uint64_t windows) {
-    bits_ = std::bit_width(windows) + 1;
+    bits_ = std::bit_width(windows) + (windows < (1u << 13) ? 3 : 1);
     const size_t capacity = size_t{1} << bits_;
-    if (slots_.size() < capacity) slots_.resize(capacity);
-    std::fill_n(slots_.begin(), capacity, NgramSlot{});
+    if (slots_.size() < capacity) slots_.resize(capacity);  // new slots: mark 0, empty
+    epoch_ += 2;
   }
 
   // Counts the window starting at `start` whose key is `key`; same(s) says
@@ -119,16 +124,21 @@ class NgramTable {
     const size_t mask = (size_t{1} << bits_) - 1;
     for (size_t s = (key * 0x9E3779B97F4A7C15u) >> (64 - bits_);; s = (s + 1) & mask) {
       NgramSlot& slot = slots_[s];
-      if (slot.count == 0) {
-        slot = {key, start, 1};
+      if (slot.mark < epoch_) {
+        slot = {key, start, epoch_};
         return 0;
       }
-      if (slot.key == key && same(slot.start)) return ++slot.count == 2 ? 2 : 1;
+      if (slot.key == key && same(slot.start)) {
+        if (slot.mark == epoch_ + 1) return 1;
+        slot.mark = epoch_ + 1;
+        return 2;  // its first occurrence counts now too
+      }
     }
   }
 
  private:
   int bits_ = 0;
+  uint64_t epoch_ = 0;  // even; 2^63 samples before it could wrap
   std::vector<NgramSlot> slots_;
 };
 
