@@ -7,7 +7,8 @@
 //   sample of 2^32 tokens or more) a sorted copy of the sample;
 // - n-gram counts: an open-addressing table keyed by the window packed into 64
 //   bits when its n tokens fit there, else by a rolling hash of the window; a
-//   hashed key only finds candidates, equality is decided on the windows.
+//   hashed key only finds candidates, equality is decided on the windows. Its
+//   24-byte slots number 2 to 16 per window of the longest sample seen.
 // Every value depends on the sample's tokens alone, never on the order in
 // which a table is visited, nor on the rank or thread computing it.
 #include <algorithm>
