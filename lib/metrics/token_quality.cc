@@ -233,6 +233,16 @@ class UniqueTokenRatioMetric : public TokenQualityMetric<UniqueTokenRatioMetric>
   }
 };
 
+// Per-thread scratch of token_entropy: the counts of a sample's distinct
+// tokens as a multiset. with_count[c] (zero between calls) is the number of
+// distinct tokens occurring c times, for c < kDense; larger counts (at most
+// tokens / kDense of them) go to `large`.
+struct CountMultiset {
+  static constexpr uint64_t kDense = 4096;
+  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense, 0);
+  std::vector<uint64_t> large;
+};
+
 class TokenEntropyMetric : public TokenQualityMetric<TokenEntropyMetric> {
  public:
   using TokenQualityMetric::TokenQualityMetric;
@@ -241,22 +251,34 @@ class TokenEntropyMetric : public TokenQualityMetric<TokenEntropyMetric> {
   // distinct tokens occurring c times, summed in double by ascending c.
   template <class T>
   int64_t Value(std::span<const T> tokens) const {
-    thread_local std::vector<uint64_t> with_count;  // m_c, zero between calls
-    uint64_t most = 0;
+    thread_local CountMultiset counts;
+    uint64_t most = 0;  // the largest count below kDense
     ForEachTokenCount(tokens, [&](uint64_t c) {
-      if (c >= with_count.size())
-        with_count.resize(std::max<uint64_t>(c + 1, 2 * with_count.size()));
-      ++with_count[c];
-      most = std::max(most, c);
+      if (c < CountMultiset::kDense) {
+        ++counts.with_count[c];
+        most = std::max(most, c);
+      } else {
+        counts.large.push_back(c);
+      }
     });
     const double total = static_cast<double>(tokens.size());
     double bits = 0;
-    for (uint64_t c = 1; c <= most; ++c) {
-      if (with_count[c] == 0) continue;
+    const auto add = [&](uint64_t c, uint64_t m) {
       const double p = static_cast<double>(c) / total;
-      bits += static_cast<double>(with_count[c]) * (p * -std::log2(p));
-      with_count[c] = 0;
+      bits += static_cast<double>(m) * (p * -std::log2(p));
+    };
+    for (uint64_t c = 1; c <= most; ++c) {
+      if (counts.with_count[c] == 0) continue;
+      add(c, counts.with_count[c]);
+      counts.with_count[c] = 0;
     }
+    std::vector<uint64_t>& large = counts.large;
+    std::sort(large.begin(), large.end());
+    for (size_t i = 0, j = 0; i < large.size(); i = j) {
+      while (j < large.size() && large[j] == large[i]) ++j;
+      add(large[i], j - i);
+    }
+    large.clear();
     return static_cast<int64_t>(std::nearbyint(bits * static_cast<double>(scale_)));
   }
 };

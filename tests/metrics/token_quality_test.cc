@@ -1,6 +1,7 @@
 // unique_token_ratio, token_entropy and repeated_ngram_ratio against brute-force
 // computations (std::map counting, the formulas written out) over random
 // samples of several dtypes, and on hand-made edge cases.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -258,6 +259,27 @@ TEST_CASE("token quality: all 65536 uint16 ids in one sample", "[token_quality]"
   const long double h = RefEntropyScaled(rows[0], 1000000);
   CHECK(Run<uint16_t>(*NewTokenEntropyMetric("e", {}, 1000000), DType::kU16, rows) ==
         std::vector<int64_t>{std::llround(h)});
+}
+
+TEST_CASE("token quality: counts of thousands of occurrences", "[token_quality]") {
+  // Counts 9000, 5000 (twice), 4096, 4095, 3 and 1: both sides of the entropy's
+  // table of counts, in samples of uint16 (dense count) and int64 (sorted).
+  std::mt19937_64 rng(3);
+  Rows rows(1);
+  const std::vector<std::pair<int64_t, int>> counts = {{7, 9000},  {8, 5000}, {9, 5000}, {10, 4096},
+                                                       {11, 4095}, {12, 3},   {13, 1}};
+  for (const auto& [token, count] : counts) rows[0].insert(rows[0].end(), count, token);
+  std::shuffle(rows[0].begin(), rows[0].end(), rng);
+  rows.push_back(std::vector<int64_t>(20000, 5));  // one token: entropy 0
+  for (uint64_t scale : {uint64_t{1000}, uint64_t{1} << 40}) {
+    const std::vector<int64_t> want = {std::llround(RefEntropyScaled(rows[0], scale)), 0};
+    CHECK(Run<uint16_t>(*NewTokenEntropyMetric("e", {}, scale), DType::kU16, rows) == want);
+    CHECK(Run<int64_t>(*NewTokenEntropyMetric("e", {}, scale), DType::kI64, rows) == want);
+  }
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", {}, 1000000), DType::kU16, rows) ==
+        std::vector<int64_t>{RefUnique(rows[0], 1000000), 50});
+  CHECK(Run<uint16_t>(*NewRepeatedNgramRatioMetric("r", {}, 2, 1000), DType::kU16, rows) ==
+        std::vector<int64_t>{RefRepeated(rows[0], 2, 1000), 1000});
 }
 
 TEST_CASE("repeated_ngram_ratio: windows of equal hash but different tokens differ",
