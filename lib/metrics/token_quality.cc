@@ -102,8 +102,8 @@ struct NgramSlot {
   uint64_t mark = 0;
 };
 
-// Open addressing with linear probing over 2^bits slots, at most half full.
-// Reset empties it by moving to the next epoch, without touching the slots.
+// Open addressing with linear probing over 2^bits slots, never more than half
+// full. Reset empties it by moving to the next epoch, without touching a slot.
 class NgramTable {
  public:
   // Empties the table and sizes it for `windows` windows (>= 1): at most 1/8
