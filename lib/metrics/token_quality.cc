@@ -54,9 +54,15 @@ struct DenseCounts {
   std::vector<uint16_t> touched = std::vector<uint16_t>(65537);
 };
 
+// One per thread, shared by every metric and dtype (calls never nest).
+DenseCounts& ThreadDenseCounts() {
+  thread_local DenseCounts counts;
+  return counts;
+}
+
 template <class T, class F>
 void ForEachDenseCount(std::span<const T> tokens, F& f) {
-  thread_local DenseCounts s;
+  DenseCounts& s = ThreadDenseCounts();
   uint32_t* count = s.count.data();
   uint16_t* touched = s.touched.data();
   size_t distinct = 0;
