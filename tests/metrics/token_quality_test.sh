@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# unique_token_ratio, token_entropy and repeated_ngram_ratio end to end, on a
-# generated documents dataset with ignored ids (some documents are left
-# without tokens): a run under mpiexec -n $NP with map.threads 1 and 2 must
-# give the same bytes as a one-rank, one-thread run; every output passes
-# `dsanalyze verify`; and sample_to_metric equals an independent Python
-# computation from the .idx/.bin files.
+# unique_token_ratio, token_entropy and repeated_ngram_ratio end to end, on
+# two generated documents datasets (uint16 and int32 tokens) with ignored ids
+# (some uint16 documents are left without tokens): a run under mpiexec -n $NP
+# with map.threads 1 and 2 must give the same bytes as a one-rank, one-thread
+# run; every output passes `dsanalyze verify`; and sample_to_metric equals an
+# independent Python computation from the .idx/.bin files.
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$DSANALYZE" generate "$work/tok" --documents 600 --vocab-size 300 --min-length 1 \
+# uint16 tokens (the dense count), and int32 tokens (sorted counts, hashed 3-grams).
+"$DSANALYZE" generate "$work/tok16" --documents 600 --vocab-size 300 --min-length 1 \
   --max-length 120 --seed 1 > /dev/null
+"$DSANALYZE" generate "$work/tok32" --documents 300 --vocab-size 70000 --min-length 1 \
+  --max-length 200 --seed 2 --zipf 1.6 > /dev/null
 metrics='[{"name": "u", "metric": "unique_token_ratio"},
   {"name": "e", "metric": "token_entropy", "params": {"scale": 100000}},
   {"name": "r", "metric": "repeated_ngram_ratio"},
@@ -20,28 +23,29 @@ metrics='[{"name": "u", "metric": "unique_token_ratio"},
   {"name": "r5", "metric": "repeated_ngram_ratio", "params": {"n": 5, "scale": 1}}]'
 names="u e r r1 r5"
 
-run() {  # run NAME RANKS THREADS
-  printf '%s\n' '{"dataset": {"type": "documents", "prefixes": ["'"$work/tok"'"],
+run() {  # run TOKENS NAME RANKS THREADS
+  local name="$1_$2"
+  printf '%s\n' '{"dataset": {"type": "documents", "prefixes": ["'"$work/$1"'"],
       "ignore_token_ids": [1, 0]},
-    "metrics": '"$metrics"', "output": {"path": "'"$work/$1"'"},
-    "map": {"threads": '"$3"', "batch_size": 7}}' > "$work/$1.json"
-  "$MPIEXEC" -n "$2" "$DSANALYZE" --config "$work/$1.json" --quiet \
-    || fail "$1: dsanalyze exited $?"
-  "$DSANALYZE" verify "$work/$1" > /dev/null || fail "$1: dsanalyze verify found a problem"
+    "metrics": '"$metrics"', "output": {"path": "'"$work/$name"'"},
+    "map": {"threads": '"$4"', "batch_size": 7}}' > "$work/$name.json"
+  "$MPIEXEC" -n "$3" "$DSANALYZE" --config "$work/$name.json" --quiet \
+    || fail "$name: dsanalyze exited $?"
+  "$DSANALYZE" verify "$work/$name" > /dev/null || fail "$name: dsanalyze verify found a problem"
 }
 
-run ref 1 1
-for threads in 1 2; do
-  name="np${NP}_t${threads}"
-  run "$name" "$NP" "$threads"
-  for m in $names; do
-    for f in $(cd "$work/ref/$m" && ls); do
-      cmp -s "$work/ref/$m/$f" "$work/$name/$m/$f" || fail "$name: $m/$f differs from 1 rank"
+for tokens in tok16 tok32; do
+  run "$tokens" ref 1 1
+  for threads in 1 2; do
+    run "$tokens" "np${NP}_t${threads}" "$NP" "$threads"
+    for m in $names; do
+      for f in $(cd "$work/${tokens}_ref/$m" && ls); do
+        cmp -s "$work/${tokens}_ref/$m/$f" "$work/${tokens}_np${NP}_t${threads}/$m/$f" \
+          || fail "$tokens, $NP ranks, $threads threads: $m/$f differs from 1 rank"
+      done
     done
   done
-done
-
-python3 - "$work/tok" "$work/ref" <<'PY'
+  python3 - "$work/$tokens" "$work/${tokens}_ref" <<'PY'
 import math, struct, sys
 from collections import Counter
 from fractions import Fraction
@@ -64,10 +68,14 @@ def read_rows(prefix, fmt=None):
     return idx[17], out
 
 tok_prefix, out = sys.argv[1], sys.argv[2]
-code, docs = read_rows(tok_prefix, "H")  # generate writes uint16, megatron code 8
-assert code == 8, f"tokens: dtype code {code}"
+MEGATRON = {8: "H", 4: "i"}  # generate writes uint16 or int32
+with open(tok_prefix + ".idx", "rb") as f:
+    code = f.read(18)[17]
+assert code == {"tok16": 8, "tok32": 4}[tok_prefix.rsplit("/", 1)[1]], f"dtype code {code}"
+docs = read_rows(tok_prefix, MEGATRON[code])[1]
 docs = [[t for t in d if t not in (0, 1)] for d in docs]  # ignore_token_ids [1, 0]
-assert any(not d for d in docs), "no document is left without tokens; pick another seed"
+if code == 8:
+    assert any(not d for d in docs), "no document is left without tokens; pick another seed"
 
 # round() of a Fraction is exact and rounds half to even.
 def unique(t, scale):
@@ -106,6 +114,9 @@ for i, (got, t) in enumerate(zip(metric("e"), docs)):
         assert abs(got - exact) <= 0.5 + 1e-6, f"e: sample {i}: {got}, expected {exact}"
     else:
         assert got == want, f"e: sample {i}: {got}, expected {want}"
-print(f"sample_to_metric of {len(docs)} samples as computed in Python ({ties} entropy ties)")
+assert any(metric("r")), "no sample repeats a 3-gram; pick another seed"
+print(f"{tok_prefix}: sample_to_metric of {len(docs)} samples as computed in Python "
+      f"({ties} entropy ties)")
 PY
+done
 echo "token_quality on $NP ranks: all checks passed"
