@@ -4,7 +4,7 @@
 # median wall time (including mpiexec), per-stage times (rank 0 / slowest rank,
 # from the run's summary.json) and peak RSS per rank, as a table and as JSON.
 #
-#   scripts/bench.sh [--quick] [--only A1,A2,B,C,D] [--scratch DIR] [--json FILE]
+#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,D] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
@@ -12,13 +12,15 @@
 #
 # Cases: A1/A2 seed benchmark N=10M (value+sum) on 1/2 ranks; B the same with
 # N=100M on 2 ranks; C documents, ~1e9 uint16 tokens (2M docs, mean length 500),
-# seqlen + total_vocab_freq + vocab_rarity on 2 ranks; D skew, N=10M all one
-# value, 2 ranks. --quick divides every size by 10 (for a smoke run).
+# seqlen + total_vocab_freq + vocab_rarity on 2 ranks; Q the token-quality
+# metrics (unique_token_ratio + token_entropy + repeated_ngram_ratio) on C's
+# data and ranks; D skew, N=10M all one value, 2 ranks. --quick divides every
+# size by 10 (for a smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 scale=1
-only="A1,A2,B,C,D"
+only="A1,A2,B,C,Q,D"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
@@ -89,17 +91,27 @@ want A1 && run_case A1 1 "$(seed_config $n_a "$seed_metrics" "$scratch/out-A1")"
 want A2 && run_case A2 2 "$(seed_config $n_a "$seed_metrics" "$scratch/out-A2")"
 want B && run_case B 2 "$(seed_config $n_b "$seed_metrics" "$scratch/out-B")"
 want D && run_case D 2 "$(seed_config $n_a '[{"name": "v", "metric": "value"}]' "$scratch/out-D" 1)"
-if want C; then
-  docs=$((2000000 / scale))
-  [[ -f "$scratch/tok_$docs.idx" ]] ||
-    "$bin" generate "$scratch/tok_$docs" --documents "$docs" --vocab-size 50000 \
+docs=$((2000000 / scale))
+tokens="$scratch/tok_$docs"  # C's and Q's data
+if want C || want Q; then
+  [[ -f "$tokens.idx" ]] ||
+    "$bin" generate "$tokens" --documents "$docs" --vocab-size 50000 \
       --min-length 1 --max-length 999 --seed 1 > /dev/null
-  echo $(($(stat -c %s "$scratch/tok_$docs.bin") / 2)) > "$scratch/C.tokens"
-  run_case C 2 '{"dataset": {"type": "documents", "prefixes": ["'"$scratch/tok_$docs"'"]},
+  echo $(($(stat -c %s "$tokens.bin") / 2)) > "$scratch/C.tokens"
+fi
+if want C; then
+  run_case C 2 '{"dataset": {"type": "documents", "prefixes": ["'"$tokens"'"]},
     "metrics": [{"name": "seqlen", "metric": "seqlen"},
                 {"name": "total_vocab_freq", "metric": "total_vocab_freq", "params": {"vocab_size": 50000}},
                 {"name": "vocab_rarity", "metric": "vocab_rarity", "params": {"vocab_size": 50000}}],
     "output": {"path": "'"$scratch/out-C"'"}, "map": {"threads": 1, "batch_size": 1024}}'
+fi
+if want Q; then
+  run_case Q 2 '{"dataset": {"type": "documents", "prefixes": ["'"$tokens"'"]},
+    "metrics": [{"name": "unique_token_ratio", "metric": "unique_token_ratio"},
+                {"name": "token_entropy", "metric": "token_entropy"},
+                {"name": "repeated_ngram_ratio", "metric": "repeated_ngram_ratio"}],
+    "output": {"path": "'"$scratch/out-Q"'"}, "map": {"threads": 1, "batch_size": 1024}}'
 fi
 
 python3 - "$results" "$json_out" "$scale" "$load_before" "$scratch" <<'PY'
@@ -149,6 +161,9 @@ if "C" in med:
     checks.append(("C <= 4 s", med["C"]["median_wall_s"] <= 4,
                    f"{med['C']['median_wall_s']:.3f} s, {tokens / 1e6:.0f}M tokens, "
                    f"{tokens / med['C']['median_wall_s'] / 1e6:.0f}M tokens/s"))
+if "Q" in med and "C" in med:
+    r = med["Q"]["median_wall_s"] / med["C"]["median_wall_s"]
+    checks.append(("Q <= 3x C", r <= 3, f"{med['Q']['median_wall_s']:.3f} s, {r:.2f}x"))
 if "D" in med and "A2" in med:
     r = med["D"]["median_wall_s"] / med["A2"]["median_wall_s"]
     checks.append(("D <= 1.2x A2", r <= 1.2, f"{r:.2f}x"))

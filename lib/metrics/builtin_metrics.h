@@ -50,6 +50,32 @@ struct VocabRarityOptions {
 // Errors only if the given counts are invalid.
 Result<std::unique_ptr<Metric>> NewVocabRarityMetric(const VocabRarityOptions& options);
 
+// The token-quality metrics (token_quality.cc): single_value_per_sample, each
+// over the sample's tokens with `ignore_token_ids` (sorted, unique) removed,
+// times `scale` (>= 1) and rounded to the nearest integer, ties to even.
+//
+// unique_token_ratio: distinct tokens / tokens, in exact integer arithmetic;
+// 0 for a sample without tokens.
+std::unique_ptr<Metric> NewUniqueTokenRatioMetric(std::string name,
+                                                  std::span<const int64_t> ignore_token_ids,
+                                                  uint64_t scale);
+// token_entropy: the Shannon entropy in bits of the sample's token
+// distribution, H = -Σ p·log2(p) with p = count / tokens; 0 for a sample
+// without tokens. A double computation in a fixed order (by ascending count),
+// rounded with std::nearbyint; scale must be at most kMaxEntropyScale.
+std::unique_ptr<Metric> NewTokenEntropyMetric(std::string name,
+                                              std::span<const int64_t> ignore_token_ids,
+                                              uint64_t scale);
+// H < 64 bits (a sample has fewer than 2^64 tokens), so H · scale < 2^63.
+inline constexpr uint64_t kMaxEntropyScale = uint64_t{1} << 57;
+// repeated_ngram_ratio: Σ count over the n-grams (n >= 1) that occur more than
+// once in the sample / the number of n-grams (tokens - n + 1), in exact integer
+// arithmetic; 0 for a sample of fewer than n tokens. The n-grams are windows
+// of the tokens left after removing the ignored ids.
+std::unique_ptr<Metric> NewRepeatedNgramRatioMetric(std::string name,
+                                                    std::span<const int64_t> ignore_token_ids,
+                                                    uint64_t n, uint64_t scale);
+
 class JsonFields;
 // score: single_value_per_sample, a per-document or per-sample score read from
 // a .npy or .jsonl file, validated from the entry's params (docs/config.md).

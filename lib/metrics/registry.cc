@@ -55,16 +55,37 @@ Result<std::unique_ptr<Metric>> MakeVocabRarity(const MetricConfig& config,
   return NewVocabRarityMetric(o);
 }
 
+// params.scale (default 1000), at most `max`.
+Result<uint64_t> Scale(const JsonFields& params, uint64_t max) {
+  uint64_t scale = 1000;
+  DSA_RETURN_IF_ERROR(params.Uint("scale", 1, max, &scale));
+  return scale;
+}
+
+Made MakeRepeatedNgramRatio(const MetricConfig& config, const JsonFields& params,
+                            const Dataset& dataset) {
+  uint64_t n = 3;
+  DSA_RETURN_IF_ERROR(params.Uint("n", 1, INT64_MAX, &n));
+  DSA_ASSIGN_OR_RETURN(uint64_t scale, Scale(params, INT64_MAX));
+  return NewRepeatedNgramRatioMetric(config.name, dataset.ignore_token_ids(), n, scale);
+}
+
 constexpr std::array<std::string_view, 0> kNoParams = {};
 constexpr std::array<std::string_view, 1> kVocabParams = {"vocab_size"};
 constexpr std::array<std::string_view, 2> kRarityParams = {"vocab_size", "total_vocab_freq"};
 constexpr std::array<std::string_view, 9> kScoreParams = {
     "file", "per", "reduce", "scale", "bins", "descending", "nan", "field", "id_field"};
+constexpr std::array<std::string_view, 1> kScaleParams = {"scale"};
+constexpr std::array<std::string_view, 2> kNgramParams = {"n", "scale"};
 constexpr std::array<std::string_view, 3> kSeqlenRarityParams = {"vocab_size", "total_vocab_freq",
                                                                  "seq_length"};
 
 // Sorted by name.
-const std::array<Builtin, 7> kBuiltins = {{
+const std::array<Builtin, 10> kBuiltins = {{
+    {"repeated_ngram_ratio",
+     "share of the sample's n-grams that occur more than once in it, times scale (params: "
+     "optional n, default 3; scale, default 1000)",
+     MetricType::kSingleValuePerSample, kNgramParams, MakeRepeatedNgramRatio},
     {"score",
      "a score per document or per sample from a .npy or .jsonl file, as integers (params: file, "
      "per, scale or bins; optional reduce, descending, nan, field, id_field)",
@@ -86,6 +107,14 @@ const std::array<Builtin, 7> kBuiltins = {{
      [](const MetricConfig& c, const JsonFields&, const Dataset&) -> Made {
        return NewSumMetric(c.name);
      }},
+    {"token_entropy",
+     "Shannon entropy in bits of the sample's token distribution, times scale (params: "
+     "optional scale, default 1000)",
+     MetricType::kSingleValuePerSample, kScaleParams,
+     [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
+       DSA_ASSIGN_OR_RETURN(uint64_t scale, Scale(p, kMaxEntropyScale));
+       return NewTokenEntropyMetric(c.name, d.ignore_token_ids(), scale);
+     }},
     {"total_vocab_freq",
      "count of every token id 0..vocab_size over all samples, ignored ids not counted (params: "
      "vocab_size)",
@@ -93,6 +122,14 @@ const std::array<Builtin, 7> kBuiltins = {{
      [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
        DSA_ASSIGN_OR_RETURN(uint64_t vocab_size, VocabSize(p));
        return NewTotalVocabFreqMetric(c.name, vocab_size, d.ignore_token_ids());
+     }},
+    {"unique_token_ratio",
+     "distinct tokens / tokens of the sample, times scale (params: optional scale, default "
+     "1000)",
+     MetricType::kSingleValuePerSample, kScaleParams,
+     [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
+       DSA_ASSIGN_OR_RETURN(uint64_t scale, Scale(p, INT64_MAX));
+       return NewUniqueTokenRatioMetric(c.name, d.ignore_token_ids(), scale);
      }},
     {"value", "the sample's single integer (each sample must have exactly one element)",
      MetricType::kSingleValuePerSample, kNoParams,

@@ -10,5 +10,6 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/seqlen_metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/single_values.cc
   ${CMAKE_CURRENT_LIST_DIR}/sum_metric.cc
+  ${CMAKE_CURRENT_LIST_DIR}/token_quality.cc
   ${CMAKE_CURRENT_LIST_DIR}/value_metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/vocab_metrics.cc)

@@ -35,14 +35,15 @@ TEST_CASE("registry: lists the built-ins sorted, with their types", "[metrics]")
     names.push_back(info.name);
     CHECK_FALSE(info.description.empty());
   }
-  CHECK(names == std::vector<std::string>{"seqlen", "seqlen_vocab_rarity", "sum",
-                                          "total_vocab_freq", "value", "vocab_rarity"});
-  CHECK(infos[0].type == MetricType::kSingleValuePerSample);
-  CHECK(infos[1].type == MetricType::kSingleValuePerSample);
-  CHECK(infos[2].type == MetricType::kAccumulateValueOverSamples);
-  CHECK(infos[3].type == MetricType::kAccumulateValueOverSamples);
-  CHECK(infos[4].type == MetricType::kSingleValuePerSample);
-  CHECK(infos[5].type == MetricType::kSingleValuePerSample);
+  CHECK(names == std::vector<std::string>{"repeated_ngram_ratio", "score", "seqlen",
+                                          "seqlen_vocab_rarity", "sum", "token_entropy",
+                                          "total_vocab_freq", "unique_token_ratio", "value",
+                                          "vocab_rarity"});
+  for (const MetricInfo& info : infos) {
+    const bool accumulate = info.name == "sum" || info.name == "total_vocab_freq";
+    CHECK(info.type == (accumulate ? MetricType::kAccumulateValueOverSamples
+                                   : MetricType::kSingleValuePerSample));
+  }
 }
 
 TEST_CASE("registry: creates each built-in with the listed type", "[metrics]") {
@@ -79,12 +80,13 @@ TEST_CASE("registry: an unknown metric lists the available ones", "[metrics]") {
   CHECK(m.status().code() == Status::Code::kBadInput);
   CHECK(m.status().message() ==
         "config: metrics[2].metric: unknown metric \"seqlenn\" (did you mean \"seqlen\"?); "
-        "available: seqlen, seqlen_vocab_rarity, sum, total_vocab_freq, value, vocab_rarity (or a "
-        "plugin's metric, with \"plugin\")");
+        "available: repeated_ngram_ratio, score, seqlen, seqlen_vocab_rarity, sum, "
+        "token_entropy, total_vocab_freq, unique_token_ratio, value, vocab_rarity (or a plugin's "
+        "metric, with \"plugin\")");
   Result<std::unique_ptr<Metric>> far = CreateMetric(Entry("x", "perplexity"), *ds);
-  CHECK(far.status().message().rfind(
-            "config: metrics[0].metric: unknown metric \"perplexity\"; available: seqlen,", 0) ==
-        0);
+  CHECK(far.status().message().rfind("config: metrics[0].metric: unknown metric \"perplexity\"; "
+                                     "available: repeated_ngram_ratio,",
+                                     0) == 0);
 }
 
 TEST_CASE("registry: params the metric does not take are refused by key path", "[metrics]") {

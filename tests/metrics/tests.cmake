@@ -3,6 +3,7 @@ target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/exact_sum_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/plugin_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/registry_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/token_quality_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/vocab_metrics_test.cc)
 
 # Deliberately broken plugins, one way each (plugin_test.cc).
@@ -41,3 +42,9 @@ dsanalyze_add_mpi_test(NAME metrics.configs RANKS 2
 # (score_run_test.py), byte-identical for 1 and 2 threads.
 dsanalyze_add_mpi_test(NAME metrics.score_run RANKS 1 2 3 TIMEOUT 300
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/score_run_test.py)
+
+# unique_token_ratio, token_entropy and repeated_ngram_ratio on a generated
+# dataset: the same bytes for every rank and thread count, verify accepts them,
+# sample_to_metric as an independent Python computation gives it.
+dsanalyze_add_mpi_test(NAME metrics.token_quality RANKS 1 2 3
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/token_quality_test.sh)

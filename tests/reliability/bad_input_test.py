@@ -472,6 +472,35 @@ def metric_value_of_multi_token_sample(c):
         'metric "v"', "sample 0"]
 
 
+@case
+def metric_ngram_n_zero(c):
+    return c.config(metrics=[{"name": "rep", "metric": "repeated_ngram_ratio",
+                              "params": {"n": 0}}]), 2, [
+        "metrics[0].params.n", "expected a positive integer, got 0"]
+
+
+@case
+def metric_token_quality_scale_zero(c):
+    return c.config(metrics=[{"name": "seqlen", "metric": "seqlen"},
+                             {"name": "uniq", "metric": "unique_token_ratio",
+                              "params": {"scale": 0}}]), 2, [
+        "metrics[1].params.scale", "expected a positive integer, got 0"]
+
+
+@case
+def metric_token_quality_scale_string(c):
+    return c.config(metrics=[{"name": "ent", "metric": "token_entropy",
+                              "params": {"scale": "1000"}}]), 2, [
+        "metrics[0].params.scale", 'expected a positive integer, got "1000"']
+
+
+@case
+def metric_token_quality_unknown_param(c):
+    return c.config(metrics=[{"name": "rep", "metric": "repeated_ngram_ratio",
+                              "params": {"n": 2, "ngram": 3}}]), 2, [
+        "metrics[0].params", 'unknown key "ngram"']
+
+
 # --- token datasets -----------------------------------------------------------
 
 @case

@@ -1,0 +1,333 @@
+// unique_token_ratio, token_entropy and repeated_ngram_ratio (builtin_metrics.h).
+//
+// Each metric sees a sample's tokens with dataset.ignore_token_ids removed and
+// counts them in per-thread scratch (thread_local, reused from call to call):
+// - token counts: for tokens of at most 16 bits a dense table of 65536 counts,
+//   reset through the list of ids the sample touched; for wider tokens (or a
+//   sample of 2^32 tokens or more) a sorted copy of the sample;
+// - n-gram counts: an open-addressing table keyed by the window packed into 64
+//   bits when its n tokens fit there, else by a rolling hash of the window; a
+//   hashed key only finds candidates, equality is decided on the windows. Its
+//   24-byte slots number 2 to 16 per window of the longest sample seen.
+// Every value depends on the sample's tokens alone, never on the order in
+// which a table is visited, nor on the rank or thread computing it.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "metrics/builtin_metrics.h"
+#include "metrics/ignore_set.h"
+
+namespace dsanalyze {
+namespace {
+
+// count · scale / total rounded to the nearest integer, ties to even, in exact
+// integer arithmetic. Requires count <= total and total > 0; the result is at
+// most scale.
+int64_t RoundedRatio(uint64_t count, uint64_t total, uint64_t scale) {
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(count) * scale;
+  uint64_t quotient = static_cast<uint64_t>(scaled / total);
+  const unsigned __int128 twice_remainder = (scaled % total) * 2;
+  if (twice_remainder > total || (twice_remainder == total && quotient % 2 == 1)) ++quotient;
+  return static_cast<int64_t>(quotient);
+}
+
+// The sample's tokens without the ignored ids: the sample itself when nothing
+// is ignored, else a copy in a per-thread buffer (valid until the next call).
+template <class T>
+std::span<const T> KeptTokens(std::span<const T> sample, const IgnoreSet& ignore) {
+  if (ignore.empty()) return sample;
+  thread_local std::vector<T> kept;
+  kept.clear();
+  for (T v : sample)
+    if (!ignore.contains(v)) kept.push_back(v);
+  return kept;
+}
+
+// Per-thread scratch of the dense count: count[id] is zero between calls.
+struct DenseCounts {
+  std::vector<uint32_t> count = std::vector<uint32_t>(65536, 0);
+  // One more entry than ids: the loop below writes one past the last new id.
+  std::vector<uint16_t> touched = std::vector<uint16_t>(65537);
+};
+
+// One per thread, shared by every metric and dtype (calls never nest).
+DenseCounts& ThreadDenseCounts() {
+  thread_local DenseCounts counts;
+  return counts;
+}
+
+template <class T, class F>
+void ForEachDenseCount(std::span<const T> tokens, F& f) {
+  DenseCounts& s = ThreadDenseCounts();
+  uint32_t* count = s.count.data();
+  uint16_t* touched = s.touched.data();
+  size_t distinct = 0;
+  for (T v : tokens) {
+    const auto id = static_cast<std::make_unsigned_t<T>>(v);
+    touched[distinct] = id;  // kept only if the id is new
+    distinct += count[id]++ == 0;
+  }
+  for (size_t k = 0; k < distinct; ++k) {
+    f(uint64_t{count[touched[k]]});
+    count[touched[k]] = 0;
+  }
+}
+
+template <class T, class F>
+void ForEachSortedCount(std::span<const T> tokens, F& f) {
+  thread_local std::vector<T> sorted;
+  sorted.assign(tokens.begin(), tokens.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i + 1;
+    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+    f(uint64_t{j - i});
+    i = j;
+  }
+}
+
+// Calls f(c) once per distinct token of `tokens`, c its number of occurrences,
+// in an unspecified order.
+template <class T, class F>
+void ForEachTokenCount(std::span<const T> tokens, F&& f) {
+  if constexpr (sizeof(T) <= 2) {
+    if (tokens.size() <= UINT32_MAX) return ForEachDenseCount(tokens, f);
+  }
+  ForEachSortedCount(tokens, f);
+}
+
+// A slot of the n-gram table: an n-gram of the current sample if `mark` is the
+// table's epoch (seen once so far) or epoch + 1 (seen more than once), else empty.
+struct NgramSlot {
+  uint64_t key = 0;
+  uint64_t start = 0;  // where the window first occurs in the sample
+  uint64_t mark = 0;
+};
+
+// Open addressing with linear probing over 2^bits slots, never more than half
+// full. Reset empties it by moving to the next epoch, without touching a slot.
+class NgramTable {
+ public:
+  // Empties the table and sizes it for `windows` windows (>= 1): at most 1/8
+  // full up to 2^16 slots, else at most 1/2. Most windows of a text are new,
+  // and each probe past the first costs a mispredicted branch, so a sparse
+  // table is faster as long as it stays small.
+  void Reset(uint64_t windows) {
+    bits_ = std::bit_width(windows) + (windows < (1u << 13) ? 3 : 1);
+    const size_t capacity = size_t{1} << bits_;
+    if (slots_.size() < capacity) slots_.resize(capacity);  // new slots: mark 0, empty
+    epoch_ += 2;
+  }
+
+  // Counts the window starting at `start` whose key is `key`; same(s) says
+  // whether the window starting at s (with an equal key) is the same n-gram.
+  // Returns how much Σ count over the n-grams seen more than once grows.
+  template <class Same>
+  uint64_t Add(uint64_t key, uint64_t start, const Same& same) {
+    const size_t mask = (size_t{1} << bits_) - 1;
+    for (size_t s = (key * 0x9E3779B97F4A7C15u) >> (64 - bits_);; s = (s + 1) & mask) {
+      NgramSlot& slot = slots_[s];
+      if (slot.mark < epoch_) {
+        slot = {key, start, epoch_};
+        return 0;
+      }
+      if (slot.key == key && same(slot.start)) {
+        if (slot.mark == epoch_ + 1) return 1;
+        slot.mark = epoch_ + 1;
+        return 2;  // its first occurrence counts now too
+      }
+    }
+  }
+
+ private:
+  int bits_ = 0;
+  uint64_t epoch_ = 0;  // even; 2^63 samples before it could wrap
+  std::vector<NgramSlot> slots_;
+};
+
+// Σ count over the n-grams of `tokens` that occur more than once, when a
+// window's n tokens pack into one 64-bit key (n · bits per token <= 64).
+template <class T>
+uint64_t RepeatedPackedWindows(std::span<const T> tokens, uint64_t n, NgramTable& table) {
+  using U = std::make_unsigned_t<T>;
+  constexpr unsigned kWidth = 8 * sizeof(T);
+  const uint64_t mask = n * kWidth == 64 ? ~uint64_t{0} : (uint64_t{1} << (n * kWidth)) - 1;
+  const auto same = [](uint64_t) { return true; };  // equal keys are equal windows
+  uint64_t key = 0;
+  uint64_t repeated = 0;
+  for (uint64_t k = 0; k < tokens.size(); ++k) {
+    const uint64_t id = static_cast<U>(tokens[k]);
+    if constexpr (kWidth == 64) {
+      key = id;  // n == 1
+    } else {
+      key = ((key << kWidth) | id) & mask;
+    }
+    if (k + 1 >= n) repeated += table.Add(key, k + 1 - n, same);
+  }
+  return repeated;
+}
+
+// The same for windows too wide to pack: keyed by a polynomial hash mod 2^64,
+// rolled along the sample, with windows of equal hash compared token by token.
+template <class T>
+uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable& table) {
+  using U = std::make_unsigned_t<T>;
+  constexpr uint64_t kBase = 0x100000001B3u;
+  uint64_t top = 1;  // kBase^(n-1): the weight of the token leaving the window
+  for (uint64_t b = kBase, e = n - 1; e != 0; e >>= 1, b *= b)
+    if (e & 1) top *= b;
+  uint64_t hash = 0;
+  uint64_t repeated = 0;
+  for (uint64_t k = 0; k < tokens.size(); ++k) {
+    if (k >= n) hash -= static_cast<U>(tokens[k - n]) * top;
+    hash = hash * kBase + static_cast<U>(tokens[k]);
+    if (k + 1 < n) continue;
+    const uint64_t start = k + 1 - n;
+    const auto same = [&](uint64_t other) {
+      return std::equal(tokens.begin() + start, tokens.begin() + start + n, tokens.begin() + other);
+    };
+    repeated += table.Add(hash, start, same);
+  }
+  return repeated;
+}
+
+// The shared frame of the three metrics: removes the ignored ids and writes
+// Derived::Value(tokens) for each sample, dispatching on the dtype once.
+template <class Derived>
+class TokenQualityMetric : public Metric {
+ public:
+  TokenQualityMetric(std::string name, std::span<const int64_t> ignore_token_ids, uint64_t scale)
+      : scale_(scale), name_(std::move(name)), ignore_(ignore_token_ids) {}
+
+  MetricType type() const override { return MetricType::kSingleValuePerSample; }
+
+  Status Compute(const SampleBatch& batch, std::span<int64_t> values) const override {
+    if (values.size() != batch.size())
+      return Status::Internal("metric \"" + name_ + "\": " + std::to_string(values.size()) +
+                              " outputs for a batch of " + std::to_string(batch.size()));
+    const Derived& self = static_cast<const Derived&>(*this);
+    VisitIntDType(batch.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      for (size_t i = 0; i < batch.size(); ++i)
+        values[i] = self.Value(KeptTokens(batch.sample(i).template as<T>(), ignore_));
+    });
+    return Status::OK();
+  }
+
+ protected:
+  const uint64_t scale_;
+
+ private:
+  std::string name_;
+  IgnoreSet ignore_;
+};
+
+class UniqueTokenRatioMetric : public TokenQualityMetric<UniqueTokenRatioMetric> {
+ public:
+  using TokenQualityMetric::TokenQualityMetric;
+
+  template <class T>
+  int64_t Value(std::span<const T> tokens) const {
+    if (tokens.empty()) return 0;
+    uint64_t distinct = 0;
+    ForEachTokenCount(tokens, [&](uint64_t) { ++distinct; });
+    return RoundedRatio(distinct, tokens.size(), scale_);
+  }
+};
+
+// Per-thread scratch of token_entropy: the counts of a sample's distinct
+// tokens as a multiset. with_count[c] (zero between calls) is the number of
+// distinct tokens occurring c times, for c < kDense; larger counts (at most
+// tokens / kDense of them) go to `large`.
+struct CountMultiset {
+  static constexpr uint64_t kDense = 4096;
+  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense, 0);
+  std::vector<uint64_t> large;
+};
+
+class TokenEntropyMetric : public TokenQualityMetric<TokenEntropyMetric> {
+ public:
+  using TokenQualityMetric::TokenQualityMetric;
+
+  // H = Σ_c m_c · p_c · -log2(p_c), p_c = c / tokens, m_c the number of
+  // distinct tokens occurring c times, summed in double by ascending c.
+  template <class T>
+  int64_t Value(std::span<const T> tokens) const {
+    thread_local CountMultiset counts;
+    uint64_t most = 0;  // the largest count below kDense
+    ForEachTokenCount(tokens, [&](uint64_t c) {
+      if (c < CountMultiset::kDense) {
+        ++counts.with_count[c];
+        most = std::max(most, c);
+      } else {
+        counts.large.push_back(c);
+      }
+    });
+    const double total = static_cast<double>(tokens.size());
+    double bits = 0;
+    const auto add = [&](uint64_t c, uint64_t m) {
+      const double p = static_cast<double>(c) / total;
+      bits += static_cast<double>(m) * (p * -std::log2(p));
+    };
+    for (uint64_t c = 1; c <= most; ++c) {
+      if (counts.with_count[c] == 0) continue;
+      add(c, counts.with_count[c]);
+      counts.with_count[c] = 0;
+    }
+    std::vector<uint64_t>& large = counts.large;
+    std::sort(large.begin(), large.end());
+    for (size_t i = 0, j = 0; i < large.size(); i = j) {
+      while (j < large.size() && large[j] == large[i]) ++j;
+      add(large[i], j - i);
+    }
+    large.clear();
+    return static_cast<int64_t>(std::nearbyint(bits * static_cast<double>(scale_)));
+  }
+};
+
+class RepeatedNgramRatioMetric : public TokenQualityMetric<RepeatedNgramRatioMetric> {
+ public:
+  RepeatedNgramRatioMetric(std::string name, std::span<const int64_t> ignore_token_ids, uint64_t n,
+                           uint64_t scale)
+      : TokenQualityMetric(std::move(name), ignore_token_ids, scale), n_(n) {}
+
+  template <class T>
+  int64_t Value(std::span<const T> tokens) const {
+    if (tokens.size() < n_) return 0;
+    const uint64_t windows = tokens.size() - n_ + 1;
+    thread_local NgramTable table;
+    table.Reset(windows);
+    const uint64_t repeated = n_ <= 64 / (8 * sizeof(T)) ? RepeatedPackedWindows(tokens, n_, table)
+                                                         : RepeatedHashedWindows(tokens, n_, table);
+    return RoundedRatio(repeated, windows, scale_);
+  }
+
+ private:
+  uint64_t n_;
+};
+
+}  // namespace
+
+std::unique_ptr<Metric> NewUniqueTokenRatioMetric(std::string name,
+                                                  std::span<const int64_t> ignore_token_ids,
+                                                  uint64_t scale) {
+  return std::make_unique<UniqueTokenRatioMetric>(std::move(name), ignore_token_ids, scale);
+}
+
+std::unique_ptr<Metric> NewTokenEntropyMetric(std::string name,
+                                              std::span<const int64_t> ignore_token_ids,
+                                              uint64_t scale) {
+  return std::make_unique<TokenEntropyMetric>(std::move(name), ignore_token_ids, scale);
+}
+
+std::unique_ptr<Metric> NewRepeatedNgramRatioMetric(std::string name,
+                                                    std::span<const int64_t> ignore_token_ids,
+                                                    uint64_t n, uint64_t scale) {
+  return std::make_unique<RepeatedNgramRatioMetric>(std::move(name), ignore_token_ids, n, scale);
+}
+
+}  // namespace dsanalyze

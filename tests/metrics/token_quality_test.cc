@@ -1,0 +1,360 @@
+// unique_token_ratio, token_entropy and repeated_ngram_ratio against brute-force
+// computations (std::map counting, the formulas written out) over random
+// samples of several dtypes, and on hand-made edge cases.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "dataset/open_dataset.h"
+#include "metrics/batch_builder.h"
+#include "metrics/builtin_metrics.h"
+#include "metrics/registry.h"
+
+namespace dsanalyze {
+namespace {
+
+using test::OwnedBatch;
+using Rows = std::vector<std::vector<int64_t>>;
+
+// --- the brute-force reference -----------------------------------------------
+
+std::vector<int64_t> Kept(const std::vector<int64_t>& row, const std::set<int64_t>& ignore) {
+  std::vector<int64_t> kept;
+  for (int64_t v : row)
+    if (!ignore.count(v)) kept.push_back(v);
+  return kept;
+}
+
+// The integer nearest to num / den, ties to even, by comparing candidates.
+int64_t NearestEven(unsigned __int128 num, unsigned __int128 den) {
+  const unsigned __int128 lo = num / den;
+  const unsigned __int128 below = num - lo * den, above = (lo + 1) * den - num;
+  if (below < above || (below == above && lo % 2 == 0)) return static_cast<int64_t>(lo);
+  return static_cast<int64_t>(lo + 1);
+}
+
+int64_t RefUnique(const std::vector<int64_t>& t, uint64_t scale) {
+  if (t.empty()) return 0;
+  const std::set<int64_t> distinct(t.begin(), t.end());
+  return NearestEven(static_cast<unsigned __int128>(distinct.size()) * scale, t.size());
+}
+
+// H · scale in long double, in map order.
+long double RefEntropyScaled(const std::vector<int64_t>& t, uint64_t scale) {
+  std::map<int64_t, uint64_t> counts;
+  for (int64_t v : t) ++counts[v];
+  long double h = 0;
+  for (const auto& [token, c] : counts) {
+    const long double p = static_cast<long double>(c) / t.size();
+    h -= p * std::log2(p);
+  }
+  return h * scale;
+}
+
+int64_t RefRepeated(const std::vector<int64_t>& t, uint64_t n, uint64_t scale) {
+  if (t.size() < n) return 0;
+  std::map<std::vector<int64_t>, uint64_t> grams;
+  for (size_t i = 0; i + n <= t.size(); ++i)
+    ++grams[std::vector<int64_t>(t.begin() + i, t.begin() + i + n)];
+  uint64_t repeated = 0;
+  for (const auto& [gram, c] : grams)
+    if (c > 1) repeated += c;
+  return NearestEven(static_cast<unsigned __int128>(repeated) * scale, t.size() - n + 1);
+}
+
+// --- helpers -------------------------------------------------------------------
+
+template <class T>
+std::vector<int64_t> Run(const Metric& m, DType dtype, const Rows& rows) {
+  std::vector<std::vector<T>> typed;
+  for (const auto& row : rows) typed.emplace_back(row.begin(), row.end());
+  OwnedBatch<T> batch(0, dtype, typed);
+  std::vector<int64_t> out(rows.size());
+  REQUIRE(m.Compute(batch.batch, out).ok());
+  return out;
+}
+
+// Random rows: lengths 0..max_len, tokens mostly from a small alphabet (so
+// that tokens and n-grams repeat), some anywhere in [lo, hi].
+Rows RandomRows(std::mt19937_64& rng, int64_t lo, int64_t hi, size_t count, size_t max_len) {
+  std::uniform_int_distribution<int64_t> any(lo, hi), small(0, 5), len(0, max_len), coin(0, 9);
+  Rows rows(count);
+  for (auto& row : rows) {
+    row.resize(len(rng));
+    for (int64_t& v : row) v = coin(rng) < 8 ? lo + small(rng) : any(rng);
+  }
+  return rows;
+}
+
+struct DTypeCase {
+  DType dtype;
+  int64_t lo, hi;
+};
+
+std::vector<int64_t> RunAny(const Metric& m, DType dtype, const Rows& rows) {
+  switch (dtype) {
+    case DType::kU8:
+      return Run<uint8_t>(m, dtype, rows);
+    case DType::kU16:
+      return Run<uint16_t>(m, dtype, rows);
+    case DType::kI16:
+      return Run<int16_t>(m, dtype, rows);
+    case DType::kI32:
+      return Run<int32_t>(m, dtype, rows);
+    default:
+      return Run<int64_t>(m, dtype, rows);
+  }
+}
+
+const std::vector<DTypeCase> kDTypes = {
+    {DType::kU8, 0, 255},
+    {DType::kU16, 0, 65535},
+    {DType::kI16, -32768, 32767},
+    {DType::kI32, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()},
+    {DType::kI64, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}};
+
+// The ignored ids: two of the small alphabet of each dtype, as sorted int64.
+std::vector<int64_t> IgnoredFor(const DTypeCase& d) { return {d.lo + 1, d.lo + 4}; }
+
+// --- against the reference ------------------------------------------------------
+
+TEST_CASE("token quality: each metric equals the brute force on random samples",
+          "[token_quality]") {
+  std::mt19937_64 rng(20261202);
+  for (const DTypeCase& d : kDTypes) {
+    for (bool ignoring : {false, true}) {
+      const std::vector<int64_t> ignore = ignoring ? IgnoredFor(d) : std::vector<int64_t>{};
+      const std::set<int64_t> ignore_set(ignore.begin(), ignore.end());
+      const Rows rows = RandomRows(rng, d.lo, d.hi, 300, 40);
+      for (uint64_t scale : {uint64_t{1}, uint64_t{7}, uint64_t{1000}}) {
+        CAPTURE(static_cast<int>(d.dtype), ignoring, scale);
+        const std::vector<int64_t> unique =
+            RunAny(*NewUniqueTokenRatioMetric("u", ignore, scale), d.dtype, rows);
+        const std::vector<int64_t> entropy =
+            RunAny(*NewTokenEntropyMetric("e", ignore, scale), d.dtype, rows);
+        for (size_t i = 0; i < rows.size(); ++i) {
+          const std::vector<int64_t> t = Kept(rows[i], ignore_set);
+          CHECK(unique[i] == RefUnique(t, scale));
+          const long double ref = RefEntropyScaled(t, scale);
+          // Off a tie the nearest integer is clear; at a tie either side is.
+          if (std::fabs(ref - std::floor(ref) - 0.5L) > 1e-9L)
+            CHECK(entropy[i] == static_cast<int64_t>(std::llround(ref)));
+          else
+            CHECK(std::fabs(entropy[i] - ref) <= 0.5L + 1e-9L);
+        }
+        for (uint64_t n : {1, 2, 3, 4, 5, 9}) {
+          CAPTURE(n);
+          const std::vector<int64_t> repeated =
+              RunAny(*NewRepeatedNgramRatioMetric("r", ignore, n, scale), d.dtype, rows);
+          for (size_t i = 0; i < rows.size(); ++i)
+            CHECK(repeated[i] == RefRepeated(Kept(rows[i], ignore_set), n, scale));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("token quality: the same tokens give the same values in every dtype", "[token_quality]") {
+  std::mt19937_64 rng(7);
+  const Rows rows = RandomRows(rng, 0, 255, 200, 300);
+  for (uint64_t n : {1, 3, 5}) {
+    std::vector<std::unique_ptr<Metric>> metrics;
+    metrics.push_back(NewUniqueTokenRatioMetric("u", {}, 1000));
+    metrics.push_back(NewTokenEntropyMetric("e", {}, 1000000));
+    metrics.push_back(NewRepeatedNgramRatioMetric("r", {}, n, 1000));
+    for (const auto& m : metrics) {
+      const std::vector<int64_t> u8 = RunAny(*m, DType::kU8, rows);
+      CHECK(RunAny(*m, DType::kU16, rows) == u8);
+      CHECK(RunAny(*m, DType::kI32, rows) == u8);
+      CHECK(RunAny(*m, DType::kI64, rows) == u8);
+    }
+  }
+}
+
+// --- edge cases -------------------------------------------------------------------
+
+TEST_CASE("token quality: empty samples, all-ignored samples, samples shorter than n",
+          "[token_quality]") {
+  const std::vector<int64_t> ignore = {0};
+  const Rows rows = {{}, {0, 0, 0}, {5, 5}, {5, 0, 5, 0, 5}, {7}};
+  CHECK(Run<int32_t>(*NewUniqueTokenRatioMetric("u", ignore, 1000), DType::kI32, rows) ==
+        std::vector<int64_t>{0, 0, 500, 333, 1000});
+  CHECK(Run<int32_t>(*NewTokenEntropyMetric("e", ignore, 1000), DType::kI32, rows) ==
+        std::vector<int64_t>{0, 0, 0, 0, 0});
+  // n = 3: {5, 5} and {7} are too short; {5, 0, 5, 0, 5} keeps 5 5 5, one 3-gram.
+  CHECK(Run<int32_t>(*NewRepeatedNgramRatioMetric("r", ignore, 3, 1000), DType::kI32, rows) ==
+        std::vector<int64_t>{0, 0, 0, 0, 0});
+  // n = 1: every kept token of {5, 5} and of 5 5 5 repeats.
+  CHECK(Run<int32_t>(*NewRepeatedNgramRatioMetric("r", ignore, 1, 1000), DType::kI32, rows) ==
+        std::vector<int64_t>{0, 0, 1000, 1000, 0});
+}
+
+TEST_CASE("token quality: docs/config.md's worked example", "[token_quality]") {
+  const std::vector<int64_t> ignore = {0};
+  const Rows rows = {{5, 7, 5, 0, 7, 5, 9, 5, 7}};
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", ignore, 1000), DType::kU16, rows)[0] == 375);
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", ignore, 4), DType::kU16, rows)[0] == 2);
+  CHECK(Run<uint16_t>(*NewTokenEntropyMetric("e", ignore, 1000), DType::kU16, rows)[0] == 1406);
+  const auto repeated = [&](uint64_t n) {
+    return Run<uint16_t>(*NewRepeatedNgramRatioMetric("r", ignore, n, 1000), DType::kU16, rows)[0];
+  };
+  CHECK(repeated(1) == 875);
+  CHECK(repeated(2) == 714);
+  CHECK(repeated(3) == 333);
+  CHECK(repeated(9) == 0);
+}
+
+TEST_CASE("token quality: ratios round half to even, exactly", "[token_quality]") {
+  // With scale 4: 1/8 -> 0.5 -> 0, 3/8 -> 1.5 -> 2, 5/8 -> 2.5 -> 2, 7/8 -> 3.5 -> 4.
+  const Rows unique_rows = {{1, 1, 1, 1, 1, 1, 1, 1},
+                            {1, 2, 3, 3, 3, 3, 3, 3},
+                            {1, 2, 3, 4, 5, 5, 5, 5},
+                            {1, 2, 3, 4, 5, 6, 7, 7}};
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", {}, 4), DType::kU16, unique_rows) ==
+        std::vector<int64_t>{0, 2, 2, 4});
+  // n = 1: repeated tokens' counts 2 (2/8 · 2 = 0.5), 3, 5 and 7 of 8.
+  const Rows repeated_rows = {{1, 1, 2, 3, 4, 5, 6, 7},
+                              {1, 1, 1, 2, 3, 4, 5, 6},
+                              {1, 1, 1, 2, 2, 3, 4, 5},
+                              {1, 1, 1, 1, 1, 1, 1, 2}};
+  CHECK(Run<uint16_t>(*NewRepeatedNgramRatioMetric("r", {}, 1, 2), DType::kU16,
+                      {repeated_rows[0]}) == std::vector<int64_t>{0});
+  CHECK(Run<uint16_t>(*NewRepeatedNgramRatioMetric("r", {}, 1, 4), DType::kU16, repeated_rows) ==
+        std::vector<int64_t>{1, 2, 2, 4});
+  // The largest scale: 1/2 of INT64_MAX (odd) is a tie, rounded to the even side.
+  const uint64_t max = std::numeric_limits<int64_t>::max();
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", {}, max), DType::kU16, {{1, 1}, {1, 2}}) ==
+        std::vector<int64_t>{int64_t{max / 2 + 1}, int64_t{max}});
+}
+
+TEST_CASE("token quality: entropy is exact for dyadic distributions, ties to even",
+          "[token_quality]") {
+  // counts {2, 1, 1} of 4: H = 1.5 bits; {2, 2, 1, 1, 1, 1} of 8: H = 2.5 bits.
+  const Rows rows = {{9, 9, 3, 4}, {1, 1, 2, 2, 3, 4, 5, 6}, {1, 2}, {6, 6, 6}};
+  CHECK(Run<int64_t>(*NewTokenEntropyMetric("e", {}, 1), DType::kI64, rows) ==
+        std::vector<int64_t>{2, 2, 1, 0});
+  CHECK(Run<int64_t>(*NewTokenEntropyMetric("e", {}, 1000), DType::kI64, rows) ==
+        std::vector<int64_t>{1500, 2500, 1000, 0});
+  // 16 distinct tokens of equal count: 4 bits, also at the largest scale.
+  Rows sixteen(1);
+  for (int64_t t = 0; t < 16; ++t) sixteen[0].insert(sixteen[0].end(), {t, t, t});
+  CHECK(Run<int8_t>(*NewTokenEntropyMetric("e", {}, kMaxEntropyScale), DType::kI8, sixteen) ==
+        std::vector<int64_t>{static_cast<int64_t>(4 * kMaxEntropyScale)});
+}
+
+TEST_CASE("token quality: all 65536 uint16 ids in one sample", "[token_quality]") {
+  Rows rows(1);
+  for (int64_t t = 0; t < 65536; ++t) rows[0].push_back(t);
+  rows[0].push_back(0);
+  rows[0].push_back(65535);
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", {}, 65538), DType::kU16, rows) ==
+        std::vector<int64_t>{65536});
+  CHECK(Run<uint16_t>(*NewRepeatedNgramRatioMetric("r", {}, 1, 65538), DType::kU16, rows) ==
+        std::vector<int64_t>{4});
+  const long double h = RefEntropyScaled(rows[0], 1000000);
+  CHECK(Run<uint16_t>(*NewTokenEntropyMetric("e", {}, 1000000), DType::kU16, rows) ==
+        std::vector<int64_t>{std::llround(h)});
+}
+
+TEST_CASE("token quality: counts of thousands of occurrences", "[token_quality]") {
+  // Counts 9000, 5000 (twice), 4096, 4095, 3 and 1: both sides of the entropy's
+  // table of counts, in samples of uint16 (dense count) and int64 (sorted).
+  std::mt19937_64 rng(3);
+  Rows rows(1);
+  const std::vector<std::pair<int64_t, int>> counts = {{7, 9000},  {8, 5000}, {9, 5000}, {10, 4096},
+                                                       {11, 4095}, {12, 3},   {13, 1}};
+  for (const auto& [token, count] : counts) rows[0].insert(rows[0].end(), count, token);
+  std::shuffle(rows[0].begin(), rows[0].end(), rng);
+  rows.push_back(std::vector<int64_t>(20000, 5));  // one token: entropy 0
+  for (uint64_t scale : {uint64_t{1000}, uint64_t{1} << 40}) {
+    const std::vector<int64_t> want = {std::llround(RefEntropyScaled(rows[0], scale)), 0};
+    CHECK(Run<uint16_t>(*NewTokenEntropyMetric("e", {}, scale), DType::kU16, rows) == want);
+    CHECK(Run<int64_t>(*NewTokenEntropyMetric("e", {}, scale), DType::kI64, rows) == want);
+  }
+  CHECK(Run<uint16_t>(*NewUniqueTokenRatioMetric("u", {}, 1000000), DType::kU16, rows) ==
+        std::vector<int64_t>{RefUnique(rows[0], 1000000), 50});
+  CHECK(Run<uint16_t>(*NewRepeatedNgramRatioMetric("r", {}, 2, 1000), DType::kU16, rows) ==
+        std::vector<int64_t>{RefRepeated(rows[0], 2, 1000), 1000});
+}
+
+TEST_CASE("repeated_ngram_ratio: windows of equal hash but different tokens differ",
+          "[token_quality]") {
+  // n = 2 of int64 is hashed: h(a, b) = a·B + b mod 2^64 with B = 0x100000001B3, so
+  // (1, 0) and (2, -B) collide. Neither 2-gram repeats.
+  const int64_t b = 0x100000001B3;
+  const Rows rows = {{1, 0, 9, 2, -b}, {1, 0, 9, 1, 0}};
+  CHECK(Run<int64_t>(*NewRepeatedNgramRatioMetric("r", {}, 2, 1000), DType::kI64, rows) ==
+        std::vector<int64_t>{0, 500});
+}
+
+TEST_CASE("token quality: concurrent calls from several threads agree", "[token_quality]") {
+  std::mt19937_64 rng(11);
+  const Rows rows = RandomRows(rng, 0, 65535, 2000, 200);
+  std::unique_ptr<Metric> m = NewRepeatedNgramRatioMetric("r", {}, 2, 1000);
+  std::unique_ptr<Metric> e = NewTokenEntropyMetric("e", {}, 1000);
+  const std::vector<int64_t> expected = Run<uint16_t>(*m, DType::kU16, rows);
+  const std::vector<int64_t> expected_e = Run<uint16_t>(*e, DType::kU16, rows);
+  std::vector<std::vector<int64_t>> got(4), got_e(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 3; ++k) {
+        got[t] = Run<uint16_t>(*m, DType::kU16, rows);
+        got_e[t] = Run<uint16_t>(*e, DType::kU16, rows);
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (size_t t = 0; t < got.size(); ++t) {
+    CHECK(got[t] == expected);
+    CHECK(got_e[t] == expected_e);
+  }
+}
+
+// --- through the registry ----------------------------------------------------------
+
+MetricConfig Entry(std::string name, std::string metric, size_t index) {
+  MetricConfig m;
+  m.name = std::move(name);
+  m.metric = std::move(metric);
+  m.index = index;
+  return m;
+}
+
+TEST_CASE("token quality: params through the registry", "[token_quality]") {
+  DatasetConfig c;
+  c.type = "synthetic_mod";
+  c.num_samples = 4;
+  c.ignore_token_ids = {3};
+  Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
+  REQUIRE(ds.ok());
+  MetricConfig entry = Entry("r", "repeated_ngram_ratio", 1);
+  const auto create = [&](nlohmann::json params) {
+    entry.params = std::move(params);
+    return CreateMetric(entry, **ds);
+  };
+  // Defaults n = 3, scale 1000; the dataset's ignored id 3 is left out.
+  Result<std::unique_ptr<Metric>> m = create(nlohmann::json::object());
+  REQUIRE(m.ok());
+  CHECK(Run<int32_t>(**m, DType::kI32, {{1, 2, 1, 3, 2, 1, 2, 2}}) == std::vector<int64_t>{800});
+  m = create({{"n", 1}, {"scale", 10}});
+  REQUIRE(m.ok());
+  CHECK(Run<int32_t>(**m, DType::kI32, {{1, 2, 1, 3, 4}}) == std::vector<int64_t>{5});
+  CHECK(create({{"n", 0}}).status().message() ==
+        "config: metrics[1].params.n: expected a positive integer, got 0");
+  CHECK(create({{"scale", "1000"}}).status().message() ==
+        "config: metrics[1].params.scale: expected a positive integer, got \"1000\"");
+  CHECK(create({{"m", 2}}).status().message().rfind("config: metrics[1].params: unknown key", 0) ==
+        0);
+  entry.metric = "token_entropy";
+  CHECK(create({{"scale", kMaxEntropyScale}}).ok());
+  CHECK(create({{"scale", kMaxEntropyScale + 1}}).status().code() == Status::Code::kBadInput);
+  CHECK(create({{"n", 2}}).status().code() == Status::Code::kBadInput);
+}
+
+}  // namespace
+}  // namespace dsanalyze
