@@ -141,6 +141,11 @@ Result<LineValue> Extract(simdjson::dom::element doc, const JsonlScoreOptions& o
   return v;
 }
 
+// "1 line (one per row)", "3 lines (one per row)".
+std::string Lines(uint64_t rows) {
+  return std::to_string(rows) + (rows == 1 ? " line" : " lines") + " (one per row)";
+}
+
 // Places each line's score in its row and checks that every row gets one.
 class ScoreSink {
  public:
@@ -158,14 +163,13 @@ class ScoreSink {
   Status Add(uint64_t line, const LineValue& v) {
     if (o_.id_field.empty()) {
       if (line > o_.rows)
-        return Error(line, "more lines than the " + std::to_string(o_.rows) +
-                               " rows that need a score (one line each)");
+        return Error(line, "expected " + Lines(o_.rows) + ", but the file has more");
       scores_[line - 1] = v.score;
       return Status::OK();
     }
     if (line_of_[v.row] != 0)
-      return Error(
-          line, "id " + std::to_string(v.row) + " repeats line " + std::to_string(line_of_[v.row]));
+      return Error(line, "id " + std::to_string(v.row) + " appears twice, on lines " +
+                             std::to_string(line_of_[v.row]) + " and " + std::to_string(line));
     line_of_[v.row] = line;
     scores_[v.row] = v.score;
     return Status::OK();
@@ -173,15 +177,15 @@ class ScoreSink {
 
   // After the last of `lines` lines: the scores, once every row has one.
   Result<std::vector<double>> Finish(uint64_t lines) {
-    const std::string rows = std::to_string(o_.rows);
     if (o_.id_field.empty() && lines < o_.rows)
-      return Error(lines + 1, "the file ends after " + std::to_string(lines) + " lines, but " +
-                                  rows + " rows need a score (one line each)");
+      return Error(lines + 1, "expected " + Lines(o_.rows) + ", but the file ends after " +
+                                  std::to_string(lines));
     const auto missing = std::find(line_of_.begin(), line_of_.end(), 0);
-    if (missing != line_of_.end())
-      return Status::BadInput(path_ + ": no line has id " +
-                              std::to_string(missing - line_of_.begin()) + " (the first of the " +
-                              rows + " rows left without a score)");
+    if (missing != line_of_.end()) {
+      const std::string row = std::to_string(missing - line_of_.begin());
+      return Status::BadInput(path_ + ": no line has id " + row + ", so row " + row + " of [0, " +
+                              std::to_string(o_.rows) + ") has no score (the first such row)");
+    }
     return std::move(scores_);
   }
 

@@ -29,8 +29,8 @@ struct JsonlScoreOptions {
 //
 // Values: any JSON number (integer or float) as the nearest double, and the
 // bare tokens Python's json module writes for non-finite floats, NaN, Infinity
-// and -Infinity, anywhere in a line, the score's returned as NaN / ±inf (the
-// caller decides whether they are errors). Lines may end in \n or \r\n; the
+// and -Infinity, anywhere in a line (as a score they give NaN / ±inf; the
+// caller decides whether those are errors). Lines may end in \n or \r\n; the
 // last line may lack its newline; a blank line (empty or only whitespace) is
 // an error, except the empty "line" after the final newline. A missing file
 // gives "q.jsonl: file not found".

@@ -110,19 +110,21 @@ TEST_CASE("jsonl: errors in line-order mode name the line", "[jsonl]") {
     CHECK(j.Error(ok + ok + bad + "\n" + ok, 4).rfind(j.At(3, "invalid JSON: "), 0) == 0);
   CHECK(j.Error(ok + "[1, 2]\n", 2) == j.At(2, "expected a JSON object"));
   CHECK(j.Error(ok + "7\n", 2) == j.At(2, "expected a JSON object"));
-  // An object across two lines: each line alone is invalid.
+  // An object across two lines: each line alone is invalid, also when another
+  // line's two objects make up the count.
   CHECK(j.Error(ok + "{\"score\":\n2}\n" + ok, 3).rfind(j.At(2, "invalid JSON: "), 0) == 0);
+  CHECK(j.Error("{\"score\":\n2}\n{\"score\": 1} {\"score\": 2}\n", 3)
+            .rfind(j.At(1, "invalid JSON: "), 0) == 0);
   CHECK(j.Error(ok + "\n" + ok, 2) == j.At(2, "blank line (each line must hold one JSON object)"));
   CHECK(j.Error(ok + " \r\n" + ok, 2) ==
         j.At(2, "blank line (each line must hold one JSON object)"));
   CHECK(j.Error(ok + ok + "\n", 2) == j.At(3, "blank line (each line must hold one JSON object)"));
   CHECK(j.Error("\n" + ok, 1) == j.At(1, "blank line (each line must hold one JSON object)"));
   CHECK(j.Error(ok + ok, 3) ==
-        j.At(3, "the file ends after 2 lines, but 3 rows need a score (one line each)"));
-  CHECK(j.Error("", 1) ==
-        j.At(1, "the file ends after 0 lines, but 1 rows need a score (one line each)"));
+        j.At(3, "expected 3 lines (one per row), but the file ends after 2"));
+  CHECK(j.Error("", 1) == j.At(1, "expected 1 line (one per row), but the file ends after 0"));
   CHECK(j.Error(ok + ok + ok, 2) ==
-        j.At(3, "more lines than the 2 rows that need a score (one line each)"));
+        j.At(3, "expected 2 lines (one per row), but the file has more"));
 }
 
 TEST_CASE("jsonl: errors in id mode name the line", "[jsonl]") {
@@ -136,11 +138,12 @@ TEST_CASE("jsonl: errors in id mode name the line", "[jsonl]") {
         j.At(2, "id 2 is outside [0, 2): row past the end"));
   CHECK(j.Error(line("0") + line("18446744073709551615"), 2, "id") ==
         j.At(2, "id 18446744073709551615 is outside [0, 2): row past the end"));
-  CHECK(j.Error(line("1") + line("0") + line("1"), 3, "id") == j.At(3, "id 1 repeats line 1"));
+  CHECK(j.Error(line("1") + line("0") + line("1"), 3, "id") ==
+        j.At(3, "id 1 appears twice, on lines 1 and 3"));
   CHECK(j.Error(line("0") + line("3"), 5, "id") ==
-        j.path + ": no line has id 1 (the first of the 5 rows left without a score)");
+        j.path + ": no line has id 1, so row 1 of [0, 5) has no score (the first such row)");
   CHECK(j.Error("", 1, "id") ==
-        j.path + ": no line has id 0 (the first of the 1 rows left without a score)");
+        j.path + ": no line has id 0, so row 0 of [0, 1) has no score (the first such row)");
   // The score is checked before the id.
   CHECK(j.Error("{\"id\": -1}\n", 1, "id") == j.At(1, "field \"score\" is missing"));
 }
