@@ -4,23 +4,28 @@
 # median wall time (including mpiexec), per-stage times (rank 0 / slowest rank,
 # from the run's summary.json) and peak RSS per rank, as a table and as JSON.
 #
-#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,D] [--scratch DIR] [--json FILE]
+#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,D,J] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
-# same inputs, for before/after figures taken on the same machine.
+# same inputs, for before/after figures taken on the same machine (case J uses
+# the dsanalyze_jsonl_bench beside it).
 #
 # Cases: A1/A2 seed benchmark N=10M (value+sum) on 1/2 ranks; B the same with
 # N=100M on 2 ranks; C documents, ~1e9 uint16 tokens (2M docs, mean length 500),
 # seqlen + total_vocab_freq + vocab_rarity on 2 ranks; Q the token-quality
 # metrics (unique_token_ratio + token_entropy + repeated_ngram_ratio) on C's
-# data and ranks; D skew, N=10M all one value, 2 ranks. --quick divides every
-# size by 10 (for a smoke run).
+# data and ranks; D skew, N=10M all one value, 2 ranks; J ReadJsonlScores on one
+# core over a 10M-line JSON-lines file (~557 MB, lines like {"id": 123,
+# "text_len": 42, "score": 0.123456789}), its time taken inside the driver (no
+# process start); Jn (only when asked for) the same file parsed line by line
+# with nlohmann::json, for comparison.
+# --quick divides every size by 10 (for a smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 scale=1
-only="A1,A2,B,C,Q,D"
+only="A1,A2,B,C,Q,D,J"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
@@ -114,6 +119,24 @@ if want Q; then
     "output": {"path": "'"$scratch/out-Q"'"}, "map": {"threads": 1, "batch_size": 1024}}'
 fi
 
+# run_jsonl NAME PARSER: times dsanalyze_jsonl_bench's read $runs times, one JSON line per run.
+run_jsonl() {
+  local name=$1 parser=$2 lines=$((10000000 / scale))
+  local jbench file="$scratch/scores_$lines.jsonl"
+  jbench="$(dirname "$bin")/dsanalyze_jsonl_bench"
+  [[ -f "$file" ]] || "$jbench" generate "$file" "$lines"
+  stat -c %s "$file" > "$scratch/J.bytes"
+  for ((i = 1; i <= runs; i++)); do
+    # "PARSER: BYTES bytes, ROWS rows, SECONDS s, MB/s"
+    local seconds
+    seconds=$("$jbench" read "$file" "$lines" "$parser" | awk '{ print $6 }')
+    printf '{"case": "%s", "ranks": 1, "wall": %s, "samples": %d, "timings": [], "peak_rss_bytes": []}\n' \
+      "$name" "$seconds" "$lines" >> "$results"
+  done
+}
+want J && run_jsonl J simdjson
+want Jn && run_jsonl Jn nlohmann
+
 python3 - "$results" "$json_out" "$scale" "$load_before" "$scratch" <<'PY'
 import json, statistics, sys, platform, os, subprocess
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -164,6 +187,9 @@ if "C" in med:
 if "Q" in med and "C" in med:
     r = med["Q"]["median_wall_s"] / med["C"]["median_wall_s"]
     checks.append(("Q <= 3x C", r <= 3, f"{med['Q']['median_wall_s']:.3f} s, {r:.2f}x"))
+if "J" in med:
+    mbps = int(open(os.path.join(sys.argv[5], "J.bytes")).read()) / med["J"]["median_wall_s"] / 1e6
+    checks.append(("J >= 500 MB/s", mbps >= 500, f"{mbps:.0f} MB/s on one core"))
 if "D" in med and "A2" in med:
     r = med["D"]["median_wall_s"] / med["A2"]["median_wall_s"]
     checks.append(("D <= 1.2x A2", r <= 1.2, f"{r:.2f}x"))
