@@ -3,10 +3,11 @@
 //
 //   dsanalyze_jsonl_bench generate FILE LINES   writes LINES lines like
 //       {"id": 123, "text_len": 42, "score": 0.123456789}
-//   dsanalyze_jsonl_bench read FILE ROWS [simdjson|nlohmann]
+//   dsanalyze_jsonl_bench read FILE ROWS [simdjson|nlohmann|simdjson-id]
 //       times reading the "score" of each of ROWS lines, in line order: with
 //       ReadJsonlScores (simdjson, the default), or with nlohmann::json parsing
-//       each line (the alternative measured), and prints
+//       each line (the alternative measured); simdjson-id places each score
+//       by the line's "id" instead, and prints
 //       "PARSER: BYTES bytes, ROWS rows, SECONDS s, MB/s" (MB = 10^6 bytes).
 #include <chrono>
 #include <cstdio>
@@ -56,9 +57,10 @@ Result<std::vector<double>> ReadWithNlohmann(const std::string& path, uint64_t r
 
 int Read(const std::string& path, uint64_t rows, const std::string& parser) {
   const auto t0 = std::chrono::steady_clock::now();
-  Result<std::vector<double>> scores = parser == "nlohmann"
-                                           ? ReadWithNlohmann(path, rows)
-                                           : dsanalyze::ReadJsonlScores(path, {"score", "", rows});
+  Result<std::vector<double>> scores =
+      parser == "nlohmann"
+          ? ReadWithNlohmann(path, rows)
+          : dsanalyze::ReadJsonlScores(path, {"score", parser == "simdjson-id" ? "id" : "", rows});
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!scores.ok()) return std::fprintf(stderr, "%s\n", scores.status().message().c_str()), 1;
@@ -77,11 +79,11 @@ int main(int argc, char** argv) {
     return Generate(argv[2], std::strtoull(argv[3], nullptr, 10));
   if (mode == "read" && (argc == 4 || argc == 5)) {
     const std::string parser = argc == 5 ? argv[4] : "simdjson";
-    if (parser == "simdjson" || parser == "nlohmann")
+    if (parser == "simdjson" || parser == "nlohmann" || parser == "simdjson-id")
       return Read(argv[2], std::strtoull(argv[3], nullptr, 10), parser);
   }
   std::fprintf(stderr,
                "usage: dsanalyze_jsonl_bench generate FILE LINES\n"
-               "       dsanalyze_jsonl_bench read FILE ROWS [simdjson|nlohmann]\n");
+               "       dsanalyze_jsonl_bench read FILE ROWS [simdjson|nlohmann|simdjson-id]\n");
   return 2;
 }

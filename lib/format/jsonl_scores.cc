@@ -107,19 +107,22 @@ Result<double> ScoreOf(simdjson::dom::element value, const std::string& field, b
   return Status::BadInput("field \"" + field + "\" is not a number");
 }
 
+// "id ID is outside [0, rows)", for an id that is not a row.
+Status NotARow(const std::string& id, bool past_end, uint64_t rows) {
+  return Status::BadInput("id " + id + " is outside [0, " + std::to_string(rows) + ")" +
+                          (past_end ? ": row past the end" : ""));
+}
+
 // The row named by the id in `value`, which must lie in [0, rows).
 Result<uint64_t> RowOf(simdjson::dom::element value, const JsonlScoreOptions& o) {
-  const std::string range = " is outside [0, " + std::to_string(o.rows) + ")";
   switch (value.type()) {
     case simdjson::dom::element_type::INT64: {
       const int64_t id = value.get_int64().value_unsafe();
-      if (id < 0) return Status::BadInput("id " + std::to_string(id) + range);
-      if (static_cast<uint64_t>(id) < o.rows) return static_cast<uint64_t>(id);
-      return Status::BadInput("id " + std::to_string(id) + range + ": row past the end");
+      if (id >= 0 && static_cast<uint64_t>(id) < o.rows) return static_cast<uint64_t>(id);
+      return NotARow(std::to_string(id), id >= 0, o.rows);
     }
     case simdjson::dom::element_type::UINT64:
-      return Status::BadInput("id " + std::to_string(value.get_uint64().value_unsafe()) + range +
-                              ": row past the end");
+      return NotARow(std::to_string(value.get_uint64().value_unsafe()), true, o.rows);
     default:
       return Status::BadInput("field \"" + o.id_field + "\" is not an integer");
   }
