@@ -4,7 +4,7 @@
 # median wall time (including mpiexec), per-stage times (rank 0 / slowest rank,
 # from the run's summary.json) and peak RSS per rank, as a table and as JSON.
 #
-#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,D,J] [--scratch DIR] [--json FILE]
+#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
@@ -15,7 +15,9 @@
 # N=100M on 2 ranks; C documents, ~1e9 uint16 tokens (2M docs, mean length 500),
 # seqlen + total_vocab_freq + vocab_rarity on 2 ranks; Q the token-quality
 # metrics (unique_token_ratio + token_entropy + repeated_ngram_ratio) on C's
-# data and ranks; D skew, N=10M all one value, 2 ranks; J ReadJsonlScores on one
+# data and ranks; L seqlen alone on C's data and ranks; S the score metric on
+# C's data and ranks: a float32 .npy score per document, scale 1000; D skew,
+# N=10M all one value, 2 ranks; J ReadJsonlScores on one
 # core over a 10M-line JSON-lines file (~557 MB, lines like {"id": 123,
 # "text_len": 42, "score": 0.123456789}), its time taken inside the driver (no
 # process start); Jn (only when asked for) the same file parsed line by line
@@ -25,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 scale=1
-only="A1,A2,B,C,Q,D,J"
+only="A1,A2,B,C,Q,L,S,D,J"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
@@ -97,8 +99,8 @@ want A2 && run_case A2 2 "$(seed_config $n_a "$seed_metrics" "$scratch/out-A2")"
 want B && run_case B 2 "$(seed_config $n_b "$seed_metrics" "$scratch/out-B")"
 want D && run_case D 2 "$(seed_config $n_a '[{"name": "v", "metric": "value"}]' "$scratch/out-D" 1)"
 docs=$((2000000 / scale))
-tokens="$scratch/tok_$docs"  # C's and Q's data
-if want C || want Q; then
+tokens="$scratch/tok_$docs"  # C's, Q's, L's and S's data
+if want C || want Q || want L || want S; then
   [[ -f "$tokens.idx" ]] ||
     "$bin" generate "$tokens" --documents "$docs" --vocab-size 50000 \
       --min-length 1 --max-length 999 --seed 1 > /dev/null
@@ -117,6 +119,27 @@ if want Q; then
                 {"name": "token_entropy", "metric": "token_entropy"},
                 {"name": "repeated_ngram_ratio", "metric": "repeated_ngram_ratio"}],
     "output": {"path": "'"$scratch/out-Q"'"}, "map": {"threads": 1, "batch_size": 1024}}'
+fi
+if want L; then
+  run_case L 2 '{"dataset": {"type": "documents", "prefixes": ["'"$tokens"'"]},
+    "metrics": [{"name": "seqlen", "metric": "seqlen"}],
+    "output": {"path": "'"$scratch/out-L"'"}, "map": {"threads": 1, "batch_size": 1024}}'
+fi
+if want S; then
+  [[ -f "$tokens-quality.npy" ]] || python3 - "$tokens-quality.npy" "$docs" <<'PY'
+import random, struct, sys
+path, n = sys.argv[1], int(sys.argv[2])
+rng = random.Random(1)
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % n
+header += " " * ((-(10 + len(header) + 1)) % 64) + "\n"
+with open(path, "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<%df" % n, *(rng.random() for _ in range(n))))
+PY
+  run_case S 2 '{"dataset": {"type": "documents", "prefixes": ["'"$tokens"'"]},
+    "metrics": [{"name": "quality", "metric": "score", "params": {"file": "'"$tokens-quality.npy"'",
+                 "per": "document", "scale": 1000}}],
+    "output": {"path": "'"$scratch/out-S"'"}, "map": {"threads": 1, "batch_size": 1024}}'
 fi
 
 # run_jsonl NAME PARSER: times dsanalyze_jsonl_bench's read $runs times, one JSON line per run.
@@ -187,6 +210,10 @@ if "C" in med:
 if "Q" in med and "C" in med:
     r = med["Q"]["median_wall_s"] / med["C"]["median_wall_s"]
     checks.append(("Q <= 3x C", r <= 3, f"{med['Q']['median_wall_s']:.3f} s, {r:.2f}x"))
+if "S" in med and "L" in med:
+    r = med["S"]["median_wall_s"] / med["L"]["median_wall_s"]
+    checks.append(("S <= 1.2x L (score vs seqlen)", r <= 1.2,
+                   f"{med['S']['median_wall_s']:.3f} s vs {med['L']['median_wall_s']:.3f} s, {r:.2f}x"))
 if "J" in med:
     mbps = int(open(os.path.join(sys.argv[5], "J.bytes")).read()) / med["J"]["median_wall_s"] / 1e6
     checks.append(("J >= 500 MB/s", mbps >= 500, f"{mbps:.0f} MB/s on one core"))

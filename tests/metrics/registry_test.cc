@@ -5,6 +5,7 @@
 #include "dataset/open_dataset.h"
 #include "format/indexed_dataset.h"
 #include "metrics/batch_builder.h"
+#include "support/npy_writer.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {
@@ -48,9 +49,13 @@ TEST_CASE("registry: lists the built-ins sorted, with their types", "[metrics]")
 
 TEST_CASE("registry: creates each built-in with the listed type", "[metrics]") {
   std::unique_ptr<Dataset> ds = Synthetic();
+  test::ScratchDir dir;
+  const std::string scores = dir / "scores.npy";
+  test::WriteNpy(scores, std::vector<double>(ds->size(), 0.5), {ds->size()}, 1);
   for (const MetricInfo& info : ListBuiltinMetrics()) {
     MetricConfig entry = Entry("out", info.name);
     if (info.name.find("vocab") != std::string::npos) entry.params = {{"vocab_size", 100}};
+    if (info.name == "score") entry.params = {{"file", scores}, {"per", "sample"}, {"scale", 10}};
     Result<std::unique_ptr<Metric>> m = CreateMetric(entry, *ds);
     REQUIRE(m.ok());
     CHECK((*m)->type() == info.type);
