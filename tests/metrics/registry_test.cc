@@ -5,6 +5,7 @@
 #include "dataset/open_dataset.h"
 #include "format/indexed_dataset.h"
 #include "metrics/batch_builder.h"
+#include "metrics/metric_entry.h"
 #include "support/npy_writer.h"
 #include "support/test_util.h"
 
@@ -21,13 +22,7 @@ std::unique_ptr<Dataset> Synthetic(std::vector<int64_t> ignore = {}) {
   return std::move(ds).value();
 }
 
-MetricConfig Entry(std::string name, std::string metric, size_t index = 0) {
-  MetricConfig m;
-  m.name = std::move(name);
-  m.metric = std::move(metric);
-  m.index = index;
-  return m;
-}
+using test::Entry;
 
 TEST_CASE("registry: lists the built-ins sorted, with their types", "[metrics]") {
   std::vector<MetricInfo> infos = ListBuiltinMetrics();

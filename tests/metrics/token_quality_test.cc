@@ -13,6 +13,7 @@
 #include "dataset/open_dataset.h"
 #include "metrics/batch_builder.h"
 #include "metrics/builtin_metrics.h"
+#include "metrics/metric_entry.h"
 #include "metrics/registry.h"
 
 namespace dsanalyze {
@@ -317,13 +318,7 @@ TEST_CASE("token quality: concurrent calls from several threads agree", "[token_
 
 // --- through the registry ----------------------------------------------------------
 
-MetricConfig Entry(std::string name, std::string metric, size_t index) {
-  MetricConfig m;
-  m.name = std::move(name);
-  m.metric = std::move(metric);
-  m.index = index;
-  return m;
-}
+using test::Entry;
 
 TEST_CASE("token quality: params through the registry", "[token_quality]") {
   DatasetConfig c;

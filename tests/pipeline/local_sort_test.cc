@@ -10,15 +10,6 @@
 namespace dsanalyze {
 namespace {
 
-KeyLayout LayoutFor(int64_t vmin, int64_t vmax, int64_t idmin, int64_t idmax) {
-  KeyLayout l;
-  l.value_min = vmin;
-  l.id_min = idmin;
-  l.value_bits = BitsFor(static_cast<uint64_t>(vmax) - static_cast<uint64_t>(vmin));
-  l.id_bits = BitsFor(static_cast<uint64_t>(idmax) - static_cast<uint64_t>(idmin));
-  return l;
-}
-
 // The reference: encode every pair, then std::sort.
 template <class Key>
 std::vector<Key> Reference(const std::vector<int64_t>& values, const LocalIds& ids,
@@ -30,7 +21,7 @@ std::vector<Key> Reference(const std::vector<int64_t>& values, const LocalIds& i
 }
 
 TEST_CASE("KeyCodec round-trips pairs and orders them lexicographically", "[sort]") {
-  const KeyLayout l = LayoutFor(-5, 1000, 0, 99999);
+  const KeyLayout l = MakeKeyLayout(-5, 1000, 0, 99999);
   REQUIRE(l.fits_u64());
   KeyCodec<uint64_t> c{l};
   for (int64_t v : {-5, 0, 7, 1000})
@@ -43,7 +34,7 @@ TEST_CASE("KeyCodec round-trips pairs and orders them lexicographically", "[sort
 }
 
 TEST_CASE("Wide keys cover the full int64 range", "[sort]") {
-  const KeyLayout l = LayoutFor(INT64_MIN, INT64_MAX, 0, 1000);
+  const KeyLayout l = MakeKeyLayout(INT64_MIN, INT64_MAX, 0, 1000);
   REQUIRE_FALSE(l.fits_u64());
   KeyCodec<WideKey> c{l};
   CHECK(c.Value(c.Encode(INT64_MIN, 3)) == INT64_MIN);
@@ -58,7 +49,7 @@ TEST_CASE("Radix sort of consecutive ids matches a comparison sort", "[sort]") {
        std::initializer_list<int64_t>{1, 2, 255, 10000, 1 << 17, 1 << 20, int64_t{1} << 40}) {
     for (unsigned threads : {1u, 3u}) {
       const int64_t n = 100000, first = 5000;
-      const KeyLayout l = LayoutFor(-7, range - 8, first, first + n - 1);
+      const KeyLayout l = MakeKeyLayout(-7, range - 8, first, first + n - 1);
       KeyCodec<uint64_t> c{l};
       std::vector<int64_t> values(n);
       for (auto& v : values) v = static_cast<int64_t>(rng() % static_cast<uint64_t>(range)) - 7;
@@ -75,7 +66,7 @@ TEST_CASE("Radix sort on full keys when ids are explicit", "[sort]") {
   std::vector<int64_t> id_list(n);
   for (int64_t i = 0; i < n; ++i) id_list[i] = 3 * i + 11;
   std::shuffle(id_list.begin(), id_list.end(), rng);
-  const KeyLayout l = LayoutFor(-100, 100, 11, 3 * (n - 1) + 11);
+  const KeyLayout l = MakeKeyLayout(-100, 100, 11, 3 * (n - 1) + 11);
   KeyCodec<uint64_t> c{l};
   std::vector<int64_t> values(n);
   for (auto& v : values) v = static_cast<int64_t>(rng() % 201) - 100;
@@ -86,7 +77,7 @@ TEST_CASE("Radix sort on full keys when ids are explicit", "[sort]") {
 
 TEST_CASE("Wide keys sort lexicographically", "[sort]") {
   std::mt19937_64 rng(9);
-  const KeyLayout l = LayoutFor(INT64_MIN, INT64_MAX, 0, 999);
+  const KeyLayout l = MakeKeyLayout(INT64_MIN, INT64_MAX, 0, 999);
   KeyCodec<WideKey> c{l};
   // Both ends of the int64 range and values around zero, with many ties.
   const int64_t picks[] = {INT64_MIN, INT64_MIN / 2, -1, 0, 1, INT64_MAX / 2, INT64_MAX};

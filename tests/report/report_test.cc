@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "report/distribution.h"
 #include "report/histogram_svg.h"
 #include "report/metric_stats.h"
 #include "support/output_fixture.h"
@@ -328,13 +329,7 @@ TEST_CASE("WriteReports names the file it cannot read", "[report]") {
   CHECK(st.message().find("mod_index_to_sample.idx: file not found") != std::string::npos);
 }
 
-ValueDistribution Distribution(std::vector<int64_t> values, std::vector<uint64_t> counts) {
-  ValueDistribution d;
-  d.values = std::move(values);
-  d.counts = std::move(counts);
-  for (uint64_t c : d.counts) d.samples += c;
-  return d;
-}
+using test::Distribution;
 
 TEST_CASE("nearest-rank percentiles", "[report]") {
   const ValueDistribution d = Distribution({1, 2, 3}, {1, 1, 2});  // samples 1 2 3 3

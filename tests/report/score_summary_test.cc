@@ -3,18 +3,13 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
+#include "report/distribution.h"
 #include "util/ordered_double.h"
 
 namespace dsanalyze {
 namespace {
 
-ValueDistribution Distribution(std::vector<int64_t> values, std::vector<uint64_t> counts) {
-  ValueDistribution d;
-  d.values = std::move(values);
-  d.counts = std::move(counts);
-  for (uint64_t c : d.counts) d.samples += c;
-  return d;
-}
+using test::Distribution;
 
 TEST_CASE("score summary: scaled values as scores, ascending and descending", "[score_summary]") {
   // Values -30 (1 sample), 10 (2), 250 (1) at scale 100.
