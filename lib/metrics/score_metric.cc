@@ -183,7 +183,7 @@ Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
   DSA_RETURN_IF_ERROR(ScaleOrBins(params, &o.meaning));
   if (params.has("nan")) {
     int64_t nan_value = 0;
-    DSA_RETURN_IF_ERROR(params.Int("nan", INT64_MIN, INT64_MAX - 1, &nan_value));
+    DSA_RETURN_IF_ERROR(params.Int("nan", INT64_MIN + 1, INT64_MAX, &nan_value));
     o.nan_value = nan_value;
   }
   DSA_ASSIGN_OR_RETURN(const ScoreFileOptions file, FileParams(params, o.per_document, dataset));
