@@ -8,6 +8,7 @@
 #include <set>
 
 #include "curriculum/curriculum_check.h"
+#include "curriculum/curriculum_svg.h"
 #include "support/output_fixture.h"
 #include "support/test_util.h"
 
@@ -169,6 +170,55 @@ TEST_CASE("warnings: empty_intersection", "[curriculum]") {
   REQUIRE(Sizes(*r) == std::vector<uint64_t>{0, 4});
   REQUIRE(Kinds(*r) == std::multiset<std::string>{"empty_intersection"});
   REQUIRE(r->warnings[0].step == 1);
+}
+
+TEST_CASE("global batch: flag, train_batch_size, or micro x accumulation x data-parallel",
+          "[curriculum]") {
+  test::ScratchDir dir;
+  const std::string save = MakeAnalysis(dir, {{"m", kValues}});
+  const Json metrics = {{"m", Discrete(save, "m", "value", {2, 9}, {2})}};
+  Json doc = {
+      {"train_micro_batch_size_per_gpu", 2},
+      {"gradient_accumulation_steps", 3},
+      {"train_iters", 4},
+      {"data_efficiency",
+       {{"data_sampling",
+         {{"curriculum_learning", {{"enabled", true}, {"curriculum_metrics", metrics}}}}}}}};
+  const std::string path = dir / "ds_config.json";
+  std::ofstream(path) << doc.dump();
+  REQUIRE(CheckCurriculum({save, path, std::nullopt, 5, std::nullopt})->global_batch_size == 30);
+  REQUIRE(CheckCurriculum({save, path, 7, 5, std::nullopt})->global_batch_size == 7);
+  doc["train_batch_size"] = 64;
+  std::ofstream(path) << doc.dump();
+  auto r = CheckCurriculum({save, path, std::nullopt, 5, 2});
+  REQUIRE(r->global_batch_size == 64);
+  REQUIRE(r->train_steps == 2);
+}
+
+TEST_CASE("the --json report and the SVG chart", "[curriculum]") {
+  test::ScratchDir dir;
+  const std::string save = MakeAnalysis(dir, {{"a&b", kValues}});
+  auto r = Check(dir, save, {{"a&b", Discrete(save, "a&b", "value", {0, 2, 9}, {1, 5})}}, 4, 3);
+  REQUIRE(r.ok());
+  const Json j = CurriculumReportJson(*r);
+  REQUIRE(j.size() == 2);
+  REQUIRE(j["steps"][1].dump() ==
+          R"({"step":2,"difficulty":{"a&b":2},"new_cluster_size":3,"eligible":3})");
+  for (const auto& w : j["warnings"]) {
+    REQUIRE(w.size() == 4);
+    for (const char* key : {"step", "kind", "message", "fix"}) REQUIRE(w.contains(key));
+  }
+  const std::string svg = CurriculumSvg(*r);
+  REQUIRE(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=", 0) == 0);
+  REQUIRE(svg.size() > 7);
+  REQUIRE(svg.substr(svg.size() - 7) == "</svg>\n");
+  REQUIRE(svg.find("a&amp;b difficulty (0 .. 9)") != std::string::npos);
+  REQUIRE(svg.find("a&b") == std::string::npos);
+  size_t lines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1))
+    ++lines;
+  REQUIRE(lines == 2);  // the metric's difficulty and the eligible pool
 }
 
 }  // namespace
