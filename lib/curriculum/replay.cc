@@ -18,7 +18,7 @@ Result<Replay> ReplayCurriculum(const std::vector<CurriculumMetricConfig>& metri
       const Schedule& s = metrics[m].schedule;
       current[m] = UpdateDifficulty(s, current[m], step);
       changed = changed || current[m] != previous[m];
-      settled = settled && current[m] >= s.max_difficulty;
+      settled = settled && Settled(s, current[m], step);
     }
     if (changed) {
       ReplayStep r{step, current, builder->Next(previous, current, step == 1), 0};

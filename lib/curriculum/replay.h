@@ -8,7 +8,8 @@
 // (curriculum/clusters.h) at step 1 and whenever any metric's difficulty
 // changed. An empty cluster is skipped, as DeepSpeed skips it. The eligible
 // pool is the sum of the cluster sizes, DeepSpeed's data_cluster_sizes, which
-// weight its draws. Once every difficulty has reached its max_difficulty
+// weight its draws. Once every difficulty is settled (schedule.h Settled:
+// at max_difficulty, or past a fixed_discrete schedule's last max_step)
 // nothing changes any more and the replay stops early.
 #pragma once
 

@@ -77,6 +77,11 @@ int64_t UpdateDifficulty(const Schedule& schedule, int64_t current, int64_t step
   return current < schedule.max_difficulty ? DifficultyAt(schedule, step) : current;
 }
 
+bool Settled(const Schedule& schedule, int64_t current, int64_t step) {
+  return current >= schedule.max_difficulty ||
+         (schedule.type == ScheduleType::kFixedDiscrete && step > schedule.max_steps.back());
+}
+
 void WriteScheduleKeys(const Schedule& schedule, nlohmann::ordered_json* entry) {
   using Json = nlohmann::ordered_json;
   Json config = Json::object();

@@ -66,6 +66,11 @@ int64_t DifficultyAt(const Schedule& schedule, int64_t step);
 // difficulty after the call.
 int64_t UpdateDifficulty(const Schedule& schedule, int64_t current, int64_t step);
 
+// True when no step after `step` changes the difficulty `current` (reached
+// after UpdateDifficulty(step)): it is at max, or a fixed_discrete schedule
+// is past its last max_step (its last difficulty holds from then on).
+bool Settled(const Schedule& schedule, int64_t current, int64_t step);
+
 // Writes min_difficulty, max_difficulty, schedule_type and schedule_config
 // (only the keys DeepSpeed reads for the type) into the object `entry`.
 void WriteScheduleKeys(const Schedule& schedule, nlohmann::ordered_json* entry);

@@ -74,6 +74,36 @@ std::string Difficulties(const ReplayContext& c, const ReplayStep& s) {
   return out;
 }
 
+// index_mismatch for a value-based metric that reads grouped rows (the
+// percentile_merged index, by name or by having fewer rows than values).
+void ValueOnGroupedRows(const CurriculumMetricConfig& m, const MetricIndex& index,
+                        std::vector<CurriculumWarning>* out) {
+  const std::string& path = m.index_to_sample_path;
+  const bool merged = EndsWith(path, kMergedSuffix);
+  const uint64_t rows = index.index_to_sample.num_rows();
+  if (!merged && rows >= index.metric_rows) return;
+  const std::string fix =
+      "set index_to_sample_path to " +
+      (merged ? path.substr(0, path.size() - kMergedSuffix.size()) + kPlainSuffix
+              : "the metric's *" + kPlainSuffix);
+  if (rows < index.metric_rows) {
+    out->push_back({0, "index_mismatch",
+                    m.name + ": difficulty_type value reads " + path + ", whose " +
+                        to_string(rows) + " rows group the " + to_string(index.metric_rows) +
+                        " values of index_to_metric (the percentile_merged grouping), yet "
+                        "DeepSpeed pairs row r with index_to_metric row r: clusters do not "
+                        "follow the metric's values",
+                    fix});
+  } else {
+    out->push_back({0, "index_mismatch",
+                    m.name + ": difficulty_type value reads the percentile_merged index " + path +
+                        "; with fewer than 200 values its rows are one value each, so "
+                        "the clusters are right here, but with more they group several values "
+                        "and stop matching index_to_metric",
+                    fix});
+  }
+}
+
 }  // namespace
 
 std::vector<CurriculumWarning> CheckMetricPaths(const std::vector<CurriculumMetricConfig>& metrics,
@@ -118,19 +148,9 @@ std::vector<CurriculumWarning> CheckMetricIndexes(
                      m.name + ": " + path + " holds " + to_string(index.samples()) +
                          " samples but the analysis has " + to_string(samples),
                      "use the index files of the analysis (or analyse this dataset again)"});
-    const bool merged = EndsWith(path, kMergedSuffix);
-    if (m.difficulty_type == DifficultyType::kValue &&
-        (merged || index.index_to_sample.num_rows() < index.metric_rows)) {
-      const std::string plain =
-          merged ? path.substr(0, path.size() - kMergedSuffix.size()) + kPlainSuffix
-                 : "the metric's *" + kPlainSuffix;
-      out.push_back({0, "index_mismatch",
-                     m.name + ": difficulty_type value reads " + path +
-                         ", the percentile_merged "
-                         "index: its row r groups several values, yet DeepSpeed pairs it with "
-                         "index_to_metric row r, so clusters do not follow the metric's values",
-                     "set index_to_sample_path to " + plain});
-    } else if (m.difficulty_type == DifficultyType::kPercentile && EndsWith(path, kPlainSuffix)) {
+    if (m.difficulty_type == DifficultyType::kValue) {
+      ValueOnGroupedRows(m, index, &out);
+    } else if (EndsWith(path, kPlainSuffix)) {  // percentile on the plain index
       out.push_back({0, "index_mismatch",
                      m.name + ": difficulty_type percentile reads the plain index " + path +
                          ": the same samples (percentile slices follow the row order only), but "

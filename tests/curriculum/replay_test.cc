@@ -9,6 +9,7 @@
 
 #include "curriculum/curriculum_check.h"
 #include "curriculum/curriculum_svg.h"
+#include "curriculum/schedule.h"
 #include "support/output_fixture.h"
 #include "support/test_util.h"
 
@@ -157,6 +158,36 @@ TEST_CASE("warnings: index_mismatch, missing_file, other_analysis", "[curriculum
   // Two files in another folder, 3 samples instead of 10 (so 7 are never eligible).
   REQUIRE(Kinds(*r) == std::multiset<std::string>{"other_analysis", "other_analysis",
                                                   "other_analysis", "never_eligible"});
+}
+
+TEST_CASE("index_mismatch: a value metric on rows that group several values", "[curriculum]") {
+  test::ScratchDir dir;
+  std::vector<int64_t> values(250);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i);
+  const std::string save = MakeAnalysis(dir, {{"m", values}});  // merged: 125 rows of 2 values
+  Json e = Discrete(save, "m", "value", {0, 249}, {1});
+  e["index_to_sample_path"] = save + "/m/m_index_to_sample_percentile_merged";
+  auto r = Check(dir, save, {{"m", e}}, 1, 5);
+  REQUIRE(r.ok());
+  REQUIRE(Kinds(*r) == std::multiset<std::string>{"index_mismatch"});
+  REQUIRE(r->warnings[0].message.find("125 rows group the 250 values") != std::string::npos);
+  REQUIRE(r->warnings[0].fix == "set index_to_sample_path to " + save + "/m/m_index_to_sample");
+  // DeepSpeed pairs row r (values 2r, 2r+1) with value r: at difficulty 0 it
+  // takes row 0, at 249 rows 1..124.
+  REQUIRE(Sizes(*r) == std::vector<uint64_t>{2, 248});
+}
+
+TEST_CASE("Settled: at max, or past a fixed_discrete schedule's last max_step", "[curriculum]") {
+  Schedule s;
+  s.type = ScheduleType::kFixedDiscrete;
+  s.max_difficulty = 100;
+  s.difficulties = {1, 50};
+  s.max_steps = {10};
+  REQUIRE(!Settled(s, 1, 10));
+  REQUIRE(Settled(s, 50, 11));
+  s.type = ScheduleType::kFixedLinear;
+  REQUIRE(!Settled(s, 50, 1000000));
+  REQUIRE(Settled(s, 100, 3));
 }
 
 TEST_CASE("warnings: empty_intersection", "[curriculum]") {
