@@ -72,6 +72,28 @@ CLI::App* AddGenerate(CLI::App& app, dsanalyze::cli::GenerateOptions& gen_opts) 
   return generate;
 }
 
+CLI::App* AddCurriculum(CLI::App& app, dsanalyze::cli::CurriculumOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "curriculum", "replay DeepSpeed's curriculum schedule on an analysis and check it");
+  c->add_option("--analysis", o.analysis, "the analysis (save path)")->required();
+  c->add_option("--ds-config", o.ds_config,
+                "DeepSpeed config with data_efficiency (default: ANALYSIS/curriculum_config.json)");
+  c->add_option("--global-batch-size", o.global_batch_size,
+                "samples per training step (default: the config's train_batch_size, or "
+                "micro batch x gradient accumulation x data-parallel size)")
+      ->check(dsanalyze::PositiveInteger());
+  c->add_option("--data-parallel-size", o.data_parallel_size,
+                "data-parallel ranks, for a config without train_batch_size")
+      ->check(dsanalyze::PositiveInteger())
+      ->capture_default_str();
+  c->add_option("--train-steps", o.train_steps,
+                "training steps to replay (default: the config's train_iters)")
+      ->check(dsanalyze::PositiveInteger());
+  c->add_option("--json", o.json, "also write the steps and warnings as JSON to this file");
+  c->add_option("--svg", o.svg, "also write a chart of difficulty and eligible pool (SVG)");
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,6 +130,8 @@ int main(int argc, char** argv) {
   cli::MetricsOptions metrics_opts;
   auto* metrics = app.add_subcommand("metrics", "list the available metrics");
   metrics->add_option("--plugin", metrics_opts.plugins, "also load this plugin (.so)");
+  cli::CurriculumOptions curriculum_opts;
+  CLI::App* curriculum = AddCurriculum(app, curriculum_opts);
 
   try {
     app.parse(argc, argv);
@@ -127,6 +151,7 @@ int main(int argc, char** argv) {
   if (*verify) return cli::Verify(verify_opts);
   if (*compare) return cli::Compare(compare_opts);
   if (*metrics) return cli::ListMetrics(metrics_opts);
+  if (*curriculum) return cli::Curriculum(curriculum_opts);
   if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
   std::fputs(app.help().c_str(), stderr);
   return dsanalyze::kExitBadInput;

@@ -51,6 +51,19 @@ struct CompareOptions {
 };
 int Compare(const CompareOptions& options);
 
+// `dsanalyze curriculum`: DeepSpeed's curriculum replayed on an analysis
+// (curriculum/curriculum_check.h); 0 means "not given" for the numbers.
+struct CurriculumOptions {
+  std::string analysis;
+  std::string ds_config;  // empty: ANALYSIS/curriculum_config.json
+  int64_t global_batch_size = 0;
+  int64_t data_parallel_size = 1;
+  int64_t train_steps = 0;
+  std::string json;  // write the report here
+  std::string svg;   // write the chart here
+};
+int Curriculum(const CurriculumOptions& options);
+
 struct MetricsOptions {
   std::vector<std::string> plugins;
 };

@@ -55,6 +55,12 @@ std::optional<MetricType> ParseMetricType(const nlohmann::json& entry) {
   return std::nullopt;
 }
 
+std::optional<uint64_t> ParseSamples(const nlohmann::json& entry) {
+  if (!entry.is_object() || !entry.contains("samples") || !entry["samples"].is_number_unsigned())
+    return std::nullopt;
+  return entry["samples"].get<uint64_t>();
+}
+
 // The metrics summary.json lists, sorted by name; BadInput naming the file
 // when it cannot be read, is not JSON, or has no non-empty "metrics" object.
 Result<std::vector<ListedMetric>> ReadListedMetrics(const std::string& summary_path) {
@@ -69,7 +75,7 @@ Result<std::vector<ListedMetric>> ReadListedMetrics(const std::string& summary_p
     return Status::BadInput(summary_path + ": lists no metric (no non-empty \"metrics\" object)");
   std::vector<ListedMetric> listed;
   for (const auto& [name, entry] : doc["metrics"].items())
-    listed.push_back({name, ParseMetricType(entry)});
+    listed.push_back({name, ParseMetricType(entry), ParseSamples(entry)});
   std::sort(listed.begin(), listed.end(),
             [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
   return listed;

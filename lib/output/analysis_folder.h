@@ -11,6 +11,7 @@
 // and compare report a metric folder summary.json does not list.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,10 +35,11 @@ struct MetricFolder {
 Result<std::vector<MetricFolder>> FindMetricFolders(const std::string& save_path);
 
 // A metric as summary.json lists it; type unset when its "type" is missing
-// or unknown.
+// or unknown, samples unset unless it is a non-negative integer.
 struct ListedMetric {
   std::string name;
   std::optional<MetricType> type;
+  std::optional<uint64_t> samples;  // a single-value metric's N
 };
 
 // What verify and compare see of one save path.

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "curriculum/ds_config.h"
+#include "curriculum/schedule.h"
 #include "output/analysis_layout.h"
 
 namespace dsanalyze {
@@ -9,22 +11,27 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json Schedule(uint64_t total_curriculum_step) {
-  return Json{
-      {"total_curriculum_step", total_curriculum_step}, {"difficulty_step", 1}, {"root_degree", 2}};
+// The proposed schedule: DeepSpeed's fixed_root, square root, step 1.
+Schedule ProposedSchedule(int64_t min_difficulty, int64_t max_difficulty,
+                          uint64_t total_curriculum_step) {
+  Schedule s;
+  s.type = ScheduleType::kFixedRoot;
+  s.min_difficulty = min_difficulty;
+  s.max_difficulty = max_difficulty;
+  s.total_curriculum_step = static_cast<int64_t>(total_curriculum_step);
+  s.difficulty_step = 1;
+  s.root_degree = 2;
+  return s;
 }
 
 Json Entry(const std::string& index_to_sample, const std::string& index_to_metric,
-           const std::string& difficulty_type, int64_t min_difficulty, int64_t max_difficulty,
-           uint64_t total_curriculum_step) {
-  return Json{{"index_to_sample_path", index_to_sample},
-              {"index_to_metric_path", index_to_metric},
-              {"difficulty_type", difficulty_type},
-              {"clustering_type", "schedule_based"},
-              {"min_difficulty", min_difficulty},
-              {"max_difficulty", max_difficulty},
-              {"schedule_type", "fixed_root"},
-              {"schedule_config", Schedule(total_curriculum_step)}};
+           DifficultyType difficulty_type, const Schedule& schedule) {
+  Json entry{{kIndexToSamplePathKey, index_to_sample},
+             {kIndexToMetricPathKey, index_to_metric},
+             {kDifficultyTypeKey, DifficultyTypeName(difficulty_type)},
+             {kClusteringTypeKey, ClusteringTypeName(ClusteringType::kScheduleBased)}};
+  WriteScheduleKeys(schedule, &entry);
+  return entry;
 }
 
 }  // namespace
@@ -37,9 +44,10 @@ Json CurriculumConfig(const std::string& save_path, const std::vector<Curriculum
   for (const CurriculumMetric& m : metrics) {
     const std::string i2m = MetricFilePrefix(save_path, m.name, kIndexToMetric);
     percentile[m.name] = Entry(MetricFilePrefix(save_path, m.name, kIndexToSamplePercentile), i2m,
-                               "percentile", 1, 100, steps);
-    value[m.name] = Entry(MetricFilePrefix(save_path, m.name, kIndexToSample), i2m, "value",
-                          m.min_value, m.max_value, steps);
+                               DifficultyType::kPercentile, ProposedSchedule(1, 100, steps));
+    value[m.name] =
+        Entry(MetricFilePrefix(save_path, m.name, kIndexToSample), i2m, DifficultyType::kValue,
+              ProposedSchedule(m.min_value, m.max_value, steps));
   }
   const std::string cluster_path = (std::filesystem::path(save_path) / kDataClustersDir).string();
   Json doc;

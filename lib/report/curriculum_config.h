@@ -20,6 +20,8 @@
 // be tuned per training, so it is never derived here: it is the run's
 // output.total_curriculum_step, or else DeepSpeed's GPT example value
 // (kPlaceholderCurriculumStep) and the _comment says it is a placeholder.
+// The schedule keys are written by curriculum/schedule.h, the model that
+// `dsanalyze curriculum` replays, and the entry keys are curriculum/ds_config.h's.
 #pragma once
 
 #include <cstdint>

@@ -4,8 +4,15 @@
 #include <cstdio>
 #include <string_view>
 
+#include "util/svg.h"
+
 namespace dsanalyze {
 namespace {
+
+using svg::Escape;
+using svg::Line;
+using svg::Px;
+using svg::Text;
 
 // Canvas and plot area, in pixels.
 constexpr double kWidth = 880, kHeight = 520;
@@ -37,61 +44,6 @@ std::string Integer(__int128 v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3Lg", static_cast<long double>(v));
   return buf;
-}
-
-std::string Px(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", v);
-  return buf;
-}
-
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
-
-std::string Text(double x, double y, std::string_view anchor, const std::string& text,
-                 std::string_view extra = "") {
-  // Appends, not `literal + temporary`: the latter trips GCC 12's -Wrestrict
-  // false positive (GCC bug 105329).
-  std::string s = "<text x=\"";
-  s += Px(x);
-  s += "\" y=\"";
-  s += Px(y);
-  s += "\" text-anchor=\"";
-  s += anchor;
-  s += '"';
-  if (!extra.empty()) {
-    s += ' ';
-    s += extra;
-  }
-  s += '>';
-  s += Escape(text);
-  s += "</text>\n";
-  return s;
-}
-
-std::string Line(double x1, double y1, double x2, double y2, std::string_view style) {
-  return "<line x1=\"" + Px(x1) + "\" y1=\"" + Px(y1) + "\" x2=\"" + Px(x2) + "\" y2=\"" + Px(y2) +
-         "\" " + std::string(style) + "/>\n";
 }
 
 // The document head, title, heading and both axis lines: everything the

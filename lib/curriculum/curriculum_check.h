@@ -1,0 +1,55 @@
+// `dsanalyze curriculum` without its printing: reads a DeepSpeed config's
+// curriculum section and the analysis it points at, replays the curriculum
+// (curriculum/replay.h) and collects the warnings (curriculum/warnings.h).
+//
+// The global batch size is, first found: the request's, the config's
+// train_batch_size, or train_micro_batch_size_per_gpu x
+// gradient_accumulation_steps (default 1) x data_parallel_size. The number of
+// training steps: the request's, else the config's train_iters. The dataset's
+// length (DeepSpeed's one_epoch_total_samples) is the analysis's N from its
+// summary.json (else the first schedule_based metric's index_to_sample).
+// When a file a metric needs is missing, nothing is replayed: the report
+// holds the missing_file warnings and no step.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "curriculum/ds_config.h"
+#include "curriculum/replay.h"
+#include "curriculum/warnings.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct CurriculumRequest {
+  std::string analysis;   // the save path
+  std::string ds_config;  // empty: ANALYSIS/curriculum_config.json
+  std::optional<int64_t> global_batch_size;
+  int64_t data_parallel_size = 1;
+  std::optional<int64_t> train_steps;
+};
+
+struct CurriculumReport {
+  std::string ds_config;  // the file read
+  std::vector<CurriculumMetricConfig> metrics;
+  int64_t global_batch_size = 0;
+  int64_t train_steps = 0;
+  uint64_t samples = 0;
+  Replay replay;
+  std::vector<CurriculumWarning> warnings;  // by step
+};
+
+// BadInput (one line naming the file, key or option) for a save path that is
+// not an analysis, a bad DeepSpeed config, a missing batch size or step
+// count, or unreadable index files.
+Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request);
+
+// {"steps": [{"step", "difficulty": {M: d}, "new_cluster_size", "eligible"}],
+//  "warnings": [{"step", "kind", "message", "fix"}]} (docs/format.md §2.11).
+nlohmann::ordered_json CurriculumReportJson(const CurriculumReport& report);
+
+}  // namespace dsanalyze

@@ -1,0 +1,205 @@
+#include "curriculum/ds_config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "config/json_fields.h"
+
+namespace dsanalyze {
+namespace {
+
+using nlohmann::json;
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr std::string_view kSectionPath = "data_efficiency.data_sampling.curriculum_learning";
+
+// JsonFields words errors for the run config ("config: key: problem"); here
+// the file is the DeepSpeed config, so its name replaces the label.
+Status InFile(const Status& s, const std::string& file) {
+  constexpr std::string_view kLabel = "config: ";
+  if (s.ok() || s.message().rfind(kLabel, 0) != 0) return s;
+  return Status::BadInput(file + ": " + s.message().substr(kLabel.size()));
+}
+
+// The value of `key`, which must be one of `names`, as its index in `names`.
+Result<size_t> Choice(const JsonFields& f, std::string_view key,
+                      std::initializer_list<std::string_view> names) {
+  DSA_RETURN_IF_ERROR(f.Require(key));
+  std::string value, list;
+  DSA_RETURN_IF_ERROR(f.String(key, &value));
+  size_t i = 0;
+  for (std::string_view n : names) {
+    if (n == value) return i;
+    list += (i++ ? ", " : "") + std::string(n);
+  }
+  return ConfigError(f.KeyPath(key), "expected one of " + list + ", got " + json(value).dump());
+}
+
+Status ParseFixedDiscrete(const JsonFields& c, Schedule* s) {
+  for (std::string_view key : {kDiscreteDifficultyKey, kDiscreteMaxStepKey})
+    DSA_RETURN_IF_ERROR(c.Require(key));
+  DSA_RETURN_IF_ERROR(c.IntArray(kDiscreteMaxStepKey, &s->max_steps));
+  DSA_RETURN_IF_ERROR(c.IntArray(kDiscreteDifficultyKey, &s->difficulties));
+  if (s->max_steps.empty())
+    return ConfigError(c.KeyPath(kDiscreteMaxStepKey), "must hold at least one step");
+  if (s->difficulties.size() != s->max_steps.size() + 1)
+    return ConfigError(c.KeyPath(kDiscreteDifficultyKey),
+                       "must hold one more entry than max_step (" +
+                           std::to_string(s->max_steps.size() + 1) + "), got " +
+                           std::to_string(s->difficulties.size()));
+  return Status::OK();
+}
+
+// schedule_type and schedule_config of the entry `e`.
+Status ParseSchedule(const JsonFields& e, Schedule* s) {
+  DSA_RETURN_IF_ERROR(e.Require(kScheduleTypeKey));
+  std::string type;
+  DSA_RETURN_IF_ERROR(e.String(kScheduleTypeKey, &type));
+  if (type == "custom")
+    return ConfigError(e.KeyPath(kScheduleTypeKey),
+                       "\"custom\" schedules are Python functions "
+                       "(set_custom_curriculum_learning_schedule) and cannot be replayed; use "
+                       "fixed_linear, fixed_root or fixed_discrete");
+  const std::optional<ScheduleType> t = ParseScheduleType(type);
+  if (!t)
+    return ConfigError(e.KeyPath(kScheduleTypeKey),
+                       "unknown schedule type " + json(type).dump() +
+                           ": expected fixed_linear, fixed_root or fixed_discrete");
+  s->type = *t;
+  DSA_RETURN_IF_ERROR(e.Require(kScheduleConfigKey));
+  DSA_ASSIGN_OR_RETURN(JsonFields c,
+                       JsonFields::Of(e.at(kScheduleConfigKey), e.KeyPath(kScheduleConfigKey)));
+  if (s->type == ScheduleType::kFixedDiscrete) return ParseFixedDiscrete(c, s);
+  std::vector<std::string_view> keys = {kTotalCurriculumStepKey, kDifficultyStepKey};
+  if (s->type == ScheduleType::kFixedRoot) keys.push_back(kRootDegreeKey);
+  for (std::string_view key : keys) DSA_RETURN_IF_ERROR(c.Require(key));
+  DSA_RETURN_IF_ERROR(c.Int(kTotalCurriculumStepKey, 1, kMax, &s->total_curriculum_step));
+  DSA_RETURN_IF_ERROR(c.Int(kDifficultyStepKey, 1, kMax, &s->difficulty_step));
+  return c.PositiveNumber(kRootDegreeKey, &s->root_degree);
+}
+
+// Percentile difficulties count shares of the samples: DeepSpeed divides by
+// max_difficulty, and a negative share would slice from the end.
+Status CheckPercentile(const JsonFields& e, const Schedule& s) {
+  if (s.max_difficulty < 1)
+    return ConfigError(e.KeyPath(kMaxDifficultyKey),
+                       "must be at least 1 with difficulty_type percentile, got " +
+                           std::to_string(s.max_difficulty));
+  if (s.min_difficulty < 0)
+    return ConfigError(e.KeyPath(kMinDifficultyKey),
+                       "must be at least 0 with difficulty_type percentile, got " +
+                           std::to_string(s.min_difficulty));
+  for (size_t i = 0; i < s.difficulties.size(); ++i)
+    if (s.difficulties[i] < 0)
+      return ConfigError(e.KeyPath(kScheduleConfigKey) + "." + std::string(kDiscreteDifficultyKey) +
+                             "[" + std::to_string(i) + "]",
+                         "must be at least 0 with difficulty_type percentile, got " +
+                             std::to_string(s.difficulties[i]));
+  return Status::OK();
+}
+
+Result<CurriculumMetricConfig> ParseMetric(const json& j, const std::string& path,
+                                           const std::string& name) {
+  DSA_ASSIGN_OR_RETURN(JsonFields e, JsonFields::Of(j, path));
+  CurriculumMetricConfig m;
+  m.name = name;
+  DSA_ASSIGN_OR_RETURN(size_t difficulty, Choice(e, kDifficultyTypeKey, {"value", "percentile"}));
+  m.difficulty_type = difficulty == 0 ? DifficultyType::kValue : DifficultyType::kPercentile;
+  DSA_ASSIGN_OR_RETURN(size_t clustering,
+                       Choice(e, kClusteringTypeKey, {"schedule_based", "single_cluster"}));
+  m.clustering_type =
+      clustering == 0 ? ClusteringType::kScheduleBased : ClusteringType::kSingleCluster;
+  if (m.clustering_type == ClusteringType::kScheduleBased) {
+    DSA_RETURN_IF_ERROR(e.Require(kIndexToSamplePathKey));
+    if (m.difficulty_type == DifficultyType::kValue)
+      DSA_RETURN_IF_ERROR(e.Require(kIndexToMetricPathKey));
+  }
+  DSA_RETURN_IF_ERROR(e.String(kIndexToSamplePathKey, &m.index_to_sample_path));
+  DSA_RETURN_IF_ERROR(e.String(kIndexToMetricPathKey, &m.index_to_metric_path));
+  for (std::string_view key : {kMinDifficultyKey, kMaxDifficultyKey})
+    DSA_RETURN_IF_ERROR(e.Require(key));
+  DSA_RETURN_IF_ERROR(e.Int(kMinDifficultyKey, kMin, kMax, &m.schedule.min_difficulty));
+  DSA_RETURN_IF_ERROR(e.Int(kMaxDifficultyKey, kMin, kMax, &m.schedule.max_difficulty));
+  DSA_RETURN_IF_ERROR(ParseSchedule(e, &m.schedule));
+  if (m.difficulty_type == DifficultyType::kPercentile)
+    DSA_RETURN_IF_ERROR(CheckPercentile(e, m.schedule));
+  return m;
+}
+
+// The curriculum_learning object of `doc`, enabled, with its metrics.
+Result<std::vector<CurriculumMetricConfig>> ParseSection(const json& plain,
+                                                         const nlohmann::ordered_json& doc) {
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(plain, ""));
+  const json* j = &plain;
+  for (std::string_view key : {"data_efficiency", "data_sampling", "curriculum_learning"}) {
+    DSA_RETURN_IF_ERROR(f.Require(key));
+    j = &f.at(key);
+    DSA_ASSIGN_OR_RETURN(f, JsonFields::Of(*j, f.KeyPath(key)));
+  }
+  bool enabled = false;
+  DSA_RETURN_IF_ERROR(f.Require("enabled"));
+  DSA_RETURN_IF_ERROR(f.Bool("enabled", &enabled));
+  if (!enabled) return ConfigError(f.KeyPath("enabled"), "is false: no curriculum to replay");
+  DSA_RETURN_IF_ERROR(f.Require("curriculum_metrics"));
+  DSA_ASSIGN_OR_RETURN(JsonFields metrics,
+                       JsonFields::Of(f.at("curriculum_metrics"), f.KeyPath("curriculum_metrics")));
+  const auto& ordered =
+      doc["data_efficiency"]["data_sampling"]["curriculum_learning"]["curriculum_metrics"];
+  if (ordered.empty()) return ConfigError(metrics.path(), "lists no metric");
+  std::vector<CurriculumMetricConfig> out;
+  for (const auto& [name, entry] : ordered.items()) {
+    DSA_ASSIGN_OR_RETURN(CurriculumMetricConfig m,
+                         ParseMetric(metrics.at(name), metrics.KeyPath(name), name));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<DeepSpeedCurriculum> Parse(const nlohmann::ordered_json& doc) {
+  const json plain(doc);
+  DeepSpeedCurriculum c;
+  DSA_ASSIGN_OR_RETURN(c.metrics, ParseSection(plain, doc));
+  DSA_ASSIGN_OR_RETURN(JsonFields top, JsonFields::Of(plain, ""));
+  const std::pair<std::string_view, std::optional<int64_t>*> keys[] = {
+      {"train_batch_size", &c.train_batch_size},
+      {"train_micro_batch_size_per_gpu", &c.train_micro_batch_size_per_gpu},
+      {"gradient_accumulation_steps", &c.gradient_accumulation_steps},
+      {"train_iters", &c.train_iters}};
+  for (const auto& [key, out] : keys) {
+    if (!top.has(key)) continue;
+    int64_t v = 0;
+    DSA_RETURN_IF_ERROR(top.Int(key, 1, kMax, &v));
+    *out = v;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string_view DifficultyTypeName(DifficultyType type) {
+  return type == DifficultyType::kValue ? "value" : "percentile";
+}
+
+std::string_view ClusteringTypeName(ClusteringType type) {
+  return type == ClusteringType::kScheduleBased ? "schedule_based" : "single_cluster";
+}
+
+Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::BadInput(path + ": is a directory, not a DeepSpeed config");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::BadInput(path + ": cannot read the DeepSpeed config");
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded()) return Status::BadInput(path + ": not valid JSON");
+  Result<DeepSpeedCurriculum> c = Parse(doc);
+  if (!c.ok()) return InFile(c.status(), path);
+  return c;
+}
+
+}  // namespace dsanalyze

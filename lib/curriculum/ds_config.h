@@ -1,0 +1,71 @@
+// The curriculum section of a DeepSpeed config, read as DeepSpeed's
+// DeepSpeedDataSampler and CurriculumScheduler read it (deepspeed/runtime/
+// data_pipeline/{data_sampling/data_sampler.py,curriculum_scheduler.py,
+// constants.py} at commit 38327e07f), plus the top-level keys that fix the
+// global batch size and the number of training steps.
+//
+// Read: data_efficiency.data_sampling.curriculum_learning, whose "enabled"
+// must be true and whose curriculum_metrics is a non-empty object; per metric
+// M (in the file's order, which is DeepSpeed's order too):
+//   difficulty_type   "value" or "percentile"             required
+//   clustering_type   "schedule_based" or "single_cluster" required
+//   index_to_sample_path                                  required unless single_cluster
+//   index_to_metric_path                                  required for schedule_based value
+//   min_difficulty, max_difficulty  integers               required
+//   schedule_type     fixed_linear, fixed_root or fixed_discrete ("custom" is
+//                     refused: it is a Python function)
+//   schedule_config   total_curriculum_step >= 1 and difficulty_step >= 1
+//                     (fixed_linear, fixed_root), root_degree > 0 (fixed_root);
+//                     difficulty (n + 1 integers) and max_step (n >= 1
+//                     integers) for fixed_discrete.
+// Percentile difficulties must be >= 0 and max_difficulty >= 1 (DeepSpeed
+// divides by it). Other keys are ignored, as DeepSpeed ignores them.
+// Top level, each optional and a positive integer: train_batch_size,
+// train_micro_batch_size_per_gpu, gradient_accumulation_steps, train_iters.
+//
+// Every error is one BadInput line "FILE: key.path: problem".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "curriculum/schedule.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+// Keys and values of a curriculum_metrics entry besides the schedule's.
+inline constexpr std::string_view kIndexToSamplePathKey = "index_to_sample_path";
+inline constexpr std::string_view kIndexToMetricPathKey = "index_to_metric_path";
+inline constexpr std::string_view kDifficultyTypeKey = "difficulty_type";
+inline constexpr std::string_view kClusteringTypeKey = "clustering_type";
+
+enum class DifficultyType { kValue, kPercentile };
+enum class ClusteringType { kScheduleBased, kSingleCluster };
+std::string_view DifficultyTypeName(DifficultyType type);  // "value", "percentile"
+std::string_view ClusteringTypeName(ClusteringType type);  // "schedule_based", "single_cluster"
+
+struct CurriculumMetricConfig {
+  std::string name;
+  DifficultyType difficulty_type = DifficultyType::kPercentile;
+  ClusteringType clustering_type = ClusteringType::kScheduleBased;
+  std::string index_to_sample_path;  // .bin/.idx prefix; empty when not given
+  std::string index_to_metric_path;  // .bin/.idx prefix; empty when not given
+  Schedule schedule;
+};
+
+struct DeepSpeedCurriculum {
+  std::vector<CurriculumMetricConfig> metrics;  // the config's order
+  std::optional<int64_t> train_batch_size;
+  std::optional<int64_t> train_micro_batch_size_per_gpu;
+  std::optional<int64_t> gradient_accumulation_steps;
+  std::optional<int64_t> train_iters;
+};
+
+// Reads the DeepSpeed config file at `path`.
+Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path);
+
+}  // namespace dsanalyze

@@ -1,0 +1,76 @@
+// One schedule_based metric's index files as DeepSpeed's sampler reads them,
+// and the samples its two lookups return (deepspeed/runtime/data_pipeline/
+// data_sampling/data_sampler.py at 38327e07f), as ranges of positions.
+//
+// A position is an element's offset in index_to_sample.bin: rows are laid out
+// back to back, so the file is one sequence of sample ids. Both lookups return
+// a contiguous run of that sequence:
+//  - get_sample_based_on_metric_value(start, end) concatenates the rows r of
+//    index_to_sample whose index_to_metric row r holds a value v with
+//    start < v <= end. index_to_metric is ascending, so those rows are
+//    consecutive;
+//  - get_sample_based_on_metric_percentile(start, end), with n = the ids in
+//    index_to_sample and per = n // max_difficulty, walks the rows and takes
+//    positions [per * start, per * end), or up to n when end ==
+//    max_difficulty. Row boundaries only decide where it stops reading, so
+//    the plain index_to_sample and its percentile_merged copy (the same
+//    sequence, grouped in larger rows) give the same samples.
+// Percentile difficulties are >= 0 (curriculum/ds_config.h), so DeepSpeed's
+// slices never take Python's negative-index meaning.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "curriculum/ds_config.h"
+#include "format/indexed_dataset.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+// Positions [begin, end); empty when end <= begin.
+struct PositionRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t size() const { return end > begin ? end - begin : 0; }
+};
+
+struct MetricIndex {
+  IndexedDataset index_to_sample;
+  // Value-based: the value of index_to_metric row r for each index_to_sample
+  // row r, ascending. Empty for percentile-based metrics.
+  std::vector<int64_t> values;
+  uint64_t metric_rows = 0;  // rows of index_to_metric (value-based only)
+
+  uint64_t samples() const { return index_to_sample.num_elements(); }
+};
+
+// Opens the files `metric` (schedule_based) reads: index_to_sample, and for a
+// value-based metric index_to_metric. BadInput, naming the file, when one
+// cannot be opened, when an index_to_metric row does not hold exactly one
+// value or the values are not strictly ascending (dsanalyze verify tells
+// more), or when index_to_sample has more rows than index_to_metric (DeepSpeed
+// would fail with an IndexError).
+Result<MetricIndex> OpenMetricIndex(const CurriculumMetricConfig& metric);
+
+// get_sample_based_on_metric_value(above, up_to); `above` nullopt is -inf.
+PositionRange ValueSlice(const MetricIndex& index, std::optional<int64_t> above, int64_t up_to);
+
+// get_sample_based_on_metric_percentile(start, end) over `total` ids (the
+// data_1epoch_size DeepSpeed computes once) with max_difficulty `max`.
+PositionRange PercentileSlice(uint64_t total, int64_t max, int64_t start, int64_t end);
+
+// Calls f(id) for the sample id at each position of `range`, in order.
+template <class F>
+void ForEachId(const MetricIndex& index, PositionRange range, F&& f) {
+  if (range.size() == 0) return;
+  const ElementView all = index.index_to_sample.elements();
+  VisitIntDType(all.dtype, [&](auto tag) {
+    const auto ids = all.as<decltype(tag)>();
+    for (uint64_t p = range.begin; p < range.end; ++p) f(static_cast<int64_t>(ids[p]));
+  });
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,24 @@
+// Small builders for the standalone SVG charts dsanalyze writes (histograms
+// beside an analysis, the curriculum chart): coordinates with two decimals,
+// XML-escaped text, and <text>/<line> elements, each one line.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace dsanalyze::svg {
+
+// A coordinate or length: "%.2f".
+std::string Px(double v);
+
+// `s` with &, <, > and " escaped for XML text and attribute values.
+std::string Escape(std::string_view s);
+
+// <text x y text-anchor [extra]>escaped text</text>
+std::string Text(double x, double y, std::string_view anchor, const std::string& text,
+                 std::string_view extra = "");
+
+// <line x1 y1 x2 y2 style/>
+std::string Line(double x1, double y1, double x2, double y2, std::string_view style);
+
+}  // namespace dsanalyze::svg

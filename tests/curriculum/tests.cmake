@@ -1,0 +1,15 @@
+# dsanalyze curriculum: the schedule model, the config reader, the replay.
+target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/ds_config_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/replay_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/schedule_test.cc)
+# The --json replay against an independent Python replay of DeepSpeed's
+# sampler on a real analysis (the analysis run uses mpiexec -n 1; the
+# subcommand itself is not MPI).
+dsanalyze_add_mpi_test(NAME curriculum.replay_reference RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/replay_reference_test.py)
+# Bad DeepSpeed configs and options: one error line, exit 2, nothing written
+# (the rules of tests/reliability/bad_input_test.py, for this subcommand).
+dsanalyze_add_mpi_test(NAME curriculum.bad_config RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/bad_config_test.py)
+# end of dsanalyze curriculum
