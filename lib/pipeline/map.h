@@ -25,7 +25,7 @@
 
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
-#include "pipeline/work_split.h"
+#include "util/work_split.h"
 #include "util/status.h"
 
 namespace dsanalyze {
