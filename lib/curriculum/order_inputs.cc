@@ -30,15 +30,21 @@ Status FindMetric(const std::string& analysis, const AnalysisFolder& folder,
   return Status::OK();
 }
 
-Result<OrderMetric> OpenMetric(const std::string& analysis, const std::string& metric) {
+// Opens m's index files, counts its sample_to_metric rows, and opens that
+// too when `by_id` (its values are looked up by sample id).
+Result<OrderMetric> OpenMetric(const std::string& analysis, const std::string& metric, bool by_id) {
   OrderMetric m;
   m.name = metric;
   DSA_ASSIGN_OR_RETURN(m.index_to_sample,
                        IndexedDataset::Open(MetricFilePrefix(analysis, metric, kIndexToSample)));
   DSA_ASSIGN_OR_RETURN(m.index_to_metric,
                        IndexedDataset::Open(MetricFilePrefix(analysis, metric, kIndexToMetric)));
-  DSA_ASSIGN_OR_RETURN(m.sample_to_metric,
-                       IndexedDataset::Open(MetricFilePrefix(analysis, metric, kSampleToMetric)));
+  m.values_prefix = MetricFilePrefix(analysis, metric, kSampleToMetric);
+  DSA_ASSIGN_OR_RETURN(const IdxHeader header, ReadIdxHeader(m.values_prefix));
+  m.sample_rows = header.rows;
+  if (by_id) {
+    DSA_ASSIGN_OR_RETURN(m.sample_to_metric, IndexedDataset::Open(m.values_prefix));
+  }
   return m;
 }
 
@@ -49,10 +55,10 @@ Status CheckCounts(const OrderMetric& m, uint64_t samples, const std::string& fi
     return Status::BadInput(m.index_to_sample.prefix() + ": holds " + to_string(ids) +
                             " sample ids, but " + first + "_index_to_sample holds " +
                             to_string(samples) + ": the metrics disagree on the number of samples");
-  if (m.sample_to_metric.num_rows() != ids || m.sample_to_metric.num_elements() != ids)
-    return Status::BadInput(m.sample_to_metric.prefix() + ": has " +
-                            to_string(m.sample_to_metric.num_elements()) + " values in " +
-                            to_string(m.sample_to_metric.num_rows()) + " rows, but " + m.name +
+  const uint64_t values = m.sample_to_metric ? m.sample_to_metric->num_elements() : m.sample_rows;
+  if (m.sample_rows != ids || values != ids)
+    return Status::BadInput(m.values_prefix + ": has " + to_string(values) + " values in " +
+                            to_string(m.sample_rows) + " rows, but " + m.name +
                             "_index_to_sample holds " + to_string(ids) +
                             " sample ids: the files disagree on the number of samples");
   if (m.index_to_metric.num_rows() != m.index_to_sample.num_rows() ||
@@ -74,7 +80,7 @@ Result<std::vector<OrderMetric>> OpenOrderMetrics(const std::string& analysis,
     DSA_RETURN_IF_ERROR(FindMetric(analysis, folder, metric));
   std::vector<OrderMetric> opened;
   for (const std::string& metric : metrics) {
-    DSA_ASSIGN_OR_RETURN(OrderMetric m, OpenMetric(analysis, metric));
+    DSA_ASSIGN_OR_RETURN(OrderMetric m, OpenMetric(analysis, metric, !opened.empty()));
     const uint64_t samples = opened.empty() ? m.index_to_sample.num_elements()
                                             : opened[0].index_to_sample.num_elements();
     DSA_RETURN_IF_ERROR(CheckCounts(m, samples, metrics[0]));
@@ -97,8 +103,8 @@ Status CheckIndexedById(const OrderMetric& m) {
     for (size_t k = 0; k < ids.size(); ++k) {
       if (values[k] == value) continue;
       return Status::BadInput(
-          m.sample_to_metric.prefix() + ": is not indexed by sample id: row " + to_string(ids[k]) +
-          " holds " + to_string(values[k]) + ", but " + m.name + "_index_to_sample gives sample " +
+          m.values_prefix + ": is not indexed by sample id: row " + to_string(ids[k]) + " holds " +
+          to_string(values[k]) + ", but " + m.name + "_index_to_sample gives sample " +
           to_string(ids[k]) + " the value " + to_string(value) +
           " (an analysis made with dataset.sample_indices); order it by one metric only");
     }
@@ -114,14 +120,14 @@ void WidenElements(const ElementView& view, uint64_t from, std::span<int64_t> ou
 }
 
 Status ValuesById(const OrderMetric& m, std::span<const int64_t> ids, int64_t* out, size_t stride) {
-  const ElementView values = m.sample_to_metric.elements();
+  const ElementView values = m.sample_to_metric->elements();
   const uint64_t samples = values.count;
   Status status;
   VisitIntDType(values.dtype, [&](auto tag) {
     const auto* in = values.as<decltype(tag)>().data();
     for (size_t k = 0; k < ids.size(); ++k) {
       if (ids[k] < 0 || static_cast<uint64_t>(ids[k]) >= samples) {
-        status = Status::BadInput(m.sample_to_metric.prefix() + ": has no row for sample id " +
+        status = Status::BadInput(m.values_prefix + ": has no row for sample id " +
                                   to_string(ids[k]) + " (it has " + to_string(samples) +
                                   " rows): the ids are not the iteration positions (an analysis "
                                   "made with dataset.sample_indices); order it by one metric only");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,12 +19,18 @@ namespace dsanalyze {
 
 struct OrderMetric {
   std::string name;
-  IndexedDataset index_to_sample;   // U rows, values ascending; ids ascending per row
-  IndexedDataset index_to_metric;   // U rows of one value
-  IndexedDataset sample_to_metric;  // N rows of one value, in iteration order
+  IndexedDataset index_to_sample;  // U rows, values ascending; ids ascending per row
+  IndexedDataset index_to_metric;  // U rows of one value
+  std::string values_prefix;       // S/M/M_sample_to_metric
+  uint64_t sample_rows = 0;        // its rows, from its header
+  // N rows of one value, in iteration order: opened (and its 12 bytes a row
+  // of .idx validated) only where values are looked up by id, for the later
+  // metrics; the first metric's is only counted.
+  std::optional<IndexedDataset> sample_to_metric;
 };
 
-// Opens `metrics`, in the order given, from the analysis in `analysis`.
+// Opens `metrics`, in the order given, from the analysis in `analysis`
+// (sample_to_metric of the later ones only).
 // BadInput, in one line naming the path, when `analysis` is not an analysis
 // folder; a metric is not in it (the line lists the metrics it has) or is an
 // accumulate metric; a file cannot be opened; the files disagree on the number
@@ -46,7 +53,8 @@ Status CheckIndexedById(const OrderMetric& m);
 void WidenElements(const ElementView& view, uint64_t from, std::span<int64_t> out);
 
 // out[k * stride] = the value of sample ids[k], read from row ids[k] of m's
-// sample_to_metric (valid once CheckIndexedById passed). BadInput for an id
+// sample_to_metric (valid once CheckIndexedById passed). Requires an opened
+// m.sample_to_metric. BadInput for an id
 // outside 0..N-1.
 Status ValuesById(const OrderMetric& m, std::span<const int64_t> ids, int64_t* out, size_t stride);
 
