@@ -1,6 +1,7 @@
 // `dsanalyze order`: writes the training order (curriculum/training_order.h)
 // and says what it wrote in one line; errors are one line, exit 2 or 3.
 #include <cstdio>
+#include <string>
 
 #include "cli/commands.h"
 
