@@ -255,6 +255,13 @@ TEST_CASE("order refuses bad input in one line and writes nothing", "[order]") {
   fs::copy_file(a.path + "/m/m_sample_to_metric.bin", a.path + "/short/short_sample_to_metric.bin",
                 fs::copy_options::overwrite_existing);
   refused(Options({"short"}), "disagree on the number of samples");
+  Analysis mixed(DefaultIds(60));  // m's ids are not positions, w's are: refused while writing
+  mixed.Add("w", RandomValues(60, 0, 3, 14));
+  mixed.ids[59] = 1000;
+  mixed.Add("m", RandomValues(60, 0, 3, 15));
+  OrderOptions late = Options({"m", "w"});
+  late.analysis = mixed.path;
+  refused(late, "has no row for sample id 1000");
   fs::create_directories(a.path + "/sum");
   test::WriteRows(a.path + "/sum/sum_metric_value", DType::kU8, {{1, 2}});
   refused(Options({"sum"}), "accumulate_value_over_samples");
