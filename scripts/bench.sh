@@ -4,7 +4,7 @@
 # median wall time (including mpiexec), per-stage times (rank 0 / slowest rank,
 # from the run's summary.json) and peak RSS per rank, as a table and as JSON.
 #
-#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J] [--scratch DIR] [--json FILE]
+#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
@@ -21,13 +21,15 @@
 # core over a 10M-line JSON-lines file (~557 MB, lines like {"id": 123,
 # "text_len": 42, "score": 0.123456789}), its time taken inside the driver (no
 # process start); Jn (only when asked for) the same file parsed line by line
-# with nlohmann::json, for comparison.
+# with nlohmann::json, for comparison. O: `dsanalyze order --buckets 100` alone
+# (one process) over a 100M-sample analysis of B's seed config, value metric
+# only, made once per scratch directory at 2 ranks.
 # --quick divides every size by 10 (for a smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 scale=1
-only="A1,A2,B,C,Q,L,S,D,J"
+only="A1,A2,B,C,Q,L,S,D,J,O"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
@@ -157,6 +159,27 @@ run_jsonl() {
       "$name" "$seconds" "$lines" >> "$results"
   done
 }
+# --- case O: dsanalyze order ---
+# run_order: times `dsanalyze order --buckets 100` $runs times over O's analysis.
+run_order() {
+  local analysis="$scratch/out-O-analysis" out="$scratch/O-order.npy"
+  if [[ ! -f "$analysis/summary.json" ]]; then
+    seed_config $n_b '[{"name": "mod", "metric": "value"}]' "$analysis" > "$scratch/O.json"
+    mpiexec -n 2 "$bin" --config "$scratch/O.json" --quiet --progress never
+  fi
+  for ((i = 1; i <= runs; i++)); do
+    rm -f "$out"
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$bin" order --analysis "$analysis" --metric mod --buckets 100 --seed 1 --out "$out" > /dev/null
+    t1=$(date +%s.%N)
+    printf '{"case": "O", "ranks": 1, "wall": %s, "samples": %d, "timings": [], "peak_rss_bytes": []}\n' \
+      "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" "$n_b" >> "$results"
+  done
+  rm -f "$out"
+}
+want O && run_order
+# --- end of case O ---
 want J && run_jsonl J simdjson
 want Jn && run_jsonl Jn nlohmann
 
@@ -214,6 +237,9 @@ if "S" in med and "L" in med:
     r = med["S"]["median_wall_s"] / med["L"]["median_wall_s"]
     checks.append(("S <= 1.2x L (score vs seqlen)", r <= 1.2,
                    f"{med['S']['median_wall_s']:.3f} s vs {med['L']['median_wall_s']:.3f} s, {r:.2f}x"))
+if "O" in med:
+    checks.append(("O <= 2 s", med["O"]["median_wall_s"] <= 2,
+                   f"{med['O']['median_wall_s']:.3f} s, {per_sample(med['O']) * 1e9:.1f} ns/sample"))
 if "J" in med:
     mbps = int(open(os.path.join(sys.argv[5], "J.bytes")).read()) / med["J"]["median_wall_s"] / 1e6
     checks.append(("J >= 500 MB/s", mbps >= 500, f"{mbps:.0f} MB/s on one core"))

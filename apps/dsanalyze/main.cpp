@@ -94,6 +94,34 @@ CLI::App* AddCurriculum(CLI::App& app, dsanalyze::cli::CurriculumOptions& o) {
   return c;
 }
 
+// The exit code for a command line CLI11 refused (or --help, --version), after
+// printing what it asks for.
+int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e) {
+  // Under mpiexec or srun every rank parses the same command line, before
+  // MPI is initialised: only the launcher's rank 0 prints the error.
+  if (const std::optional<int> rank = dsanalyze::LauncherRank(); rank && *rank != 0)
+    return e.get_exit_code() == 0 ? 0 : dsanalyze::kExitBadInput;
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+  std::fprintf(stderr, "dsanalyze: error: %s\n", dsanalyze::ParseErrorLine(app, e).c_str());
+  return dsanalyze::kExitBadInput;
+}
+
+CLI::App* AddOrder(CLI::App& app, dsanalyze::OrderOptions& o) {
+  CLI::App* order = app.add_subcommand(
+      "order", "write a whole-dataset training order, easy to hard, as an int64 .npy");
+  order->add_option("--analysis", o.analysis, "save path of a finished analysis")->required();
+  order->add_option("--metric", o.metrics, "metric to order by; repeat to break ties by another")
+      ->required();
+  order->add_option("--out", o.out, "the .npy to write")->required();
+  order
+      ->add_option("--buckets", o.buckets,
+                   "K equal-count difficulty buckets, each shuffled (default: none)")
+      ->check(dsanalyze::PositiveInteger());
+  order->add_option("--seed", o.seed, "seed of the shuffle within buckets")->capture_default_str();
+  order->add_flag("--descending", o.descending, "hard to easy, buckets from the hardest");
+  return order;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,16 +161,13 @@ int main(int argc, char** argv) {
   cli::CurriculumOptions curriculum_opts;
   CLI::App* curriculum = AddCurriculum(app, curriculum_opts);
 
+  dsanalyze::OrderOptions order_opts;
+  CLI::App* order = AddOrder(app, order_opts);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Under mpiexec or srun every rank parses the same command line, before
-    // MPI is initialised: only the launcher's rank 0 prints the error.
-    if (const std::optional<int> rank = dsanalyze::LauncherRank(); rank && *rank != 0)
-      return e.get_exit_code() == 0 ? 0 : dsanalyze::kExitBadInput;
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "dsanalyze: error: %s\n", dsanalyze::ParseErrorLine(app, e).c_str());
-    return dsanalyze::kExitBadInput;
+    return ParseErrorExit(app, e);
   }
 
   if (*run) return cli::Run(run_opts, argc, argv);
@@ -152,6 +177,7 @@ int main(int argc, char** argv) {
   if (*compare) return cli::Compare(compare_opts);
   if (*metrics) return cli::ListMetrics(metrics_opts);
   if (*curriculum) return cli::Curriculum(curriculum_opts);
+  if (*order) return cli::Order(order_opts);
   if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
   std::fputs(app.help().c_str(), stderr);
   return dsanalyze::kExitBadInput;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "curriculum/training_order.h"
 #include "synth/token_generator.h"
 
 namespace dsanalyze::cli {
@@ -68,5 +69,11 @@ struct MetricsOptions {
   std::vector<std::string> plugins;
 };
 int ListMetrics(const MetricsOptions& options);
+
+// --- dsanalyze order (curriculum/training_order.h) ---
+// `dsanalyze order --analysis S --metric M ... --out FILE.npy`: prints one
+// line on success; bad input is one error line and exit 2, nothing at --out.
+int Order(const OrderOptions& options);
+// --- end of dsanalyze order ---
 
 }  // namespace dsanalyze::cli

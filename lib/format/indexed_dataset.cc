@@ -194,6 +194,13 @@ Status CheckBinSize(const IndexedDataset& ds, const IndexedDataset::Options& opt
 
 }  // namespace
 
+Result<IdxHeader> ReadIdxHeader(const std::string& prefix) {
+  DSA_ASSIGN_OR_RETURN(const MappedFile idx, MappedFile::Open(prefix + ".idx"));
+  DSA_ASSIGN_OR_RETURN(const IdxHeader header, ReadHeader(prefix, idx.bytes()));
+  DSA_RETURN_IF_ERROR(CheckIdxSize(prefix, idx.bytes().size(), header));
+  return header;
+}
+
 Result<DetectedTable> DetectCodeTable(const std::string& prefix, CodeTable fallback,
                                       const IndexedDataset::Options& options) {
   DetectedTable out{fallback, false};

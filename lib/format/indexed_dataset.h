@@ -107,6 +107,11 @@ class IndexedDataset {
   const std::byte* doc_idx_ = nullptr;
 };
 
+// The header of PREFIX.idx alone, with rules 1, 2 and 4 of format.md §1.1
+// checked (magic, version, file size) and nothing else: O(1) whatever the
+// file's size, for a caller that needs the row count of a pair it never reads.
+Result<IdxHeader> ReadIdxHeader(const std::string& prefix);
+
 // The code table `DetectCodeTable` chose, and whether the files alone decided it.
 struct DetectedTable {
   CodeTable table = CodeTable::kMegatron;

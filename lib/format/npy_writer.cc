@@ -14,8 +14,7 @@ std::string Descr(DType t) {
 
 }  // namespace
 
-Status WriteNpy(const std::string& path, DType dtype, std::span<const std::byte> data,
-                const std::vector<uint64_t>& shape) {
+std::string NpyHeader(DType dtype, const std::vector<uint64_t>& shape) {
   constexpr size_t kPrefix = 10;  // magic, version 1.0, 2-byte header length
   constexpr size_t kAlign = 64;
   std::string header = "{'descr': '" + Descr(dtype) +
@@ -25,7 +24,12 @@ Status WriteNpy(const std::string& path, DType dtype, std::span<const std::byte>
   std::string bytes = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
   bytes += static_cast<char>(header.size() & 0xff);
   bytes += static_cast<char>(header.size() >> 8);
-  bytes += header;
+  return bytes + header;
+}
+
+Status WriteNpy(const std::string& path, DType dtype, std::span<const std::byte> data,
+                const std::vector<uint64_t>& shape) {
+  std::string bytes = NpyHeader(dtype, shape);
   bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
   return WriteFileAtomic(path, bytes);
 }

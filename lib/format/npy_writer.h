@@ -13,6 +13,11 @@
 
 namespace dsanalyze {
 
+// The bytes before the data of such a file: magic, version 1.0, header length
+// and the header dict for integer dtype `dtype` and `shape`, padded so that
+// their size is a multiple of 64. For writers that stream the data.
+std::string NpyHeader(DType dtype, const std::vector<uint64_t>& shape);
+
 // Writes `data` (the elements of integer dtype `dtype`, row-major) as an array
 // of `shape` to `path`, through a temporary file renamed into place, so a
 // failed write leaves no file under the final name. Requires

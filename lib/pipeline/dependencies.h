@@ -20,8 +20,8 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "pipeline/metric_plan.h"
-#include "pipeline/work_split.h"
 #include "util/status.h"
+#include "util/work_split.h"
 
 namespace dsanalyze {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "pipeline/work_split.h"
+#include "util/work_split.h"
 
 namespace dsanalyze {
 namespace {

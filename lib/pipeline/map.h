@@ -25,8 +25,8 @@
 
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
-#include "pipeline/work_split.h"
 #include "util/status.h"
+#include "util/work_split.h"
 
 namespace dsanalyze {
 

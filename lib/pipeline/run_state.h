@@ -21,7 +21,7 @@
 #include "pipeline/local_sort.h"
 #include "pipeline/progress.h"
 #include "pipeline/stage_clock.h"
-#include "pipeline/work_split.h"
+#include "util/work_split.h"
 
 namespace dsanalyze {
 

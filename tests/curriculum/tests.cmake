@@ -1,8 +1,11 @@
-# dsanalyze curriculum: the schedule model, the config reader, the replay.
+# dsanalyze curriculum (the schedule model, the config reader, the replay) and
+# dsanalyze order.
 target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ds_config_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/order_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/replay_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_test.cc)
+
 # The --json replay against an independent Python replay of DeepSpeed's
 # sampler on a real analysis (the analysis run uses mpiexec -n 1; the
 # subcommand itself is not MPI).
@@ -12,4 +15,11 @@ dsanalyze_add_mpi_test(NAME curriculum.replay_reference RANKS 1
 # (the rules of tests/reliability/bad_input_test.py, for this subcommand).
 dsanalyze_add_mpi_test(NAME curriculum.bad_config RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/bad_config_test.py)
-# end of dsanalyze curriculum
+
+# An analysis at NP ranks, then orders checked against an independent Python
+# computation of docs/format.md (the same bytes for any NP).
+dsanalyze_add_mpi_test(NAME curriculum.order_run RANKS 1 2 TIMEOUT 300
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/order_run_test.py)
+# Bad input: one error line, exit 2, nothing written at --out.
+dsanalyze_add_mpi_test(NAME curriculum.order_bad_input RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/order_bad_input_test.py)

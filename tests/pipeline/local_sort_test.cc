@@ -5,7 +5,7 @@
 #include <random>
 
 #include "pipeline/sort_key.h"
-#include "pipeline/work_split.h"
+#include "util/work_split.h"
 
 namespace dsanalyze {
 namespace {

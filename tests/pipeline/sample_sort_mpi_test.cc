@@ -15,8 +15,8 @@
 #include "comm/comm.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/sample_sort.h"
-#include "pipeline/work_split.h"
 #include "support/mpi_check.h"
+#include "util/work_split.h"
 
 namespace dsanalyze {
 namespace {

@@ -1,6 +1,7 @@
-// How samples are divided among ranks and threads (format.md §2, DeepSpeed's
-// split): part w of W gets [b[w], b[w+1]) with b = floor(linspace(0, n, W+1)).
-// Computed in exact integer arithmetic: floor(w * n / W).
+// Equal-count parts of a range: how samples are divided among ranks and
+// threads (format.md §2.8, DeepSpeed's split) and a training order into
+// difficulty buckets (§2.12). Part w of W gets [b[w], b[w+1]) with
+// b = floor(linspace(0, n, W+1)), computed exactly in integers: floor(w * n / W).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,25 @@
+// `dsanalyze order`: writes the training order (curriculum/training_order.h)
+// and says what it wrote in one line; errors are one line, exit 2 or 3.
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace dsanalyze::cli {
+
+int Order(const OrderOptions& options) {
+  Result<uint64_t> samples = WriteTrainingOrder(options);
+  if (!samples.ok()) {
+    std::fprintf(stderr, "dsanalyze: error: %s\n", samples.status().message().c_str());
+    return samples.status().exit_code();
+  }
+  std::string how = options.descending ? "hard to easy" : "easy to hard";
+  if (options.buckets > 0)
+    how += ", " + std::to_string(options.buckets) + " buckets shuffled with seed " +
+           std::to_string(options.seed);
+  std::printf("order: wrote %s: %llu sample ids, %s\n", options.out.c_str(),
+              static_cast<unsigned long long>(*samples), how.c_str());
+  return kExitOk;
+}
+
+}  // namespace dsanalyze::cli

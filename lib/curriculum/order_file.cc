@@ -1,0 +1,65 @@
+#include "curriculum/order_file.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "format/npy_writer.h"
+
+namespace dsanalyze {
+namespace fs = std::filesystem;
+
+namespace {
+
+Status CheckOutPath(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return Status::BadInput(path + ": is a folder, not a file name");
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    return Status::BadInput(path + ": no such folder: " + parent.string());
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<OrderFile>> OrderFile::Create(const std::string& path, uint64_t length) {
+  DSA_RETURN_IF_ERROR(CheckOutPath(path));
+  DSA_ASSIGN_OR_RETURN(OutputFile file, OutputFile::Create(path + ".tmp"));
+  const std::string header = NpyHeader(DType::kI64, {length});
+  std::unique_ptr<OrderFile> out(new OrderFile(path, std::move(file), length, header.size()));
+  DSA_RETURN_IF_ERROR(out->file_.WriteAt(0, header.data(), header.size()));
+  return out;
+}
+
+OrderFile::~OrderFile() {
+  if (committed_) return;
+  (void)writer_.Drain();
+  (void)file_.Close(false);
+  ::unlink((path_ + ".tmp").c_str());
+}
+
+std::span<int64_t> OrderFile::Buffer(uint64_t count) {
+  buffer_ = writer_.TakeBuffer(8 * count);
+  buffer_.size = 8 * count;
+  return {reinterpret_cast<int64_t*>(buffer_.data.get()), count};
+}
+
+Status OrderFile::Append() {
+  const uint64_t at = offset_;
+  offset_ += buffer_.size;
+  return writer_.Write(&file_, at, std::move(buffer_));
+}
+
+Status OrderFile::Commit() {
+  DSA_RETURN_IF_ERROR(writer_.Drain());
+  const uint64_t written = (offset_ - header_bytes_) / 8;
+  if (written != length_)
+    return Status::Internal(path_ + ": wrote " + std::to_string(written) + " of " +
+                            std::to_string(length_) + " elements");
+  DSA_RETURN_IF_ERROR(file_.Close(false));
+  DSA_RETURN_IF_ERROR(RenameFile(path_ + ".tmp", path_));
+  committed_ = true;
+  return Status::OK();
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,56 @@
+// The file `dsanalyze order` writes (docs/format.md §2.12): a 1-D '<i8' .npy,
+// version 1.0, of a length known up front, written front to back.
+//
+// The array goes to PATH.tmp, through a write-behind thread (util/
+// write_behind.h) so that the kernel's copy of one piece overlaps the making
+// of the next; Commit renames it to PATH once every element is written. An
+// OrderFile destroyed before Commit removes PATH.tmp, so PATH never holds a
+// partial array. Not thread-safe; not movable (use the unique_ptr).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "util/file_util.h"
+#include "util/status.h"
+#include "util/write_behind.h"
+
+namespace dsanalyze {
+
+class OrderFile {
+ public:
+  // Creates PATH.tmp for `length` int64 elements and writes the header.
+  // BadInput when the folder of `path` does not exist or `path` is a folder.
+  static Result<std::unique_ptr<OrderFile>> Create(const std::string& path, uint64_t length);
+  ~OrderFile();
+
+  // A buffer for `count` elements (a recycled one when possible), to fill
+  // and hand to Append.
+  std::span<int64_t> Buffer(uint64_t count);
+  // Queues the buffer from the last Buffer() call as the next elements.
+  Status Append();
+  // Waits for every write, checks that `length` elements were written,
+  // closes and renames PATH.tmp to PATH.
+  Status Commit();
+
+ private:
+  OrderFile(std::string path, OutputFile file, uint64_t length, uint64_t header_bytes)
+      : path_(std::move(path)),
+        file_(std::move(file)),
+        length_(length),
+        header_bytes_(header_bytes),
+        offset_(header_bytes) {}
+
+  std::string path_;
+  OutputFile file_;  // PATH.tmp
+  uint64_t length_;
+  uint64_t header_bytes_;
+  uint64_t offset_;  // where the next element goes
+  WriteBuffer buffer_;
+  WriteBehind writer_{1};
+  bool committed_ = false;
+};
+
+}  // namespace dsanalyze

@@ -1,0 +1,46 @@
+#include "curriculum/training_order.h"
+
+#include <algorithm>
+
+#include "curriculum/bucket_shuffle.h"
+#include "curriculum/order_file.h"
+#include "curriculum/sorted_ids.h"
+#include "util/work_split.h"
+
+namespace dsanalyze {
+namespace {
+
+// Without buckets the order is written in pieces of this many ids (8 MiB).
+constexpr uint64_t kPieceIds = uint64_t{1} << 20;
+
+// Position range of piece p of the order of n ids.
+SampleRange Piece(uint64_t n, uint64_t buckets, uint64_t p) {
+  if (buckets > 0) return SplitRange({0, n}, buckets, p);
+  return {p * kPieceIds, std::min(n, (p + 1) * kPieceIds)};
+}
+
+}  // namespace
+
+Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
+  if (options.metrics.empty()) return Status::BadInput("order: no --metric given");
+  DSA_ASSIGN_OR_RETURN(std::vector<OrderMetric> metrics,
+                       OpenOrderMetrics(options.analysis, options.metrics));
+  SortedIds ids(std::move(metrics), options.descending);
+  const uint64_t n = ids.size();
+  if (options.buckets > n)
+    return Status::BadInput("--buckets " + std::to_string(options.buckets) +
+                            ": more buckets than " + options.analysis + " has samples (" +
+                            std::to_string(n) + ")");
+  DSA_ASSIGN_OR_RETURN(std::unique_ptr<OrderFile> file, OrderFile::Create(options.out, n));
+  const uint64_t pieces = options.buckets > 0 ? options.buckets : (n + kPieceIds - 1) / kPieceIds;
+  for (uint64_t p = 0; p < pieces; ++p) {
+    const std::span<int64_t> piece = file->Buffer(Piece(n, options.buckets, p).size());
+    DSA_RETURN_IF_ERROR(ids.Next(piece));
+    if (options.buckets > 0) ShuffleBucket(piece, options.seed, p);
+    DSA_RETURN_IF_ERROR(file->Append());
+  }
+  DSA_RETURN_IF_ERROR(file->Commit());
+  return n;
+}
+
+}  // namespace dsanalyze

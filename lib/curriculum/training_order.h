@@ -1,0 +1,40 @@
+// `dsanalyze order`: a whole-dataset training order, easy → hard, for trainers
+// without DeepSpeed's curriculum sampler (docs/format.md §2.12).
+//
+// The output is a permutation of the analysis's sample ids as a 1-D int64
+// .npy: the ids sorted by the metrics' values (curriculum/sorted_ids.h), and,
+// with K buckets, cut into K equal-count buckets (bucket b = positions
+// [floor(b·N/K), floor((b+1)·N/K)), util/work_split.h), each shuffled by the
+// seeded Fisher-Yates of curriculum/bucket_shuffle.h; the buckets stay in
+// difficulty order. The bytes depend on the index files, the options and the
+// seed alone, so not on how many ranks made the analysis.
+//
+// Memory: one bucket being shuffled and up to two being written (3 · 8 bytes
+// · N/K), or pieces of 1M ids without buckets; plus, with several metrics,
+// what SortedIds holds. The index files are memory-mapped and read once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct OrderOptions {
+  std::string analysis;              // the save path of a finished analysis
+  std::vector<std::string> metrics;  // at least one single-value metric
+  std::string out;                   // the .npy to write
+  uint64_t buckets = 0;              // K; 0: no buckets, no shuffle
+  uint64_t seed = 0;
+  bool descending = false;  // hard → easy; buckets from the hardest
+};
+
+// Writes the order to options.out (through out.tmp, renamed at the end) and
+// returns the number of samples N. BadInput, before anything is written, for
+// an analysis or metric OpenOrderMetrics refuses, an `out` in a missing folder,
+// or buckets > N; IoError when writing fails (then no file is left at out).
+Result<uint64_t> WriteTrainingOrder(const OrderOptions& options);
+
+}  // namespace dsanalyze

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""`dsanalyze order` on bad input (ctest curriculum.order_bad_input.np1).
+
+Each case runs one `dsanalyze order` command that must be refused: exit code 2,
+stderr exactly one line "dsanalyze: error: ..." holding the case's substrings,
+nothing on stdout, and nothing written: no --out.tmp, and --out absent or, where
+a previous order sits there, byte-for-byte unchanged.
+
+Environment: NP, MPIEXEC, DSANALYZE.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MPIEXEC = os.environ["MPIEXEC"]
+DSANALYZE = os.environ["DSANALYZE"]
+
+
+def analyse(work, name, samples):
+    config = {"dataset": {"type": "synthetic_mod", "num_samples": samples, "modulus": 7},
+              "metrics": [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}],
+              "output": {"path": os.path.join(work, name)}}
+    path = os.path.join(work, name + ".json")
+    json.dump(config, open(path, "w"))
+    subprocess.run([MPIEXEC, "-n", os.environ["NP"], DSANALYZE, "--config", path, "--quiet"],
+                   check=True)
+    return os.path.join(work, name)
+
+
+def refused(name, args, out, substrings, previous=None):
+    """Runs `dsanalyze order ARGS --out OUT` and checks that it was refused."""
+    if previous is not None:
+        open(out, "wb").write(previous)
+    elif os.path.isfile(out):
+        os.remove(out)
+    r = subprocess.run([DSANALYZE, "order"] + args + ["--out", out], capture_output=True,
+                       text=True)
+    lines = r.stderr.splitlines()
+    problems = []
+    if r.returncode != 2:
+        problems.append("exit code %d, expected 2" % r.returncode)
+    if len(lines) != 1 or not lines[0].startswith("dsanalyze: error: "):
+        problems.append("stderr is not one error line: %r" % r.stderr)
+    problems += ["the error lacks %r" % s for s in substrings if s not in r.stderr]
+    if r.stdout:
+        problems.append("stdout: %r" % r.stdout)
+    if os.path.exists(out + ".tmp"):
+        problems.append(out + ".tmp was left")
+    if previous is None and os.path.lexists(out) and not os.path.isdir(out):
+        problems.append(out + " was written")
+    if previous is not None and open(out, "rb").read() != previous:
+        problems.append("the previous " + out + " changed")
+    if problems:
+        sys.exit("FAIL: %s: %s" % (name, "; ".join(problems)))
+    print("ok: %s: %s" % (name, lines[0]))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as work:
+        good = analyse(work, "good", 100)
+        other = analyse(work, "other", 90)
+        out = os.path.join(work, "order.npy")
+        refused("missing analysis", ["--analysis", work + "/none", "--metric", "mod"], out,
+                ["none", "no such directory"])
+        refused("unknown metric", ["--analysis", good, "--metric", "mdo"], out,
+                ['no metric "mdo"', 'did you mean "mod"', "its metrics: mod, total"])
+        refused("accumulate metric", ["--analysis", good, "--metric", "total"], out,
+                ["total", "accumulate_value_over_samples"])
+        refused("out in a missing folder", ["--analysis", good, "--metric", "mod"],
+                os.path.join(work, "missing", "order.npy"), ["no such folder"])
+        refused("out is a folder", ["--analysis", good, "--metric", "mod"], work,
+                ["is a folder"])
+        refused("zero buckets", ["--analysis", good, "--metric", "mod", "--buckets", "0"], out,
+                ["--buckets", "positive integer"])
+        refused("more buckets than samples",
+                ["--analysis", good, "--metric", "mod", "--buckets", "101"], out,
+                ["--buckets 101", "(100)"], previous=b"an order made earlier")
+        refused("no metric", ["--analysis", good], out, ["--metric"])
+        for ext in ("idx", "bin"):
+            shutil.copy(os.path.join(other, "mod", "mod_sample_to_metric." + ext),
+                        os.path.join(good, "mod", "mod_sample_to_metric." + ext))
+        refused("files disagree on N", ["--analysis", good, "--metric", "mod"], out,
+                ["mod_sample_to_metric", "disagree on the number of samples"],
+                previous=b"an order made earlier")
+    print("order bad input: all cases refused cleanly")
+
+
+main()
