@@ -14,10 +14,13 @@ using svg::Line;
 using svg::Px;
 using svg::Text;
 
-constexpr double kWidth = 880, kHeight = 520;
-constexpr double kLeft = 90, kRight = 40, kTop = 90, kBottom = 80;
-constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
-constexpr double kAxisY = kTop + kPlotH;
+using svg::kAxisY;
+using svg::kHeight;
+using svg::kLeft;
+using svg::kPlotH;
+using svg::kPlotW;
+using svg::kTop;
+using svg::kWidth;
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b"};
 
 struct Plot {

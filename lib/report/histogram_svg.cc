@@ -14,11 +14,13 @@ using svg::Line;
 using svg::Px;
 using svg::Text;
 
-// Canvas and plot area, in pixels.
-constexpr double kWidth = 880, kHeight = 520;
-constexpr double kLeft = 90, kRight = 40, kTop = 90, kBottom = 80;
-constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
-constexpr double kAxisY = kTop + kPlotH;  // y of the x axis
+using svg::kAxisY;
+using svg::kHeight;
+using svg::kLeft;
+using svg::kPlotH;
+using svg::kPlotW;
+using svg::kTop;
+using svg::kWidth;
 constexpr int kMaxUnitBins = 60;          // up to this many distinct integers: one bar each
 constexpr int kTargetBins = 80;           // wider ranges: 32..80 bins of a round width
 

@@ -8,6 +8,13 @@
 
 namespace dsanalyze::svg {
 
+// Every chart's canvas and plot area, in pixels: an 880 × 520 canvas, the plot
+// inside these margins, the x axis along its bottom.
+constexpr double kWidth = 880, kHeight = 520;
+constexpr double kLeft = 90, kRight = 40, kTop = 90, kBottom = 80;
+constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+constexpr double kAxisY = kTop + kPlotH;
+
 // A coordinate or length: "%.2f".
 std::string Px(double v);
 
