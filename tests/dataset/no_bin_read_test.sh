@@ -3,7 +3,7 @@
 # lengths come from the .idx. The .bin is evicted from the page cache, the job
 # runs under mpiexec -n $NP, and mincore must then find none of its pages
 # resident. A control run of total_vocab_freq (which reads every token) must
-# find them resident, which shows the probe would see a read.
+# find (nearly all of) them resident, which shows the probe would see a read.
 # Skips (77) where pages cannot be evicted (e.g. the scratch dir is on tmpfs).
 # Env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR.
 set -euo pipefail
@@ -36,7 +36,11 @@ read_pages=$($probe resident tok.bin)
 [[ $read_pages -eq 0 ]] || fail "seqlen brought $read_pages of $pages .bin pages into memory"
 [[ -s out-seqlen/seqlen/seqlen_sample_to_metric.bin ]] || fail "seqlen wrote no output"
 
+# The control shows the probe sees reads. It asks for 90% of the pages, not
+# all: on a busy machine the kernel may already have reclaimed a few of them
+# again (seen in CI: 2454 of 2458 left), which says nothing about the probe.
 run vocab total_vocab_freq '{"vocab_size": 30000}'
 read_pages=$($probe resident tok.bin)
-[[ $read_pages -eq $pages ]] || fail "control: total_vocab_freq left $read_pages of $pages pages"
-echo "ok: seqlen read 0 of $pages .bin pages; total_vocab_freq read all $pages"
+((read_pages * 10 >= pages * 9)) ||
+  fail "control: total_vocab_freq left only $read_pages of $pages pages resident"
+echo "ok: seqlen read 0 of $pages .bin pages; total_vocab_freq left $read_pages resident"
