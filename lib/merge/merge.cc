@@ -51,7 +51,7 @@ RunInfo MergeInfo(const std::vector<MergeInput>& inputs, const std::string& out,
   RunInfo info;
   info.tool_version = DSANALYZE_VERSION;
   info.config = ConfigToJson(MergedConfig(inputs, out));
-  info.timings.push_back({"merge", seconds, seconds});
+  info.timings.push_back({"merge_analyses", seconds, seconds});
   info.peak_rss_bytes = {PeakRssBytes()};
   info.peak_anon_bytes = {AnonRssBytes()};
   info.save_path = out;

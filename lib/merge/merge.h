@@ -9,7 +9,7 @@
 // as it was. The reports (report/report.h) are rewritten from the merged
 // files; summary.json's config is the inputs' (merge_inputs.h MergedConfig),
 // its run fields describe the merge: ranks 1, threads 1, config_hash "",
-// one timing "merge", and "merged_from", the input paths in position order.
+// one timing "merge_analyses", and "merged_from", the input paths in position order.
 // A score metric's summary entry has no "score" block (the score meaning is
 // not recorded in summary.json).
 #pragma once

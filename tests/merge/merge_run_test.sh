@@ -72,4 +72,27 @@ check() {  # check TAG [IDS]
 
 check plain
 check ids ids.npy
+
+# synthetic_mod (value + sum), modulus 1000: the first part's values 7..206 and
+# ids 0..199 fit uint8, the union's need uint16, so both dtypes are refitted.
+synth() {
+  cat > "$1.json" <<JSON
+{"dataset": {"type": "synthetic_mod", "num_samples": 3000, "modulus": 1000 $2},
+ "metrics": [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}],
+ "output": {"path": "out/$1"}}
+JSON
+  "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$1.json" --quiet || fail "$1: run exited $?"
+}
+synth mod-whole ""
+synth mod-a ', "sample_range": [0, 200]'
+synth mod-b ', "sample_range": [200, 3000]'
+"$DSANALYZE" merge out/mod-b out/mod-a --out out/mod-merged > /dev/null || fail "mod: merge"
+code() { od -An -tu1 -j17 -N1 "$1" | tr -d ' '; }  # the .idx dtype code
+for kind in sample_to_metric index_to_sample; do
+  [[ $(code out/mod-a/mod/mod_$kind.idx) != $(code out/mod-whole/mod/mod_$kind.idx) ]] \
+    || fail "mod: the part's $kind dtype should differ from the whole run's"
+done
+for f in out/mod-whole/*/*.bin out/mod-whole/*/*.idx; do
+  cmp -s "$f" "out/mod-merged/${f#out/mod-whole/}" || fail "mod: ${f#out/mod-whole/} differs"
+done
 echo "merge on $NP ranks: merged shards equal the whole run (default ids and sample_indices)"
