@@ -31,18 +31,40 @@ Result<std::vector<MetricEntry>> EntriesOf(const MergeInput& input) {
   return single;
 }
 
-Status MergeMetrics(const std::vector<MergeInput>& inputs, const std::vector<MetricEntry>& entries,
-                    StagedOutput* staged) {
+MetricMergeJob JobOf(const std::vector<MergeInput>& inputs) {
   MetricMergeJob job;
   for (const MergeInput& input : inputs) job.inputs.push_back(input.path);
-  job.out_dir = staged->staging_dir();
   job.table = inputs.front().config.output.dtype_codes;
   job.sync = inputs.front().config.output.fsync;
-  for (const MetricEntry& m : entries) {
-    DSA_RETURN_IF_ERROR(staged->MakeMetricDir(m.name).status());
-    job.name = m.name;
-    DSA_RETURN_IF_ERROR(m.type == MetricType::kSingleValuePerSample ? MergeSingleValueMetric(job)
-                                                                    : MergeAccumulateMetric(job));
+  return job;
+}
+
+// What can fail on the inputs' files, before the output is touched: every
+// file opens, and the accumulate sums (returned, per entry; empty for
+// single-value metrics) do not overflow.
+Result<std::vector<std::vector<int64_t>>> CheckAndSum(MetricMergeJob job,
+                                                      const std::vector<MetricEntry>& entries) {
+  std::vector<std::vector<int64_t>> sums(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    job.name = entries[i].name;
+    if (entries[i].type == MetricType::kSingleValuePerSample) {
+      DSA_RETURN_IF_ERROR(CheckSingleValueInputs(job));
+    } else {
+      DSA_ASSIGN_OR_RETURN(sums[i], SumMetricValues(job));
+    }
+  }
+  return sums;
+}
+
+Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
+                    const std::vector<std::vector<int64_t>>& sums, StagedOutput* staged) {
+  job.out_dir = staged->staging_dir();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    DSA_RETURN_IF_ERROR(staged->MakeMetricDir(entries[i].name).status());
+    job.name = entries[i].name;
+    DSA_RETURN_IF_ERROR(entries[i].type == MetricType::kSingleValuePerSample
+                            ? MergeSingleValueMetric(job)
+                            : WriteMergedMetricValue(job, sums[i]));
   }
   return Status::OK();
 }
@@ -68,8 +90,10 @@ Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const s
   DSA_ASSIGN_OR_RETURN(std::vector<MetricEntry> entries, EntriesOf(inputs.front()));
   std::vector<std::string> names;
   for (const MetricEntry& m : entries) names.push_back(m.name);
+  const MetricMergeJob job = JobOf(inputs);
+  DSA_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> sums, CheckAndSum(job, entries));
   DSA_ASSIGN_OR_RETURN(StagedOutput staged, StagedOutput::Create(out, names));
-  DSA_RETURN_IF_ERROR(MergeMetrics(inputs, entries, &staged));
+  DSA_RETURN_IF_ERROR(WriteMetrics(job, entries, sums, &staged));
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   DSA_ASSIGN_OR_RETURN(
       std::vector<std::string> files,

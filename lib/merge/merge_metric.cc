@@ -241,7 +241,9 @@ Status MergeSingleValueMetric(const MetricMergeJob& job) {
   return writer.Finish();
 }
 
-Status MergeAccumulateMetric(const MetricMergeJob& job) {
+Status CheckSingleValueInputs(const MetricMergeJob& job) { return OpenSingleValue(job).status(); }
+
+Result<std::vector<int64_t>> SumMetricValues(const MetricMergeJob& job) {
   std::vector<int64_t> sum, row;
   for (size_t k = 0; k < job.inputs.size(); ++k) {
     DSA_ASSIGN_OR_RETURN(IndexedDataset value, OpenKind(job, job.inputs[k], kMetricValue));
@@ -259,6 +261,10 @@ Status MergeAccumulateMetric(const MetricMergeJob& job) {
                               std::to_string(sum.size()));
     DSA_RETURN_IF_ERROR(AddChecked(sum, row, "merge: metric " + job.name));
   }
+  return sum;
+}
+
+Status WriteMergedMetricValue(const MetricMergeJob& job, std::span<const int64_t> sum) {
   const auto [lo, hi] = std::minmax_element(sum.begin(), sum.end());
   const DType dtype = sum.empty() ? DType::kU8 : FitIntDType(*lo, *hi);
   DSA_ASSIGN_OR_RETURN(std::unique_ptr<IndexedWriter> w,

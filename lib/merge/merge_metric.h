@@ -18,6 +18,8 @@
 // lengths, an overflow), IoError for writes.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,15 @@ struct MetricMergeJob {
   bool sync = false;
 };
 
+// A single-value metric: CheckSingleValueInputs opens every input's files
+// (BadInput when one is missing or invalid) and writes nothing, so a merge
+// can refuse bad inputs before it touches its output.
+Status CheckSingleValueInputs(const MetricMergeJob& job);
 Status MergeSingleValueMetric(const MetricMergeJob& job);
-Status MergeAccumulateMetric(const MetricMergeJob& job);
+
+// An accumulate metric: the element-wise exact sum of the inputs' rows
+// (out_dir unused), then its file.
+Result<std::vector<int64_t>> SumMetricValues(const MetricMergeJob& job);
+Status WriteMergedMetricValue(const MetricMergeJob& job, std::span<const int64_t> sum);
 
 }  // namespace dsanalyze

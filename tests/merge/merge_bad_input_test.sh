@@ -26,6 +26,17 @@ run gap "[70, 120]"
 run other_metrics "[60, 120]" "" '{"name": "seqlen", "metric": "seqlen"}'
 run other_table "[60, 120]" "" "" ', "dtype_codes": "deepspeed-legacy"'
 run other_dataset "[60, 120]" ', "ignore_token_ids": [0]'
+cp -r out/b broken
+rm broken/seqlen/seqlen_index_to_sample.idx
+# Two parts whose sums fit int64 but whose merged sum does not.
+for part in 0 1; do
+  cat > "big$part.json" <<JSON
+{"dataset": {"type": "synthetic_mod", "num_samples": 2, "modulus": 9000000000000000000,
+             "offset": 8900000000000000000, "sample_range": [$part, $((part + 1))]},
+ "metrics": [{"name": "total", "metric": "sum"}], "output": {"path": "out/big$part"}}
+JSON
+  "$DSANALYZE" --config "big$part.json" --quiet || fail "big$part: run exited $?"
+done
 mkdir not_analysis
 echo '{}' > not_analysis/summary.json
 
@@ -52,4 +63,7 @@ expect empty_dir "not an analysis" "$DSANALYZE" merge out/a data
 expect no_summary_metrics "lists no metric" "$DSANALYZE" merge out/a not_analysis
 expect missing "out/nowhere" "$DSANALYZE" merge out/a out/nowhere
 expect one_input "at least two analyses" "$DSANALYZE" merge out/a
+expect missing_file "seqlen_index_to_sample" "$DSANALYZE" merge out/a broken
+expect overflow "merge: metric total: the sum of element 0 overflows int64" \
+  "$DSANALYZE" merge out/big0 out/big1
 echo "merge bad input: $n cases refused as expected"
