@@ -4,7 +4,7 @@
 # median wall time (including mpiexec), per-stage times (rank 0 / slowest rank,
 # from the run's summary.json) and peak RSS per rank, as a table and as JSON.
 #
-#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O] [--scratch DIR] [--json FILE]
+#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O,H] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
@@ -23,13 +23,16 @@
 # process start); Jn (only when asked for) the same file parsed line by line
 # with nlohmann::json, for comparison. O: `dsanalyze order --buckets 100` alone
 # (one process) over a 100M-sample analysis of B's seed config, value metric
-# only, made once per scratch directory at 2 ranks.
+# only, made once per scratch directory at 2 ranks. H: `dsanalyze merge` alone
+# (one process) of two halves (dataset.sample_range) of B's seed config, made
+# once per scratch directory at 2 ranks; the merge must equal the whole run's
+# metric files, checked once.
 # --quick divides every size by 10 (for a smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 scale=1
-only="A1,A2,B,C,Q,L,S,D,J,O"
+only="A1,A2,B,C,Q,L,S,D,J,O,H"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
@@ -180,6 +183,38 @@ run_order() {
 }
 want O && run_order
 # --- end of case O ---
+# --- case H: dsanalyze merge ---
+# half_config BEGIN END OUT: B's seed config (both metrics) over positions [BEGIN, END).
+half_config() {
+  seed_config $n_b "$seed_metrics" "$3" | sed "s/\"num_samples\": $n_b,/\"num_samples\": $n_b, \"sample_range\": [$1, $2],/"
+}
+# run_merge: times `dsanalyze merge` of the two halves $runs times.
+run_merge() {
+  local half=$((n_b / 2)) out="$scratch/out-H-merged"
+  if [[ ! -f "$scratch/out-H-whole/summary.json" ]]; then
+    seed_config $n_b "$seed_metrics" "$scratch/out-H-whole" > "$scratch/H-whole.json"
+    half_config 0 $half "$scratch/out-H-0" > "$scratch/H-0.json"
+    half_config $half $n_b "$scratch/out-H-1" > "$scratch/H-1.json"
+    for part in whole 0 1; do
+      mpiexec -n 2 "$bin" --config "$scratch/H-$part.json" --quiet --progress never
+    done
+  fi
+  for ((i = 1; i <= runs; i++)); do
+    rm -rf "$out"
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$bin" merge "$scratch/out-H-0" "$scratch/out-H-1" --out "$out" > /dev/null
+    t1=$(date +%s.%N)
+    printf '{"case": "H", "ranks": 1, "wall": %s, "samples": %d, "timings": [], "peak_rss_bytes": []}\n' \
+      "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" "$n_b" >> "$results"
+  done
+  for f in "$scratch"/out-H-whole/*/*.bin "$scratch"/out-H-whole/*/*.idx; do
+    cmp -s "$f" "$out/${f#"$scratch"/out-H-whole/}" || { echo "bench: H: $f differs" >&2; exit 1; }
+  done
+  rm -rf "$out"
+}
+want H && run_merge
+# --- end of case H ---
 want J && run_jsonl J simdjson
 want Jn && run_jsonl Jn nlohmann
 

@@ -122,6 +122,14 @@ CLI::App* AddOrder(CLI::App& app, dsanalyze::OrderOptions& o) {
   return order;
 }
 
+CLI::App* AddMerge(CLI::App& app, dsanalyze::cli::MergeOptions& o) {
+  CLI::App* merge = app.add_subcommand(
+      "merge", "combine analyses of disjoint sample ranges into the analysis of their union");
+  merge->add_option("inputs", o.inputs, "save paths of the analyses")->required();
+  merge->add_option("--out", o.out, "save path of the merged analysis")->required();
+  return merge;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,9 +168,10 @@ int main(int argc, char** argv) {
   metrics->add_option("--plugin", metrics_opts.plugins, "also load this plugin (.so)");
   cli::CurriculumOptions curriculum_opts;
   CLI::App* curriculum = AddCurriculum(app, curriculum_opts);
-
   dsanalyze::OrderOptions order_opts;
   CLI::App* order = AddOrder(app, order_opts);
+  cli::MergeOptions merge_opts;
+  CLI::App* merge = AddMerge(app, merge_opts);
 
   try {
     app.parse(argc, argv);
@@ -178,6 +187,7 @@ int main(int argc, char** argv) {
   if (*metrics) return cli::ListMetrics(metrics_opts);
   if (*curriculum) return cli::Curriculum(curriculum_opts);
   if (*order) return cli::Order(order_opts);
+  if (*merge) return cli::Merge(merge_opts);
   if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
   std::fputs(app.help().c_str(), stderr);
   return dsanalyze::kExitBadInput;

@@ -76,4 +76,14 @@ int ListMetrics(const MetricsOptions& options);
 int Order(const OrderOptions& options);
 // --- end of dsanalyze order ---
 
+// `dsanalyze merge A B ... --out C` (merge/merge.h): one process, no MPI;
+// started as several launcher tasks, only the launcher's rank 0 merges (the
+// others exit 0 at once). Prints one line on success; bad input is one error
+// line and exit 2, nothing at --out.
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+int Merge(const MergeOptions& options);
+
 }  // namespace dsanalyze::cli

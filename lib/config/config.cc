@@ -92,6 +92,23 @@ Status ParseMegatronGpt(const JsonFields& f, DatasetConfig* d) {
   return ParseIndexMaps(f, d);
 }
 
+// "sample_range": [begin, end), two integers with 0 <= begin < end.
+Status ParseSampleRange(const JsonFields& f, DatasetConfig* d) {
+  if (!f.has("sample_range")) return Status::OK();
+  const json& j = f.at("sample_range");
+  const auto non_negative = [](const json& v) { return v.is_number_integer() && v >= 0; };
+  if (!j.is_array() || j.size() != 2 || !non_negative(j[0]) || !non_negative(j[1]))
+    return ConfigError(f.KeyPath("sample_range"),
+                       "expected [begin, end], two non-negative integers, got " + ShortJson(j));
+  const SampleRange range{j[0].get<uint64_t>(), j[1].get<uint64_t>()};
+  if (range.begin >= range.end)
+    return ConfigError(f.KeyPath("sample_range"), "begin " + std::to_string(range.begin) +
+                                                      " must be less than end " +
+                                                      std::to_string(range.end));
+  d->sample_range = range;
+  return Status::OK();
+}
+
 Status ParseDataset(const json& j, DatasetConfig* d) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "dataset"));
   DSA_RETURN_IF_ERROR(f.Require("type"));
@@ -114,6 +131,7 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
 
   DSA_RETURN_IF_ERROR(f.IntArray("ignore_token_ids", &d->ignore_token_ids));
   DSA_RETURN_IF_ERROR(f.String("sample_indices", &d->sample_indices));
+  DSA_RETURN_IF_ERROR(ParseSampleRange(f, d));
   switch (type->type) {
     case DatasetType::kSyntheticMod:
       return ParseSyntheticMod(f, d);
@@ -266,6 +284,7 @@ json ConfigToJson(const Config& c) {
   const DatasetConfig& d = c.dataset;
   json dataset = {{"type", d.type}, {"ignore_token_ids", d.ignore_token_ids}};
   if (!d.sample_indices.empty()) dataset["sample_indices"] = d.sample_indices;
+  if (d.sample_range) dataset["sample_range"] = {d.sample_range->begin, d.sample_range->end};
   if (Result<const DatasetTypeInfo*> type = FindDatasetType(d.type); type.ok())
     AddTypeKeys(d, (*type)->type, &dataset);
   json metrics = json::array();

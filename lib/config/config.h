@@ -13,11 +13,13 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "format/dtype.h"
 #include "util/status.h"
+#include "util/work_split.h"
 
 namespace dsanalyze {
 
@@ -47,6 +49,9 @@ struct DatasetConfig {
   CodeTable dtype_codes = CodeTable::kMegatron;  // table the input .idx files were written with
   std::vector<int64_t> ignore_token_ids;         // excluded from per-token metrics (seqlen counts)
   std::string sample_indices;  // optional .npy path: id of sample i (dataset/sample_ids.h)
+  // Optional: analyse only the iteration positions [begin, end), which keep
+  // their ids. ParseConfig checks begin < end; OpenInputs checks end <= N.
+  std::optional<SampleRange> sample_range;
 
   bool operator==(const DatasetConfig&) const = default;
 };

@@ -11,8 +11,8 @@
 namespace dsanalyze {
 namespace {
 
-constexpr std::array<std::string_view, 3> kCommonKeys = {"type", "ignore_token_ids",
-                                                         "sample_indices"};
+constexpr std::array<std::string_view, 4> kCommonKeys = {"type", "ignore_token_ids",
+                                                         "sample_indices", "sample_range"};
 constexpr std::array<std::string_view, 3> kSyntheticModKeys = {"num_samples", "modulus", "offset"};
 constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_codes"};
 constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_codes", "seq_length"};

@@ -23,8 +23,20 @@ namespace {
 struct Inputs {
   std::unique_ptr<Dataset> dataset;
   std::optional<SampleIds> sample_ids;
+  SampleRange positions;  // the iteration positions analysed
   MetricPlan plan;
 };
+
+// The config's sample_range, or every position; BadInput when the range ends
+// past the dataset.
+Result<SampleRange> PositionsOf(const DatasetConfig& config, uint64_t samples) {
+  if (!config.sample_range) return SampleRange{0, samples};
+  if (config.sample_range->end > samples)
+    return Status::BadInput("config: dataset.sample_range: end " +
+                            std::to_string(config.sample_range->end) + " is past the dataset, " +
+                            "which has " + std::to_string(samples) + " samples");
+  return *config.sample_range;
+}
 
 Status OpenInputs(const Config& config, Inputs* in) {
   DSA_ASSIGN_OR_RETURN(in->dataset, OpenDataset(config.dataset));
@@ -33,6 +45,7 @@ Status OpenInputs(const Config& config, Inputs* in) {
                          SampleIds::Open(config.dataset.sample_indices, in->dataset->size()));
     in->sample_ids.emplace(std::move(ids));
   }
+  DSA_ASSIGN_OR_RETURN(in->positions, PositionsOf(config.dataset, in->dataset->size()));
   DSA_ASSIGN_OR_RETURN(in->plan, PlanMetrics(config.metrics, *in->dataset));
   return Status::OK();
 }
@@ -174,8 +187,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   std::optional<StagedOutput> staged;
   DSA_RETURN_IF_ERROR(StageOutput(run, &staged));
   run.staged = staged ? &*staged : nullptr;
-  run.samples =
-      DescribeSamples(in.dataset->size(), in.sample_ids ? &*in.sample_ids : nullptr, comm);
+  run.samples = DescribeSamples(in.positions, in.sample_ids ? &*in.sample_ids : nullptr, comm);
   run.write = WriteOptionsOf(config.output, progress);
   if (comm.is_root())
     spdlog::info("{}: {} samples on {} rank(s) x {} thread(s), {} metric(s)",

@@ -8,19 +8,26 @@
 
 namespace dsanalyze {
 
-SampleSpace DescribeSamples(uint64_t count, const SampleIds* ids, const Comm& comm) {
+SampleSpace DescribeSamples(SampleRange positions, const SampleIds* ids, const Comm& comm) {
   SampleSpace s;
-  s.count = count;
-  s.range = SplitRange({0, count}, static_cast<uint64_t>(comm.size()),
-                       static_cast<uint64_t>(comm.rank()));
+  s.count = positions.size();
+  s.range =
+      SplitRange(positions, static_cast<uint64_t>(comm.size()), static_cast<uint64_t>(comm.rank()));
   s.local_ids.first_id = static_cast<int64_t>(s.range.begin);
-  s.id_max = static_cast<int64_t>(count) - 1;
+  s.id_min = static_cast<int64_t>(positions.begin);
+  s.id_max = static_cast<int64_t>(positions.end) - 1;
   if (ids) {
     s.local_ids.explicit_ids = ids->ids().subspan(s.range.begin, s.range.size());
     s.id_min = ids->min();
     s.id_max = ids->max();
+    if (s.count != ids->ids().size()) {  // a sample_range: the ids of its positions
+      const std::span<const int64_t> analysed = ids->ids().subspan(positions.begin, s.count);
+      const auto [lo, hi] = std::minmax_element(analysed.begin(), analysed.end());
+      s.id_min = *lo;
+      s.id_max = *hi;
+    }
   }
-  s.id_dtype = SampleIdDType(count, s.id_min, s.id_max);
+  s.id_dtype = SampleIdDType(s.count, s.id_min, s.id_max);
   return s;
 }
 

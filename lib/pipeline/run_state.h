@@ -27,20 +27,22 @@ namespace dsanalyze {
 
 class SampleIds;
 
-// The run's samples: N iteration positions, this rank's share, and the ids
+// The run's samples: the N iteration positions analysed (all of the
+// dataset's, or the config's sample_range), this rank's share, and the ids
 // the index files hold for them (the positions, or the config's
 // sample_indices).
 struct SampleSpace {
   uint64_t count = 0;
   SampleRange range;  // this rank's positions (work_split.h)
   LocalIds local_ids;
-  int64_t id_min = 0;  // over all ids
+  int64_t id_min = 0;  // over the ids of all positions analysed
   int64_t id_max = -1;
   DType id_dtype = DType::kU8;  // index_to_sample's (analysis_layout.h SampleIdDType)
 };
 
-// `ids` may be null (ids are the positions); it must outlive the result.
-SampleSpace DescribeSamples(uint64_t count, const SampleIds* ids, const Comm& comm);
+// The samples at `positions`, split over the ranks. `ids` may be null (ids
+// are the positions); it must outlive the result.
+SampleSpace DescribeSamples(SampleRange positions, const SampleIds* ids, const Comm& comm);
 
 struct RunState {
   RunState(const Config& config, const Comm& comm, Progress& progress)

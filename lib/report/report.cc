@@ -76,6 +76,7 @@ Json SummaryRunFields(const RunInfo& info) {
   j["peak_rss_bytes"] = info.peak_rss_bytes;
   j["peak_anon_bytes"] = info.peak_anon_bytes;
   j["timings"] = std::move(timings);
+  if (!info.merged_from.empty()) j["merged_from"] = info.merged_from;
   return j;
 }
 

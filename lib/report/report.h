@@ -51,6 +51,9 @@ struct RunInfo {
   // absolute so the config works from any directory. Empty: D is used.
   std::string save_path;
   uint64_t total_curriculum_step = 0;  // 0: a placeholder (curriculum_config.h)
+  // A merged analysis's inputs (merge/merge.h), written as "merged_from"
+  // after "timings"; empty for a run, which writes no such key.
+  std::vector<std::string> merged_from;
 };
 
 struct MetricEntry {

@@ -12,6 +12,7 @@ struct SampleRange {
   uint64_t begin = 0;
   uint64_t end = 0;
   uint64_t size() const { return end - begin; }
+  bool operator==(const SampleRange&) const = default;
 };
 
 inline SampleRange SplitRange(SampleRange whole, uint64_t parts, uint64_t part) {

@@ -134,11 +134,28 @@ TEST_CASE("config: every optional key is read", "[config]") {
   CHECK(s->dataset.offset == -5);
 }
 
+TEST_CASE("config: dataset.sample_range is [begin, end) with begin < end", "[config]") {
+  Result<Config> c = ParseConfig(Documents(R"({"dataset": {"sample_range": [0, 1e0]}})"));
+  REQUIRE_FALSE(c.ok());  // integers only
+  c = ParseConfig(Documents(R"({"dataset": {"sample_range": [3, 10]}})"));
+  REQUIRE(c.ok());
+  REQUIRE(c->dataset.sample_range);
+  CHECK(*c->dataset.sample_range == SampleRange{3, 10});
+  CHECK_FALSE(ParseConfig(DocumentsShape())->dataset.sample_range);
+  CHECK(ErrorOf(Documents(R"({"dataset": {"sample_range": [4, 4]}})")) ==
+        "config: dataset.sample_range: begin 4 must be less than end 4");
+  for (const char* bad : {"[1]", "[1, 2, 3]", "[-1, 2]", "[0, \"2\"]", "{}"})
+    CHECK(ErrorOf(Documents((std::string(R"({"dataset": {"sample_range": )") + bad + "}}").c_str()))
+              .starts_with("config: dataset.sample_range: expected [begin, end], two "
+                           "non-negative integers, got "));
+}
+
 TEST_CASE("config: ConfigToJson round-trips and fills in defaults", "[config]") {
   for (const json& j :
        {SyntheticShape(), DocumentsShape(), PackedShape(), GptShape(),
         Gpt(R"({"dataset": {"index_prefix": null, "doc_idx": "d.npy", "sample_idx": "s.npy",
                             "shuffle_idx": "h.npy", "seq_length": 8}})"),
+        Synthetic(R"({"dataset": {"sample_range": [5, 9]}})"),
         Documents(R"({"dataset": {"ignore_token_ids": [3, 1], "sample_indices": "s.npy"},
                       "metrics": [{"name": "p", "metric": "q", "plugin": "x.so",
                                    "params": {"a": 1}}],

@@ -838,6 +838,33 @@ def sample_indices_missing(c):
         "dataset.sample_indices", "ids.npy", "not found"]
 
 
+# --- sample_range -------------------------------------------------------------
+
+@case
+def sample_range_past_end(c):
+    n = sample_count(c)
+    return c.config(dataset=c.documents(sample_range=[1, n + 1])), 2, [
+        "dataset.sample_range", "end %d is past the dataset" % (n + 1), "%d samples" % n]
+
+
+@case
+def sample_range_empty(c):
+    return c.config(dataset=c.documents(sample_range=[5, 5])), 2, [
+        "dataset.sample_range", "begin 5 must be less than end 5"]
+
+
+@case
+def sample_range_not_a_pair(c):
+    return c.config(dataset=c.documents(sample_range=[0, 1.5])), 2, [
+        "dataset.sample_range", "two non-negative integers"]
+
+
+@case
+def sample_range_negative(c):
+    return c.config(dataset=c.documents(sample_range=[-1, 4])), 2, [
+        "dataset.sample_range", "two non-negative integers"]
+
+
 # --- score files (the score metric) ---------------------------------------------
 
 def score_metric(c, file, **params):

@@ -1,0 +1,50 @@
+// Merging one metric's files: the inputs' files (merge_inputs.h, sorted by
+// position) become the files one run over the union would write, byte for
+// byte. The rules are output/analysis_layout.h's, applied to the union:
+//  - the metric dtype is refitted to the union's smallest and largest value
+//    (the first and last rows of the inputs' index_to_metric), the sample
+//    dtype to the union's N and its smallest and largest id (a scan of the
+//    inputs' index_to_sample);
+//  - sample_to_metric is the inputs' rows in position order;
+//  - index_to_metric and index_to_sample are a k-way merge of the inputs'
+//    (value, ids) rows: equal values become one row whose ids, each input's
+//    ascending, are merged ascending; the percentile-merged grouping is
+//    regrouped for the union's number of distinct values (a first pass over
+//    the values counts them);
+//  - metric_value is the element-wise exact sum (an int64 overflow is an
+//    error), its dtype refitted to the sum.
+// Memory is bounded: rows stream through fixed buffers, never O(N).
+// Errors: BadInput for inputs whose files do not match (missing, different
+// lengths, an overflow), IoError for writes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/dtype.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct MetricMergeJob {
+  std::string name;
+  std::vector<std::string> inputs;  // the inputs' save paths, in position order
+  std::string out_dir;              // the staging folder: writes out_dir/name/name_<kind>
+  CodeTable table = CodeTable::kDeepSpeed;
+  bool sync = false;
+};
+
+// A single-value metric: CheckSingleValueInputs opens every input's files
+// (BadInput when one is missing or invalid) and writes nothing, so a merge
+// can refuse bad inputs before it touches its output.
+Status CheckSingleValueInputs(const MetricMergeJob& job);
+Status MergeSingleValueMetric(const MetricMergeJob& job);
+
+// An accumulate metric: the element-wise exact sum of the inputs' rows
+// (out_dir unused), then its file.
+Result<std::vector<int64_t>> SumMetricValues(const MetricMergeJob& job);
+Status WriteMergedMetricValue(const MetricMergeJob& job, std::span<const int64_t> sum);
+
+}  // namespace dsanalyze
