@@ -44,8 +44,8 @@ std::string Name(DType t) { return std::string(DTypeName(t)); }
 class MetricChecker {
  public:
   MetricChecker(const std::string& save_path, const std::string& metric,
-                std::vector<Violation>* out)
-      : save_path_(save_path), metric_(metric), out_(out) {}
+                const std::vector<std::string>& files, std::vector<Violation>* out)
+      : save_path_(save_path), metric_(metric), files_(files), out_(out) {}
 
   void Fail(std::string_view kind, std::optional<uint64_t> row, std::string message) {
     out_->push_back(
@@ -55,8 +55,10 @@ class MetricChecker {
     out_->push_back({metric_, metric_, std::nullopt, std::move(message)});
   }
 
-  // The pair of `kind`, or nullopt after recording why it cannot be read.
+  // The pair of `kind`, or nullopt after recording why it cannot be read;
+  // nullopt without a violation when the run chose not to write it.
   std::optional<IndexedDataset> Open(std::string_view kind) {
+    if (!WritesKind(files_, kind)) return std::nullopt;
     Result<IndexedDataset> ds = IndexedDataset::Open(MetricFilePrefix(save_path_, metric_, kind));
     if (!ds.ok()) {
       Fail(kind, std::nullopt, ds.status().message());
@@ -68,6 +70,7 @@ class MetricChecker {
  private:
   const std::string& save_path_;
   const std::string& metric_;
+  const std::vector<std::string>& files_;  // the chosen outputs (analysis_layout.h)
   std::vector<Violation>* out_;
 };
 
@@ -424,6 +427,17 @@ void VerifyAccumulate(MetricChecker& c, VerifiedMetric& m) {
   });
 }
 
+// A metric as verify reports it before its files are read, with the files
+// the run chose not to write.
+VerifiedMetric Skipping(const AnalysisFolder& analysis, const std::string& name, MetricType type) {
+  VerifiedMetric m;
+  m.name = name;
+  m.type = type;
+  for (std::string_view kind : SkippedKinds(analysis, type))
+    m.skipped.push_back(name + "/" + name + "_" + std::string(kind));
+  return m;
+}
+
 // The save path must hold exactly the analysis its summary.json lists: a
 // metric folder it does not list (left from another analysis) and a listed
 // metric without a folder are violations of that folder. Without summary.json
@@ -434,6 +448,16 @@ void CheckAgainstSummary(const AnalysisFolder& analysis, VerifyReport* report) {
     report->violations.push_back(
         {name, name, std::nullopt,
          "metric folder is not listed in summary.json (left from another analysis?)"});
+  // Listed metrics none of whose files was chosen: no folder, nothing to check.
+  for (const ListedMetric& m : analysis.listed) {
+    const bool seen = std::any_of(report->metrics.begin(), report->metrics.end(),
+                                  [&](const VerifiedMetric& v) { return v.name == m.name; });
+    if (seen || !m.type) continue;
+    const bool missing =
+        std::any_of(mismatch.missing_folders.begin(), mismatch.missing_folders.end(),
+                    [&](const ListedMetric& x) { return x.name == m.name; });
+    if (!missing) report->metrics.push_back(Skipping(analysis, m.name, *m.type));
+  }
   for (const ListedMetric& m : mismatch.missing_folders) {
     VerifiedMetric missing;
     missing.name = m.name;
@@ -453,19 +477,17 @@ Result<VerifyReport> VerifyOutput(const std::string& save_path) {
   DSA_ASSIGN_OR_RETURN(AnalysisFolder analysis, ReadAnalysisFolder(save_path));
   VerifyReport report;
   for (const MetricFolder& f : analysis.folders) {
-    MetricChecker checker(save_path, f.name, &report.violations);
-    VerifiedMetric m;
-    m.name = f.name;
+    MetricChecker checker(save_path, f.name, analysis.files, &report.violations);
     if (f.has_single_value_files && f.has_metric_value)
       checker.FailFolder("holds both single_value_per_sample files and " + f.name +
                          "_metric_value; a metric is one or the other");
-    if (f.has_single_value_files) {
-      m.type = MetricType::kSingleValuePerSample;
+    VerifiedMetric m = Skipping(analysis, f.name,
+                                f.has_single_value_files ? MetricType::kSingleValuePerSample
+                                                         : MetricType::kAccumulateValueOverSamples);
+    if (f.has_single_value_files)
       VerifySingleValue(checker, m);
-    } else {
-      m.type = MetricType::kAccumulateValueOverSamples;
+    else
       VerifyAccumulate(checker, m);
-    }
     report.metrics.push_back(std::move(m));
   }
   CheckAgainstSummary(analysis, &report);

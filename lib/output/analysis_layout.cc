@@ -10,6 +10,22 @@ std::string MetricFilePrefix(const std::string& save_path, const std::string& me
   return (std::filesystem::path(save_path) / metric / (metric + "_" + std::string(kind))).string();
 }
 
+std::string_view OutputChoiceOf(std::string_view kind) {
+  return kind == kIndexToSamplePercentile ? "percentile_merged" : kind;
+}
+
+bool WritesKind(const std::vector<std::string>& files, std::string_view kind) {
+  return std::find(files.begin(), files.end(), OutputChoiceOf(kind)) != files.end();
+}
+
+bool WritesDistribution(const std::vector<std::string>& files) {
+  return WritesKind(files, kIndexToMetric) && WritesKind(files, kIndexToSample);
+}
+
+bool WritesCurriculumEntry(const std::vector<std::string>& files) {
+  return WritesDistribution(files) && WritesKind(files, kIndexToSamplePercentile);
+}
+
 std::string HistogramFile(const std::string& save_path, const std::string& metric) {
   return MetricFilePrefix(save_path, metric, "histogram") + ".svg";
 }

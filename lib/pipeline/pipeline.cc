@@ -122,6 +122,7 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
   info.peak_anon_bytes = summary.peak_anon_bytes;
   info.save_path = run.config.output.path;
   info.total_curriculum_step = run.config.output.total_curriculum_step;
+  info.files = run.config.output.files;
   return info;
 }
 
