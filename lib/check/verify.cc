@@ -352,7 +352,10 @@ void CheckDType(MetricChecker& c, std::string_view kind, DType actual, DType exp
            "dtype is " + Name(actual) + ", expected " + Name(expected) + " (" + why + ")");
 }
 
-void VerifySingleValue(MetricChecker& c, VerifiedMetric& m) {
+// `listed_samples`: N as summary.json lists it, for the sample dtype when
+// sample_to_metric was not chosen (output.files).
+void VerifySingleValue(MetricChecker& c, VerifiedMetric& m,
+                       std::optional<uint64_t> listed_samples) {
   std::optional<IndexedDataset> s2m = c.Open(kSampleToMetric);
   std::optional<IndexedDataset> i2m = c.Open(kIndexToMetric);
   std::optional<IndexedDataset> i2s = c.Open(kIndexToSample);
@@ -386,6 +389,7 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m) {
   std::optional<IdScan> scan = ScanSampleIds(c, *i2s);
   if (!scan) return;
   const bool default_ids = CheckIdsExactlyOnce(c, *i2s, *scan, n_samples);
+  if (!s2m) n_samples = listed_samples;
   if (n_samples && (*n_samples > 0 || scan->count > 0)) {
     const int64_t n_last = static_cast<int64_t>(*n_samples) - 1;
     const IdSpan ids =
@@ -438,6 +442,13 @@ VerifiedMetric Skipping(const AnalysisFolder& analysis, const std::string& name,
   return m;
 }
 
+// The N summary.json lists for `metric`, if any.
+std::optional<uint64_t> ListedSamples(const AnalysisFolder& analysis, const std::string& metric) {
+  for (const ListedMetric& m : analysis.listed)
+    if (m.name == metric) return m.samples;
+  return std::nullopt;
+}
+
 // The save path must hold exactly the analysis its summary.json lists: a
 // metric folder it does not list (left from another analysis) and a listed
 // metric without a folder are violations of that folder. Without summary.json
@@ -485,7 +496,7 @@ Result<VerifyReport> VerifyOutput(const std::string& save_path) {
                                 f.has_single_value_files ? MetricType::kSingleValuePerSample
                                                          : MetricType::kAccumulateValueOverSamples);
     if (f.has_single_value_files)
-      VerifySingleValue(checker, m);
+      VerifySingleValue(checker, m, ListedSamples(analysis, f.name));
     else
       VerifyAccumulate(checker, m);
     report.metrics.push_back(std::move(m));

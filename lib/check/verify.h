@@ -23,7 +23,9 @@
 //    sample dtype from min(0, min id) .. max(N-1, max id));
 //  - metric_value has exactly one, non-empty row of its fitted dtype.
 // Only the files the run chose (summary.json "files"; all without it) are
-// read; an invariant between two files is checked when both were chosen. A
+// read; an invariant between two files is checked when both were chosen
+// (without sample_to_metric, the sample dtype is checked against the N that
+// summary.json lists). A
 // listed metric none of whose files was chosen needs no folder.
 // Each broken invariant is reported once, at its first offending row. doc_idx
 // is not checked: DeepSpeed's readers ignore it and its two analyzers differ.

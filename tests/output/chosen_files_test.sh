@@ -61,6 +61,12 @@ check '["index_to_sample", "percentile_merged", "reports"]' \
 check '["index_to_sample", "index_to_metric", "reports"]' mod/mod_index_to_sample mod/mod_index_to_metric
 [[ -f "$work/part/mod/mod_histogram.svg" ]] || fail "no histogram with index_to_metric and index_to_sample"
 [[ ! -f "$work/part/curriculum_config.json" ]] || fail "curriculum_config.json without percentile_merged"
+# Without sample_to_metric, verify takes N from summary.json for the sample dtype.
+python3 -c 'import json,sys; p=sys.argv[1]; s=json.load(open(p)); s["metrics"]["mod"]["samples"]=70000; json.dump(s,open(p,"w"))' \
+  "$work/part/summary.json"
+status=0; "$DSANALYZE" verify "$work/part" > "$work/verify.txt" || status=$?
+[[ $status == 1 ]] && grep -q "mod_index_to_sample: dtype is uint16, expected uint32" "$work/verify.txt" \
+  || fail "verify with N = 70000 in summary.json exited $status: $(cat "$work/verify.txt")"
 check '["metric_value", "reports"]' batch_sum/batch_sum_metric_value
 [[ ! -f "$work/part/mod/mod_histogram.svg" ]] || fail "a histogram without index files"
 grep -q '"statistics": "not computed' "$work/part/summary.json" || fail "summary.json does not say why"
