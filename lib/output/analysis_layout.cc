@@ -18,6 +18,13 @@ bool WritesKind(const std::vector<std::string>& files, std::string_view kind) {
   return std::find(files.begin(), files.end(), OutputChoiceOf(kind)) != files.end();
 }
 
+bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type) {
+  const auto chosen = [&](std::string_view kind) { return WritesKind(files, kind); };
+  if (type == MetricType::kSingleValuePerSample)
+    return std::any_of(kSingleValueKinds.begin(), kSingleValueKinds.end(), chosen);
+  return std::any_of(kAccumulateKinds.begin(), kAccumulateKinds.end(), chosen);
+}
+
 bool WritesDistribution(const std::vector<std::string>& files) {
   return WritesKind(files, kIndexToMetric) && WritesKind(files, kIndexToSample);
 }

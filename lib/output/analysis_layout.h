@@ -44,6 +44,9 @@ inline constexpr std::array<std::string_view, 1> kAccumulateKinds = {kMetricValu
 // not all of them; without that key (every earlier analysis) all were chosen.
 std::string_view OutputChoiceOf(std::string_view kind);
 bool WritesKind(const std::vector<std::string>& files, std::string_view kind);
+// True when any file of a metric of `type` is chosen: else the run does not
+// map the metric at all.
+bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type);
 inline constexpr std::string_view kSummaryFilesKey = "files";
 // The reports of a single-value metric need its index_to_metric and
 // index_to_sample (its distribution, report/metric_stats.h); its entry in
