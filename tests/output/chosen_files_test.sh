@@ -54,8 +54,14 @@ check() {  # check FILES_JSON EXPECTED_PAIRS...
   grep -q " 0 different, $(wc -w <<<"$skipped") skipped by choice" "$work/compare.txt" || fail "compare: $(cat "$work/compare.txt")"
 }
 
+zero_stages() {  # zero_stages STAGE...: those stages took no time (were skipped)
+  python3 -c 'import json,sys; t={x["stage"]: x["max_seconds"] for x in json.load(open(sys.argv[1]))["timings"]}
+bad=[s for s in sys.argv[2:] if t[s] != 0]; assert not bad, bad' "$work/part/summary.json" "$@"
+}
 check '["sample_to_metric", "reports"]' mod/mod_sample_to_metric
+zero_stages local_sort splitters exchange merge write || fail "sorted without an index file"
 check '["index_to_metric", "reports"]' mod/mod_index_to_metric
+zero_stages sample_to_metric || fail "streamed sample_to_metric without choosing it"
 check '["index_to_sample", "percentile_merged", "reports"]' \
   mod/mod_index_to_sample mod/mod_index_to_sample_percentile_merged
 check '["index_to_sample", "index_to_metric", "reports"]' mod/mod_index_to_sample mod/mod_index_to_metric
