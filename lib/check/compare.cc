@@ -165,6 +165,23 @@ void CheckAgainstSummary(const AnalysisFolder& analysis, const std::string& side
          "listed in " + side + "'s summary.json, but " + side + " has no metric folder"});
 }
 
+// For a pair only one side has: the side that chose not to write it
+// (summary.json "files", analysis_layout.h), or nullptr.
+const char* SkippingSide(const std::string& prefix, const AnalysisFolder& a,
+                         const AnalysisFolder& b) {
+  const std::string metric = prefix.substr(0, prefix.find('/'));
+  const std::string stem = metric + "/" + metric + "_";
+  if (prefix.rfind(stem, 0) != 0) return nullptr;
+  const std::string kind = prefix.substr(stem.size());
+  const auto is_kind = [&](std::string_view k) { return k == kind; };
+  if (std::none_of(kSingleValueKinds.begin(), kSingleValueKinds.end(), is_kind) &&
+      std::none_of(kAccumulateKinds.begin(), kAccumulateKinds.end(), is_kind))
+    return nullptr;
+  if (!WritesKind(a.files, kind)) return "A";
+  if (!WritesKind(b.files, kind)) return "B";
+  return nullptr;
+}
+
 }  // namespace
 
 Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b, bool strict) {
@@ -186,6 +203,13 @@ Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b,
   CompareMetricLists(analysis_a, analysis_b, &report);
   for (const std::string& prefix : all) {
     if (!in_b.count(prefix) || !in_a.count(prefix)) {
+      if (const char* side = SkippingSide(prefix, analysis_a, analysis_b)) {
+        report.skipped_by_choice.push_back({prefix, std::nullopt,
+                                            std::string(side) +
+                                                " chose not to write it (output.files in " + side +
+                                                "'s summary.json)"});
+        continue;
+      }
       report.different.push_back(
           {prefix, std::nullopt, std::string("only in ") + (in_b.count(prefix) ? "B" : "A")});
       continue;

@@ -18,7 +18,9 @@
 // outputs that differ only in doc_idx (DeepSpeed's DataAnalyzer vs
 // DistributedDataAnalyzer) can count as equal. Apart from summary.json's
 // metric list, files that are not .bin/.idx pairs (the rest of summary.json,
-// SVGs) are ignored, and so is data_clusters/. Memory is O(1) per file beyond
+// SVGs) are ignored, and so is data_clusters/. A pair only one side has
+// is a difference unless the other side's summary.json records that it chose
+// not to write that kind of file (skipped_by_choice). Memory is O(1) per file beyond
 // the mappings. Thread-compatible.
 #pragma once
 
@@ -43,6 +45,10 @@ struct CompareReport {
   // these are in `different` instead.
   std::vector<FileDifference> equal_except_doc_idx;
   std::vector<FileDifference> different;
+  // Pairs one side has and the other chose not to write (output.files, as
+  // its summary.json records): not differences, so a partial analysis
+  // compares equal to the full one when every file both have is equal.
+  std::vector<FileDifference> skipped_by_choice;
   bool same() const { return different.empty(); }
 };
 

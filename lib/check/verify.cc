@@ -44,8 +44,8 @@ std::string Name(DType t) { return std::string(DTypeName(t)); }
 class MetricChecker {
  public:
   MetricChecker(const std::string& save_path, const std::string& metric,
-                std::vector<Violation>* out)
-      : save_path_(save_path), metric_(metric), out_(out) {}
+                const std::vector<std::string>& files, std::vector<Violation>* out)
+      : save_path_(save_path), metric_(metric), files_(files), out_(out) {}
 
   void Fail(std::string_view kind, std::optional<uint64_t> row, std::string message) {
     out_->push_back(
@@ -55,8 +55,10 @@ class MetricChecker {
     out_->push_back({metric_, metric_, std::nullopt, std::move(message)});
   }
 
-  // The pair of `kind`, or nullopt after recording why it cannot be read.
+  // The pair of `kind`, or nullopt after recording why it cannot be read;
+  // nullopt without a violation when the run chose not to write it.
   std::optional<IndexedDataset> Open(std::string_view kind) {
+    if (!WritesKind(files_, kind)) return std::nullopt;
     Result<IndexedDataset> ds = IndexedDataset::Open(MetricFilePrefix(save_path_, metric_, kind));
     if (!ds.ok()) {
       Fail(kind, std::nullopt, ds.status().message());
@@ -68,6 +70,7 @@ class MetricChecker {
  private:
   const std::string& save_path_;
   const std::string& metric_;
+  const std::vector<std::string>& files_;  // the chosen outputs (analysis_layout.h)
   std::vector<Violation>* out_;
 };
 
@@ -349,7 +352,10 @@ void CheckDType(MetricChecker& c, std::string_view kind, DType actual, DType exp
            "dtype is " + Name(actual) + ", expected " + Name(expected) + " (" + why + ")");
 }
 
-void VerifySingleValue(MetricChecker& c, VerifiedMetric& m) {
+// `listed_samples`: N as summary.json lists it, for the sample dtype when
+// sample_to_metric was not chosen (output.files).
+void VerifySingleValue(MetricChecker& c, VerifiedMetric& m,
+                       std::optional<uint64_t> listed_samples) {
   std::optional<IndexedDataset> s2m = c.Open(kSampleToMetric);
   std::optional<IndexedDataset> i2m = c.Open(kIndexToMetric);
   std::optional<IndexedDataset> i2s = c.Open(kIndexToSample);
@@ -383,6 +389,7 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m) {
   std::optional<IdScan> scan = ScanSampleIds(c, *i2s);
   if (!scan) return;
   const bool default_ids = CheckIdsExactlyOnce(c, *i2s, *scan, n_samples);
+  if (!s2m) n_samples = listed_samples;
   if (n_samples && (*n_samples > 0 || scan->count > 0)) {
     const int64_t n_last = static_cast<int64_t>(*n_samples) - 1;
     const IdSpan ids =
@@ -424,6 +431,24 @@ void VerifyAccumulate(MetricChecker& c, VerifiedMetric& m) {
   });
 }
 
+// A metric as verify reports it before its files are read, with the files
+// the run chose not to write.
+VerifiedMetric Skipping(const AnalysisFolder& analysis, const std::string& name, MetricType type) {
+  VerifiedMetric m;
+  m.name = name;
+  m.type = type;
+  for (std::string_view kind : SkippedKinds(analysis, type))
+    m.skipped.push_back(name + "/" + name + "_" + std::string(kind));
+  return m;
+}
+
+// The N summary.json lists for `metric`, if any.
+std::optional<uint64_t> ListedSamples(const AnalysisFolder& analysis, const std::string& metric) {
+  for (const ListedMetric& m : analysis.listed)
+    if (m.name == metric) return m.samples;
+  return std::nullopt;
+}
+
 // The save path must hold exactly the analysis its summary.json lists: a
 // metric folder it does not list (left from another analysis) and a listed
 // metric without a folder are violations of that folder. Without summary.json
@@ -434,6 +459,16 @@ void CheckAgainstSummary(const AnalysisFolder& analysis, VerifyReport* report) {
     report->violations.push_back(
         {name, name, std::nullopt,
          "metric folder is not listed in summary.json (left from another analysis?)"});
+  // Listed metrics none of whose files was chosen: no folder, nothing to check.
+  for (const ListedMetric& m : analysis.listed) {
+    const bool seen = std::any_of(report->metrics.begin(), report->metrics.end(),
+                                  [&](const VerifiedMetric& v) { return v.name == m.name; });
+    if (seen || !m.type) continue;
+    const bool missing =
+        std::any_of(mismatch.missing_folders.begin(), mismatch.missing_folders.end(),
+                    [&](const ListedMetric& x) { return x.name == m.name; });
+    if (!missing) report->metrics.push_back(Skipping(analysis, m.name, *m.type));
+  }
   for (const ListedMetric& m : mismatch.missing_folders) {
     VerifiedMetric missing;
     missing.name = m.name;
@@ -453,19 +488,17 @@ Result<VerifyReport> VerifyOutput(const std::string& save_path) {
   DSA_ASSIGN_OR_RETURN(AnalysisFolder analysis, ReadAnalysisFolder(save_path));
   VerifyReport report;
   for (const MetricFolder& f : analysis.folders) {
-    MetricChecker checker(save_path, f.name, &report.violations);
-    VerifiedMetric m;
-    m.name = f.name;
+    MetricChecker checker(save_path, f.name, analysis.files, &report.violations);
     if (f.has_single_value_files && f.has_metric_value)
       checker.FailFolder("holds both single_value_per_sample files and " + f.name +
                          "_metric_value; a metric is one or the other");
-    if (f.has_single_value_files) {
-      m.type = MetricType::kSingleValuePerSample;
-      VerifySingleValue(checker, m);
-    } else {
-      m.type = MetricType::kAccumulateValueOverSamples;
+    VerifiedMetric m = Skipping(analysis, f.name,
+                                f.has_single_value_files ? MetricType::kSingleValuePerSample
+                                                         : MetricType::kAccumulateValueOverSamples);
+    if (f.has_single_value_files)
+      VerifySingleValue(checker, m, ListedSamples(analysis, f.name));
+    else
       VerifyAccumulate(checker, m);
-    }
     report.metrics.push_back(std::move(m));
   }
   CheckAgainstSummary(analysis, &report);

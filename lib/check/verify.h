@@ -22,6 +22,11 @@
 //  - dtypes are DeepSpeed's fitted ones (metric dtype from the value range,
 //    sample dtype from min(0, min id) .. max(N-1, max id));
 //  - metric_value has exactly one, non-empty row of its fitted dtype.
+// Only the files the run chose (summary.json "files"; all without it) are
+// read; an invariant between two files is checked when both were chosen
+// (without sample_to_metric, the sample dtype is checked against the N that
+// summary.json lists). A
+// listed metric none of whose files was chosen needs no folder.
 // Each broken invariant is reported once, at its first offending row. doc_idx
 // is not checked: DeepSpeed's readers ignore it and its two analyzers differ.
 //
@@ -57,6 +62,9 @@ struct VerifiedMetric {
   std::optional<uint64_t> samples;          // single-value: rows of sample_to_metric
   std::optional<uint64_t> distinct_values;  // single-value: rows of index_to_metric
   std::optional<uint64_t> length;           // accumulate: elements of the metric_value row
+  // Files the run chose not to write (summary.json "files", output.files):
+  // "M/M_sample_to_metric", ... Skipped by choice, not missing: no violation.
+  std::vector<std::string> skipped;
 };
 
 struct VerifyReport {

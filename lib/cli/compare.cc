@@ -4,6 +4,7 @@
 #include "check/compare.h"
 
 #include <cstdio>
+#include <string>
 
 #include "cli/commands.h"
 
@@ -26,9 +27,14 @@ int Compare(const CompareOptions& options) {
   for (const FileDifference& d : report->different) PrintDifference("different", d);
   for (const FileDifference& d : report->equal_except_doc_idx)
     PrintDifference("equal except doc_idx", d);
-  std::printf("compare: A = %s, B = %s: %zu equal, %zu equal except doc_idx, %zu different%s\n",
+  for (const FileDifference& d : report->skipped_by_choice) PrintDifference("skipped by choice", d);
+  const std::string skipped =
+      report->skipped_by_choice.empty()
+          ? ""
+          : ", " + std::to_string(report->skipped_by_choice.size()) + " skipped by choice";
+  std::printf("compare: A = %s, B = %s: %zu equal, %zu equal except doc_idx, %zu different%s%s\n",
               options.a.c_str(), options.b.c_str(), report->equal.size(),
-              report->equal_except_doc_idx.size(), report->different.size(),
+              report->equal_except_doc_idx.size(), report->different.size(), skipped.c_str(),
               options.strict ? " (strict)" : "");
   return report->same() ? kExitOk : kExitDifferent;
 }

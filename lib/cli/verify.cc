@@ -42,6 +42,8 @@ void PrintText(const std::string& save_path, const VerifyReport& report) {
     failed += n > 0;
     std::printf("%s: %s\n", MetricLine(m).c_str(),
                 n == 0 ? "ok" : (std::to_string(n) + " violation(s)").c_str());
+    for (const std::string& f : m.skipped)
+      std::printf("  skipped by choice (output.files): %s\n", f.c_str());
     for (const Violation& v : report.violations)
       if (v.metric == m.name) std::printf("  FAIL %s\n", FormatViolation(v).c_str());
   }
@@ -63,6 +65,7 @@ void PrintJson(const std::string& save_path, const VerifyReport& report) {
     } else {
       j["length"] = OptionalJson(m.length);
     }
+    if (!m.skipped.empty()) j["skipped_by_choice"] = m.skipped;
     j["ok"] = ViolationsOf(report, m.name) == 0;
     metrics.push_back(std::move(j));
   }

@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 #include <map>
+#include <set>
 #include <span>
 
 #include "config/dataset_types.h"
@@ -194,10 +195,41 @@ Status ParseMetrics(const json& j, std::vector<MetricConfig>* metrics) {
   return Status::OK();
 }
 
+// output.files: known names, each once, "percentile_merged" with
+// "index_to_sample", "reports" always; kept in kOutputFileChoices order.
+Status ParseOutputFiles(const JsonFields& f, std::vector<std::string>* files) {
+  std::vector<std::string> names;
+  DSA_RETURN_IF_ERROR(f.StringArray("files", &names));
+  if (!f.has("files")) return Status::OK();
+  const std::string path = f.KeyPath("files");
+  std::set<std::string_view> chosen;
+  for (const std::string& name : names) {
+    if (std::find(kOutputFileChoices.begin(), kOutputFileChoices.end(), name) ==
+        kOutputFileChoices.end())
+      return ConfigError(path, "unknown output " + json(name).dump() +
+                                   DidYouMean(name, kOutputFileChoices) +
+                                   "; known: " + json(AllOutputFiles()).dump());
+    if (!chosen.insert(name).second)
+      return ConfigError(path, json(name).dump() + " is listed twice");
+  }
+  if (chosen.count("percentile_merged") && !chosen.count("index_to_sample"))
+    return ConfigError(path,
+                       "\"percentile_merged\" needs \"index_to_sample\" (its .bin is a hard link "
+                       "to index_to_sample's)");
+  if (!chosen.count("reports"))
+    return ConfigError(path,
+                       "\"reports\" is required (summary.json records the choice for verify and "
+                       "compare)");
+  files->clear();
+  for (std::string_view name : kOutputFileChoices)
+    if (chosen.count(name)) files->emplace_back(name);
+  return Status::OK();
+}
+
 Status ParseOutput(const json& j, OutputConfig* o) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "output"));
-  constexpr std::array<std::string_view, 5> kKeys = {"path", "dtype_codes", "chunk_bytes", "fsync",
-                                                     "total_curriculum_step"};
+  constexpr std::array<std::string_view, 6> kKeys = {
+      "path", "dtype_codes", "chunk_bytes", "fsync", "total_curriculum_step", "files"};
   DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
   DSA_RETURN_IF_ERROR(f.Require("path"));
   DSA_RETURN_IF_ERROR(f.String("path", &o->path));
@@ -212,7 +244,7 @@ Status ParseOutput(const json& j, OutputConfig* o) {
   DSA_RETURN_IF_ERROR(f.Bool("fsync", &o->fsync));
   DSA_RETURN_IF_ERROR(f.Uint("total_curriculum_step", 1, std::numeric_limits<int64_t>::max(),
                              &o->total_curriculum_step));
-  return Status::OK();
+  return ParseOutputFiles(f, &o->files);
 }
 
 Status ParseMap(const json& j, MapConfig* m) {
@@ -299,6 +331,7 @@ json ConfigToJson(const Config& c) {
                  {"chunk_bytes", o.chunk_bytes},
                  {"fsync", o.fsync}};
   if (o.total_curriculum_step != 0) output["total_curriculum_step"] = o.total_curriculum_step;
+  if (o.files != AllOutputFiles()) output["files"] = o.files;
   return {{"dataset", std::move(dataset)},
           {"metrics", std::move(metrics)},
           {"output", std::move(output)},

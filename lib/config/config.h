@@ -11,10 +11,12 @@
 // All types are plain values, safe to copy and to read from several threads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/dtype.h"
@@ -66,6 +68,17 @@ struct MetricConfig {
   bool operator==(const MetricConfig&) const = default;
 };
 
+// The names output.files chooses from (docs/config.md). "percentile_merged"
+// needs "index_to_sample" (its .bin is a hard link to index_to_sample's), and
+// "reports" is required: verify and compare learn the choice from
+// summary.json.
+inline constexpr std::array<std::string_view, 6> kOutputFileChoices = {
+    "index_to_sample",   "index_to_metric", "sample_to_metric",
+    "percentile_merged", "metric_value",    "reports"};
+inline std::vector<std::string> AllOutputFiles() {
+  return {kOutputFileChoices.begin(), kOutputFileChoices.end()};
+}
+
 struct OutputConfig {
   std::string path;                               // save path (required)
   CodeTable dtype_codes = CodeTable::kDeepSpeed;  // table for written files (not megatron)
@@ -75,6 +88,10 @@ struct OutputConfig {
   // training step at which the curriculum reaches full difficulty. 0: not
   // given, DeepSpeed's example value is written as a placeholder.
   uint64_t total_curriculum_step = 0;
+  // output.files: the outputs to write, names of kOutputFileChoices in that
+  // table's order (output/analysis_layout.h says which files each one is).
+  // Default: all of them.
+  std::vector<std::string> files = AllOutputFiles();
 
   bool operator==(const OutputConfig&) const = default;
 };

@@ -61,9 +61,27 @@ std::optional<uint64_t> ParseSamples(const nlohmann::json& entry) {
   return entry["samples"].get<uint64_t>();
 }
 
-// The metrics summary.json lists, sorted by name; BadInput naming the file
-// when it cannot be read, is not JSON, or has no non-empty "metrics" object.
-Result<std::vector<ListedMetric>> ReadListedMetrics(const std::string& summary_path) {
+// The chosen outputs summary.json records (analysis_layout.h): all without
+// its "files" key; BadInput unless it is a list of output names.
+Status ReadChosenFiles(const std::string& summary_path, const nlohmann::json& doc,
+                       std::vector<std::string>* files) {
+  if (!doc.contains(kSummaryFilesKey)) return Status::OK();
+  const nlohmann::json& j = doc[kSummaryFilesKey];
+  const auto known = [](const nlohmann::json& e) {
+    return e.is_string() && std::find(kOutputFileChoices.begin(), kOutputFileChoices.end(),
+                                      e.get<std::string>()) != kOutputFileChoices.end();
+  };
+  if (!j.is_array() || !std::all_of(j.begin(), j.end(), known))
+    return Status::BadInput(summary_path + ": \"files\" is not a list of output names (" +
+                            nlohmann::json(AllOutputFiles()).dump() + ")");
+  *files = j.get<std::vector<std::string>>();
+  return Status::OK();
+}
+
+// The metrics summary.json lists, sorted by name, and the chosen outputs;
+// BadInput naming the file when it cannot be read, is not JSON, or has no
+// non-empty "metrics" object.
+Status ReadSummary(const std::string& summary_path, AnalysisFolder* analysis) {
   std::ifstream in(summary_path);
   std::stringstream text;
   text << in.rdbuf();
@@ -73,12 +91,12 @@ Result<std::vector<ListedMetric>> ReadListedMetrics(const std::string& summary_p
   if (!doc.is_object() || !doc.contains("metrics") || !doc["metrics"].is_object() ||
       doc["metrics"].empty())
     return Status::BadInput(summary_path + ": lists no metric (no non-empty \"metrics\" object)");
-  std::vector<ListedMetric> listed;
+  std::vector<ListedMetric>& listed = analysis->listed;
   for (const auto& [name, entry] : doc["metrics"].items())
     listed.push_back({name, ParseMetricType(entry), ParseSamples(entry)});
   std::sort(listed.begin(), listed.end(),
             [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
-  return listed;
+  return ReadChosenFiles(summary_path, doc, &analysis->files);
 }
 
 }  // namespace
@@ -90,7 +108,7 @@ Result<AnalysisFolder> ReadAnalysisFolder(const std::string& save_path) {
   std::error_code ec;
   analysis.has_summary = fs::exists(summary, ec);
   if (analysis.has_summary) {
-    DSA_ASSIGN_OR_RETURN(analysis.listed, ReadListedMetrics(summary));
+    DSA_RETURN_IF_ERROR(ReadSummary(summary, &analysis));
   } else if (analysis.folders.empty()) {
     return Status::BadInput(save_path +
                             ": not an analysis folder: no summary.json and no metric folder "
@@ -109,6 +127,18 @@ std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis) {
   return names;
 }
 
+std::vector<std::string_view> SkippedKinds(const AnalysisFolder& analysis, MetricType type) {
+  std::vector<std::string_view> skipped;
+  const auto add = [&](std::string_view kind) {
+    if (!WritesKind(analysis.files, kind)) skipped.push_back(kind);
+  };
+  if (type == MetricType::kSingleValuePerSample)
+    std::for_each(kSingleValueKinds.begin(), kSingleValueKinds.end(), add);
+  else
+    std::for_each(kAccumulateKinds.begin(), kAccumulateKinds.end(), add);
+  return skipped;
+}
+
 SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis) {
   SummaryMismatch mismatch;
   if (!analysis.has_summary) return mismatch;
@@ -122,8 +152,15 @@ SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis) {
   };
   for (const MetricFolder& f : analysis.folders)
     if (!listed(f.name)) mismatch.unlisted_folders.push_back(f.name);
+  // A metric none of whose files was chosen has no files to find.
+  const auto nothing_chosen = [&](const ListedMetric& m) {
+    if (!m.type) return false;
+    const size_t kinds = *m.type == MetricType::kSingleValuePerSample ? kSingleValueKinds.size()
+                                                                      : kAccumulateKinds.size();
+    return SkippedKinds(analysis, *m.type).size() == kinds;
+  };
   for (const ListedMetric& m : analysis.listed)
-    if (!has_folder(m.name)) mismatch.missing_folders.push_back(m);
+    if (!has_folder(m.name) && !nothing_chosen(m)) mismatch.missing_folders.push_back(m);
   return mismatch;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "metrics/metric.h"
@@ -47,11 +48,20 @@ struct AnalysisFolder {
   std::vector<MetricFolder> folders;  // by layout, sorted by name
   bool has_summary = false;           // S/summary.json exists: a dsanalyze output
   std::vector<ListedMetric> listed;   // summary.json's metrics, sorted by name
+  // The outputs the run chose (summary.json's "files"; analysis_layout.h):
+  // all of them without summary.json or without the key.
+  std::vector<std::string> files = AllOutputFiles();
 };
 
+// The file kinds of a metric of `type` (analysis_layout.h) that `analysis`
+// chose not to write, in write order: verify and compare report them as
+// skipped by choice, not missing.
+std::vector<std::string_view> SkippedKinds(const AnalysisFolder& analysis, MetricType type);
+
 // Reads `save_path` as an analysis folder. BadInput, in one line naming the
-// path, when it is not a directory, when its summary.json cannot be read or
-// lists no metric, or when it has neither summary.json nor a metric folder.
+// path, when it is not a directory, when its summary.json cannot be read,
+// lists no metric or has a "files" that is not a list of output names, or when it has neither
+// summary.json nor a metric folder.
 Result<AnalysisFolder> ReadAnalysisFolder(const std::string& save_path);
 
 // The metric names of the analysis, sorted: summary.json's list when there
@@ -60,8 +70,9 @@ std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis);
 
 // Where a folder disagrees with its summary.json, both sorted by name: metric
 // folders summary.json does not list (left from another analysis) and listed
-// metrics without a folder. Empty without summary.json (a DeepSpeed output,
-// whose folders are the analysis). verify and compare word these each their way.
+// metrics without a folder (but those none of whose files was chosen). Empty without summary.json
+// (a DeepSpeed output, whose folders are the analysis). verify and compare word these each their
+// way.
 struct SummaryMismatch {
   std::vector<std::string> unlisted_folders;
   std::vector<ListedMetric> missing_folders;

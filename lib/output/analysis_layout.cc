@@ -10,6 +10,29 @@ std::string MetricFilePrefix(const std::string& save_path, const std::string& me
   return (std::filesystem::path(save_path) / metric / (metric + "_" + std::string(kind))).string();
 }
 
+std::string_view OutputChoiceOf(std::string_view kind) {
+  return kind == kIndexToSamplePercentile ? "percentile_merged" : kind;
+}
+
+bool WritesKind(const std::vector<std::string>& files, std::string_view kind) {
+  return std::find(files.begin(), files.end(), OutputChoiceOf(kind)) != files.end();
+}
+
+bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type) {
+  const auto chosen = [&](std::string_view kind) { return WritesKind(files, kind); };
+  if (type == MetricType::kSingleValuePerSample)
+    return std::any_of(kSingleValueKinds.begin(), kSingleValueKinds.end(), chosen);
+  return std::any_of(kAccumulateKinds.begin(), kAccumulateKinds.end(), chosen);
+}
+
+bool WritesDistribution(const std::vector<std::string>& files) {
+  return WritesKind(files, kIndexToMetric) && WritesKind(files, kIndexToSample);
+}
+
+bool WritesCurriculumEntry(const std::vector<std::string>& files) {
+  return WritesDistribution(files) && WritesKind(files, kIndexToSamplePercentile);
+}
+
 std::string HistogramFile(const std::string& save_path, const std::string& metric) {
   return MetricFilePrefix(save_path, metric, "histogram") + ".svg";
 }

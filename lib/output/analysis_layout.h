@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "config/config.h"
 #include "format/dtype.h"
 #include "metrics/metric.h"
 
@@ -32,6 +34,25 @@ inline constexpr std::string_view kMetricValue = "metric_value";
 inline constexpr std::array<std::string_view, 4> kSingleValueKinds = {
     kSampleToMetric, kIndexToMetric, kIndexToSample, kIndexToSamplePercentile};
 inline constexpr std::array<std::string_view, 1> kAccumulateKinds = {kMetricValue};
+
+// The chosen outputs (config output.files, config/config.h
+// kOutputFileChoices): a run writes, and verify and compare expect, only the
+// metric files whose kind is chosen. Each kind is chosen by its own name but
+// index_to_sample_percentile_merged, chosen as "percentile_merged".
+// "reports" is summary.json, curriculum_config.json and the histograms, and is
+// always chosen. summary.json's top-level "files" lists the choice when it is
+// not all of them; without that key (every earlier analysis) all were chosen.
+std::string_view OutputChoiceOf(std::string_view kind);
+bool WritesKind(const std::vector<std::string>& files, std::string_view kind);
+// True when any file of a metric of `type` is chosen: else the run does not
+// map the metric at all.
+bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type);
+inline constexpr std::string_view kSummaryFilesKey = "files";
+// The reports of a single-value metric need its index_to_metric and
+// index_to_sample (its distribution, report/metric_stats.h); its entry in
+// curriculum_config.json needs index_to_sample_percentile_merged too.
+bool WritesDistribution(const std::vector<std::string>& files);
+bool WritesCurriculumEntry(const std::vector<std::string>& files);
 
 // S/M/M_<kind>: the .bin/.idx prefix of one metric file.
 std::string MetricFilePrefix(const std::string& save_path, const std::string& metric,

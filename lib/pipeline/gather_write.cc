@@ -41,7 +41,7 @@ struct SliceSummary {
   uint64_t last_value;
 };
 
-// Builds the three index files from the global key stream, chunk by chunk.
+// Builds the chosen index files from the global key stream, chunk by chunk.
 template <class Key>
 class IndexStreamWriter {
  public:
@@ -49,12 +49,18 @@ class IndexStreamWriter {
     step_ = PercentileStep(distinct);
   }
 
+  // Creates the writers of the files whose prefix is set.
   Status Open(const IndexFilePrefixes& p, DType metric_dtype, DType sample_dtype,
               const WriteOptions& o, uint64_t distinct) {
-    DSA_ASSIGN_OR_RETURN(metric_, IndexedWriter::Create(p.index_to_metric, metric_dtype,
-                                                        WriterOptions(o, distinct)));
-    DSA_ASSIGN_OR_RETURN(sample_, IndexedWriter::Create(p.index_to_sample, sample_dtype,
-                                                        WriterOptions(o, distinct)));
+    if (!p.index_to_metric.empty()) {
+      DSA_ASSIGN_OR_RETURN(metric_, IndexedWriter::Create(p.index_to_metric, metric_dtype,
+                                                          WriterOptions(o, distinct)));
+    }
+    if (!p.index_to_sample.empty()) {
+      DSA_ASSIGN_OR_RETURN(sample_, IndexedWriter::Create(p.index_to_sample, sample_dtype,
+                                                          WriterOptions(o, distinct)));
+    }
+    if (p.percentile_merged.empty()) return Status::OK();
     // The percentile-merged .bin holds the same ids in the same order as
     // index_to_sample's: it is linked, not written twice.
     IndexedWriter::Options percentile_options = WriterOptions(o, PercentileRows(distinct));
@@ -65,11 +71,13 @@ class IndexStreamWriter {
   }
 
   Status Consume(std::span<const Key> keys) {
-    ids_.resize(keys.size());
     values_.clear();
-    for (size_t i = 0; i < keys.size(); ++i) ids_[i] = codec_.Id(keys[i]);
-    DSA_RETURN_IF_ERROR(sample_->Append(ids_));
-    DSA_RETURN_IF_ERROR(percentile_->AppendElsewhere(ids_.size()));
+    if (sample_) {
+      ids_.resize(keys.size());
+      for (size_t i = 0; i < keys.size(); ++i) ids_[i] = codec_.Id(keys[i]);
+      DSA_RETURN_IF_ERROR(sample_->Append(ids_));
+    }
+    if (percentile_) DSA_RETURN_IF_ERROR(percentile_->AppendElsewhere(keys.size()));
     for (const Key& k : keys) {
       const uint64_t v = codec_.ValueOffset(k);
       if (run_len_ > 0 && v != run_value_) DSA_RETURN_IF_ERROR(EndRun());
@@ -81,20 +89,21 @@ class IndexStreamWriter {
 
   Status Finish() {
     if (run_len_ > 0) DSA_RETURN_IF_ERROR(EndRun());
-    if (group_rows_ > 0) DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
+    if (percentile_ && group_rows_ > 0) DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
     DSA_RETURN_IF_ERROR(FlushValues());
-    DSA_RETURN_IF_ERROR(metric_->Finish());
-    DSA_RETURN_IF_ERROR(sample_->Finish());
-    return percentile_->Finish();
+    if (metric_) DSA_RETURN_IF_ERROR(metric_->Finish());
+    if (sample_) DSA_RETURN_IF_ERROR(sample_->Finish());
+    return percentile_ ? percentile_->Finish() : Status::OK();
   }
 
  private:
   Status EndRun() {
-    values_.push_back(
-        static_cast<int64_t>(run_value_ + static_cast<uint64_t>(codec_.layout.value_min)));
-    DSA_RETURN_IF_ERROR(sample_->EndRowOfSize(run_len_));
+    if (metric_)
+      values_.push_back(
+          static_cast<int64_t>(run_value_ + static_cast<uint64_t>(codec_.layout.value_min)));
+    if (sample_) DSA_RETURN_IF_ERROR(sample_->EndRowOfSize(run_len_));
     group_len_ += run_len_;
-    if (++group_rows_ == step_) {
+    if (percentile_ && ++group_rows_ == step_) {
       DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
       group_rows_ = 0;
       group_len_ = 0;
@@ -104,6 +113,7 @@ class IndexStreamWriter {
   }
 
   Status FlushValues() {
+    if (!metric_) return Status::OK();
     Status st = metric_->AddScalarRows(values_);
     values_.clear();
     return st;

@@ -35,6 +35,8 @@ struct WriteOptions {
 Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
                            const std::string& prefix, DType dtype, const WriteOptions& options);
 
+// An empty prefix: that file is not written (output.files). The
+// percentile-merged file needs index_to_sample (its .bin is a link to it).
 struct IndexFilePrefixes {
   std::string index_to_metric;
   std::string index_to_sample;
@@ -44,8 +46,8 @@ struct IndexFilePrefixes {
 // Each rank holds a sorted slice of the global key order, slices in rank order
 // (sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
 // index_to_sample (the ids of each value) and the percentile-merged grouping
-// (analysis_layout.h PercentileStep). A value whose keys continue across a
-// rank boundary becomes one row.
+// (analysis_layout.h PercentileStep), each when its prefix is set. A value whose keys continue
+// across a rank boundary becomes one row.
 template <class Key>
 Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
                        const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,

@@ -7,6 +7,7 @@
 
 #include "dataset/open_dataset.h"
 #include "dataset/sample_ids.h"
+#include "output/analysis_layout.h"
 #include "pipeline/dependencies.h"
 #include "pipeline/map.h"
 #include "pipeline/metric_plan.h"
@@ -82,7 +83,8 @@ Status RunDependencyPass(RunState& run, const Dataset& dataset, MetricPlan* plan
 }
 
 // The map stage: every planned metric over this rank's samples (but those
-// the dependency pass computed), with job-wide progress on rank 0.
+// the dependency pass computed, and those none of whose files is chosen),
+// with job-wide progress on rank 0.
 Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
   std::vector<MapMetric> single, accumulate;
   std::vector<PlannedMetric*> single_of, accumulate_of;  // where the results go
@@ -91,6 +93,7 @@ Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
       if (run.comm.is_root()) spdlog::info("metric {}: taken from the dependency pass", m.name());
       continue;
     }
+    if (!WritesAnyKindOf(run.config.output.files, m.type())) continue;  // output.files
     const bool single_value = m.type() == MetricType::kSingleValuePerSample;
     (single_value ? single : accumulate).push_back({m.metric.get(), m.name()});
     (single_value ? single_of : accumulate_of).push_back(&m);
@@ -135,6 +138,7 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
   info.peak_anon_bytes = summary.peak_anon_bytes;
   info.save_path = run.config.output.path;
   info.total_curriculum_step = run.config.output.total_curriculum_step;
+  info.files = run.config.output.files;
   return info;
 }
 

@@ -12,6 +12,11 @@
 namespace dsanalyze {
 namespace {
 
+// The prefix of a chosen file (output.files), else "" (not written).
+std::string ChosenPrefix(const RunState& run, const PlannedMetric& m, std::string_view kind) {
+  return WritesKind(run.config.output.files, kind) ? run.FilePrefix(m.name(), kind) : "";
+}
+
 // Sorts the metric's (value, id) pairs across ranks and writes its index files.
 template <class Key>
 Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DType metric_dtype) {
@@ -33,9 +38,9 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
 
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
-  const IndexFilePrefixes prefixes{run.FilePrefix(m.name(), kIndexToMetric),
-                                   run.FilePrefix(m.name(), kIndexToSample),
-                                   run.FilePrefix(m.name(), kIndexToSamplePercentile)};
+  const IndexFilePrefixes prefixes{ChosenPrefix(run, m, kIndexToMetric),
+                                   ChosenPrefix(run, m, kIndexToSample),
+                                   ChosenPrefix(run, m, kIndexToSamplePercentile)};
   Status st = WriteIndexFiles(run.comm, keys, codec, prefixes, metric_dtype, run.samples.id_dtype,
                               run.write);
   run.clock.Lap(kStageWrite);
@@ -45,6 +50,7 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
 }  // namespace
 
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
+  if (!WritesAnyKindOf(run.config.output.files, m.type())) return run.MakeMetricDir(m.name());
   if (const std::optional<RankBins> bins = m.metric->rank_bins()) {
     run.Begin("sort", m.name() + ": bins");
     m.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
@@ -57,9 +63,14 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   run.clock.Lap(kStageMinMax);
 
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
-  DSA_RETURN_IF_ERROR(WriteOrderedScalars(
-      run.comm, m.mapped, run.FilePrefix(m.name(), kSampleToMetric), metric_dtype, run.write));
-  run.clock.Lap(kStageSampleToMetric);
+  const std::vector<std::string>& files = run.config.output.files;
+  if (WritesKind(files, kSampleToMetric)) {
+    DSA_RETURN_IF_ERROR(WriteOrderedScalars(
+        run.comm, m.mapped, run.FilePrefix(m.name(), kSampleToMetric), metric_dtype, run.write));
+    run.clock.Lap(kStageSampleToMetric);
+  }
+  // No index file chosen: no sort, no exchange.
+  if (!WritesKind(files, kIndexToMetric) && !WritesKind(files, kIndexToSample)) return Status::OK();
 
   const KeyLayout layout =
       MakeKeyLayout(values.min, values.max, run.samples.id_min, run.samples.id_max);

@@ -94,6 +94,27 @@ Status WriteCurriculumConfig(const std::string& dir,
       CurriculumConfig(save_path.string(), curriculum, info.total_curriculum_step).dump(2) + "\n");
 }
 
+// A single-value metric's summary entry and histogram, and its curriculum
+// entry when its files are all chosen. Without its index_to_metric or
+// index_to_sample (output.files) there is no distribution: the entry says so.
+Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const RunInfo& info,
+                         Json* entry, std::vector<CurriculumMetric>* curriculum) {
+  if (!WritesDistribution(info.files)) {
+    (*entry)["type"] = std::string(MetricTypeName(MetricType::kSingleValuePerSample));
+    (*entry)["statistics"] =
+        "not computed: output.files leaves out index_to_metric or index_to_sample";
+    return Status::OK();
+  }
+  DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
+  *entry = SingleValueSummary(d);
+  if (m.score && d.samples > 0) (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges);
+  const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
+  DSA_RETURN_IF_ERROR(WriteFileAtomic(HistogramFile(dir, m.name), HistogramSvg(m.name, d, axis)));
+  if (d.samples > 0 && WritesCurriculumEntry(info.files))
+    curriculum->push_back({m.name, d.values.front(), d.values.back()});
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> WriteReports(const std::string& dir,
@@ -101,22 +122,19 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
                                               const RunInfo& info) {
   Json summary = SummaryRunFields(info);
   summary["percentile_method"] = kPercentileMethod;
+  if (info.files != AllOutputFiles()) summary[kSummaryFilesKey] = info.files;
   Json per_metric = Json::object();
   std::vector<CurriculumMetric> curriculum;
   for (const MetricEntry& m : metrics) {
     if (m.type == MetricType::kSingleValuePerSample) {
-      DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
-      per_metric[m.name] = SingleValueSummary(d);
-      if (m.score && d.samples > 0)
-        per_metric[m.name]["score"] = ScoreSummary(d, *m.score, m.bin_ranges);
-      const ValueAxis axis =
-          m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
-      DSA_RETURN_IF_ERROR(
-          WriteFileAtomic(HistogramFile(dir, m.name), HistogramSvg(m.name, d, axis)));
-      if (d.samples > 0) curriculum.push_back({m.name, d.values.front(), d.values.back()});
-    } else {
+      DSA_RETURN_IF_ERROR(ReportSingleValue(dir, m, info, &per_metric[m.name], &curriculum));
+    } else if (WritesKind(info.files, kMetricValue)) {
       DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name));
       per_metric[m.name] = AccumulateSummary(s);
+    } else {
+      per_metric[m.name] = {
+          {"type", std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples))},
+          {"statistics", "not computed: output.files leaves out metric_value"}};
     }
   }
   summary["metrics"] = std::move(per_metric);

@@ -13,8 +13,11 @@
 //    a score metric's entry adds a "score" block in score units (score_summary.h);
 //  - D/M/M_histogram.svg for each single-value metric (histogram_svg.h);
 //  - D/curriculum_config.json: the DeepSpeed data_efficiency block for the
-//    single-value metrics that have samples, with paths under
+//    single-value metrics that have samples and all their index files, with paths under
 //    RunInfo::save_path (curriculum_config.h); not written when there is none.
+// Only the chosen files (RunInfo::files) are read: a metric whose files the
+// choice leaves out gets its type and a "statistics" note instead of numbers,
+// and no histogram.
 // Errors: BadInput naming the file when a metric file is missing or invalid,
 // IoError when a report cannot be written.
 // Not thread-safe with respect to other writers of D.
@@ -27,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "metrics/metric.h"
 #include "util/status.h"
 
@@ -54,6 +58,9 @@ struct RunInfo {
   // A merged analysis's inputs (merge/merge.h), written as "merged_from"
   // after "timings"; empty for a run, which writes no such key.
   std::vector<std::string> merged_from;
+  // The chosen outputs (config output.files); summary.json lists them when
+  // they are not all (output/analysis_layout.h).
+  std::vector<std::string> files = AllOutputFiles();
 };
 
 struct MetricEntry {

@@ -59,8 +59,12 @@ Result<std::string> FormatRunDigest(const std::string& save_path) {
     for (const auto& [name, m] : summary.at("metrics").items()) {
       const bool single =
           m.at("type") == std::string(MetricTypeName(MetricType::kSingleValuePerSample));
-      out += name + ": " + (single ? SingleValueLine(m) : AccumulateLine(m)) + "; " +
-             FilesAndBytes(std::filesystem::path(save_path) / name) + "\n";
+      // A metric whose files output.files left out has a note instead of numbers.
+      const std::string line = m.contains("statistics") ? m.at("statistics").get<std::string>()
+                               : single                 ? SingleValueLine(m)
+                                                        : AccumulateLine(m);
+      out +=
+          name + ": " + line + "; " + FilesAndBytes(std::filesystem::path(save_path) / name) + "\n";
     }
   } catch (const Json::exception& e) {
     return Status::BadInput(path.string() + ": " + e.what());

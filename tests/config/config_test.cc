@@ -440,4 +440,37 @@ TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[co
 }
 
 }  // namespace
+TEST_CASE("config: output.files chooses outputs, kept in table order", "[config]") {
+  Result<Config> all = ParseConfig(Synthetic("{}"));
+  REQUIRE(all.ok());
+  CHECK(all->output.files == AllOutputFiles());
+  CHECK_FALSE(ConfigToJson(*all)["output"].contains("files"));  // the default is not echoed
+
+  Result<Config> c = ParseConfig(
+      Synthetic(R"({"output": {"files": ["reports", "percentile_merged", "index_to_sample"]}})"));
+  REQUIRE(c.ok());
+  CHECK(c->output.files ==
+        std::vector<std::string>{"index_to_sample", "percentile_merged", "reports"});
+  const json effective = ConfigToJson(*c);
+  CHECK(effective["output"]["files"] == json(c->output.files));
+  Result<Config> again = ParseConfig(effective);
+  REQUIRE(again.ok());
+  CHECK(again->output == c->output);
+
+  CHECK(ErrorOf(Synthetic(R"({"output": {"files": ["metric_valu", "reports"]}})")) ==
+        "config: output.files: unknown output \"metric_valu\" (did you mean \"metric_value\"?); "
+        "known: [\"index_to_sample\",\"index_to_metric\",\"sample_to_metric\","
+        "\"percentile_merged\",\"metric_value\",\"reports\"]");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"files": ["reports", "reports"]}})")) ==
+        "config: output.files: \"reports\" is listed twice");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"files": []}})")) ==
+        "config: output.files: expected a non-empty array of strings, got []");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"files": ["percentile_merged", "reports"]}})")) ==
+        "config: output.files: \"percentile_merged\" needs \"index_to_sample\" (its .bin is a "
+        "hard link to index_to_sample's)");
+  CHECK(ErrorOf(Synthetic(R"({"output": {"files": ["metric_value"]}})")) ==
+        "config: output.files: \"reports\" is required (summary.json records the choice for "
+        "verify and compare)");
+}
+
 }  // namespace dsanalyze

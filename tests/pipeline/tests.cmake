@@ -41,3 +41,9 @@ dsanalyze_add_mpi_test(NAME pipeline.rerun RANKS 1 2
 # plain lines or none in logs, the end-of-run summary, a bad value.
 dsanalyze_add_mpi_test(NAME pipeline.progress RANKS 1 2 3
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/progress_test.sh)
+
+# Sample ids at and above 2^32 (dataset.sample_indices, shuffled, with gaps):
+# every file byte-identical to an independent Python computation, sample dtype
+# uint64, verify passes.
+dsanalyze_add_mpi_test(NAME pipeline.large_ids RANKS 1 2 3
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/large_ids_test.py)

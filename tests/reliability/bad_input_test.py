@@ -306,6 +306,38 @@ def config_total_curriculum_step_zero(c):
             ["output.total_curriculum_step", "positive integer", "0"])
 
 
+def output_files(c, files):
+    return c.config(output={"path": c.save, "files": files})
+
+
+@case
+def config_output_files_unknown(c):
+    return output_files(c, ["index_to_sampel", "reports"]), 2, [
+        "output.files", 'unknown output "index_to_sampel"', 'did you mean "index_to_sample"']
+
+
+@case
+def config_output_files_duplicate(c):
+    return output_files(c, ["reports", "metric_value", "reports"]), 2, [
+        "output.files", '"reports" is listed twice']
+
+
+@case
+def config_output_files_empty(c):
+    return output_files(c, []), 2, ["output.files", "non-empty array"]
+
+
+@case
+def config_output_files_percentile_alone(c):
+    return output_files(c, ["percentile_merged", "reports"]), 2, [
+        "output.files", '"percentile_merged" needs "index_to_sample"']
+
+
+@case
+def config_output_files_no_reports(c):
+    return output_files(c, ["index_to_sample"]), 2, ["output.files", '"reports" is required']
+
+
 @case
 def config_dataset_key_of_other_type(c):
     docs = dict(c.documents())
