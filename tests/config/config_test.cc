@@ -134,7 +134,7 @@ TEST_CASE("config: every optional key is read", "[config]") {
   CHECK(s->dataset.offset == -5);
 }
 
-TEST_CASE("config: dataset.sample_range is [begin, end) with begin < end", "[config]") {
+TEST_CASE("config: dataset.sample_range is begin, end with begin < end", "[config]") {
   Result<Config> c = ParseConfig(Documents(R"({"dataset": {"sample_range": [0, 1e0]}})"));
   REQUIRE_FALSE(c.ok());  // integers only
   c = ParseConfig(Documents(R"({"dataset": {"sample_range": [3, 10]}})"));
