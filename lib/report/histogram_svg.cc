@@ -21,8 +21,8 @@ using svg::kPlotH;
 using svg::kPlotW;
 using svg::kTop;
 using svg::kWidth;
-constexpr int kMaxUnitBins = 60;          // up to this many distinct integers: one bar each
-constexpr int kTargetBins = 80;           // wider ranges: 32..80 bins of a round width
+constexpr int kMaxUnitBins = 60;  // up to this many distinct integers: one bar each
+constexpr int kTargetBins = 80;   // wider ranges: 32..80 bins of a round width
 
 using u128 = unsigned __int128;
 
