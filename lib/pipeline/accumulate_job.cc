@@ -10,7 +10,6 @@ namespace dsanalyze {
 Status RunAccumulateJob(RunState& run, PlannedMetric& m) {
   run.Begin("write", m.name() + ": metric_value");
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
-  if (!WritesAnyKindOf(run.config.output.files, m.type())) return Status::OK();  // not mapped
   std::vector<int64_t> total;
   if (m.precomputed) {
     total = std::move(*m.precomputed);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "metrics/registry.h"
+#include "output/analysis_layout.h"
 #include "pipeline/metric_jobs.h"
 
 namespace dsanalyze {
@@ -20,6 +21,10 @@ Result<MetricPlan> PlanMetrics(const std::vector<MetricConfig>& metrics, const D
 }
 
 Status RunMetricJob(RunState& run, PlannedMetric& metric) {
+  // None of its files chosen (output.files): it was not mapped, and its
+  // folder, kept so a rerun still replaces the previous one, is all it gets.
+  if (!WritesAnyKindOf(run.config.output.files, metric.type()))
+    return run.MakeMetricDir(metric.name());
   switch (metric.type()) {
     case MetricType::kSingleValuePerSample:
       return RunSingleValueJob(run, metric);

@@ -26,10 +26,11 @@ std::vector<int64_t> BinsOf(const Comm& comm, const RankBins& spec, const LocalI
   const KeyCodec<Key> codec{layout};
   std::vector<int64_t> copy = values;
   const std::vector<Key> sorted = SortPairs(std::move(copy), ids, codec, threads);
-  uint64_t local_ranked = 0;
-  for (int64_t v : values) local_ranked += v != RankBins::kUnranked;
-  const uint64_t total = comm.Allreduce<uint64_t>(sorted.size(), MPI_SUM);
-  const uint64_t ranked = comm.Allreduce<uint64_t>(local_ranked, MPI_SUM);
+  // {all keys, ranked keys} over every rank, in one Allreduce.
+  std::vector<uint64_t> counts = {sorted.size(), 0};
+  for (int64_t v : values) counts[1] += v != RankBins::kUnranked;
+  counts = comm.Allreduce<uint64_t>(counts, MPI_SUM);
+  const uint64_t total = counts[0], ranked = counts[1];
   // Unranked samples sort after every ranked one, so ranks among the ranked
   // are ranks among all keys.
   const std::vector<uint64_t> starts = BinStarts(spec.bins, ranked);

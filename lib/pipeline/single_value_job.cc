@@ -50,7 +50,6 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
 }  // namespace
 
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
-  if (!WritesAnyKindOf(run.config.output.files, m.type())) return run.MakeMetricDir(m.name());
   if (const std::optional<RankBins> bins = m.metric->rank_bins()) {
     run.Begin("sort", m.name() + ": bins");
     m.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
