@@ -8,6 +8,7 @@
 #include "format/indexed_dataset.h"
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
+#include "output/index_files_writer.h"
 #include "util/checked_add.h"
 
 namespace dsanalyze {
@@ -140,61 +141,10 @@ Status ForEachValue(const std::vector<IndexedDataset>& i2m, Visit&& visit) {
   }
 }
 
-// Writes the three index files of the union, one distinct value at a time,
-// with the percentile grouping of analysis_layout.h.
-class IndexFilesWriter {
- public:
-  Status Open(const MetricMergeJob& job, const UnionFit& fit, uint64_t distinct) {
-    step_ = PercentileStep(distinct);
-    const auto prefix = [&](std::string_view kind) {
-      return MetricFilePrefix(job.out_dir, job.name, kind);
-    };
-    DSA_ASSIGN_OR_RETURN(metric_, IndexedWriter::Create(prefix(kIndexToMetric), fit.metric,
-                                                        WriterOptions(job, distinct)));
-    DSA_ASSIGN_OR_RETURN(sample_, IndexedWriter::Create(prefix(kIndexToSample), fit.sample,
-                                                        WriterOptions(job, distinct)));
-    IndexedWriter::Options percentile = WriterOptions(job, PercentileRows(distinct));
-    percentile.bin_from = prefix(kIndexToSample) + ".bin";  // the same ids: linked
-    DSA_ASSIGN_OR_RETURN(percentile_, IndexedWriter::Create(prefix(kIndexToSamplePercentile),
-                                                            fit.sample, percentile));
-    return Status::OK();
-  }
-
-  // Appends ids of the value's row being built.
-  Status Append(std::span<const int64_t> ids) {
-    row_len_ += ids.size();
-    DSA_RETURN_IF_ERROR(sample_->Append(ids));
-    return percentile_->AppendElsewhere(ids.size());
-  }
-
-  Status EndValue(int64_t value) {
-    const int64_t row[1] = {value};
-    DSA_RETURN_IF_ERROR(metric_->AddScalarRows(row));
-    DSA_RETURN_IF_ERROR(sample_->EndRow());
-    group_len_ += row_len_;
-    row_len_ = 0;
-    if (++group_rows_ < step_) return Status::OK();
-    group_rows_ = 0;
-    return percentile_->EndRowOfSize(std::exchange(group_len_, 0));
-  }
-
-  Status Finish() {
-    if (group_rows_ > 0) DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
-    DSA_RETURN_IF_ERROR(metric_->Finish());
-    DSA_RETURN_IF_ERROR(sample_->Finish());
-    return percentile_->Finish();
-  }
-
- private:
-  std::unique_ptr<IndexedWriter> metric_, sample_, percentile_;
-  uint64_t step_ = 1;
-  uint64_t row_len_ = 0, group_rows_ = 0, group_len_ = 0;
-};
-
 // The ids of one value: the holders' index_to_sample rows, each ascending,
 // merged ascending into `out` in chunks.
-Status MergeIdRows(const SingleValueFiles& f, const std::vector<size_t>& holders,
-                   const std::vector<uint64_t>& rows, IndexFilesWriter* out) {
+Result<uint64_t> MergeIdRows(const SingleValueFiles& f, const std::vector<size_t>& holders,
+                             const std::vector<uint64_t>& rows, IndexFilesWriter* out) {
   std::vector<uint64_t> pos, end;
   for (size_t k : holders) {
     pos.push_back(f.i2s[k].row_begin(rows[k]));
@@ -202,6 +152,7 @@ Status MergeIdRows(const SingleValueFiles& f, const std::vector<size_t>& holders
   }
   std::vector<int64_t> buf;
   buf.reserve(kChunk);
+  uint64_t merged = 0;
   for (;;) {
     size_t best = holders.size();
     int64_t id = 0;
@@ -211,10 +162,11 @@ Status MergeIdRows(const SingleValueFiles& f, const std::vector<size_t>& holders
       if (best == holders.size() || x < id) best = h, id = x;
     }
     if (best == holders.size() || buf.size() == kChunk) {
-      DSA_RETURN_IF_ERROR(out->Append(buf));
+      DSA_RETURN_IF_ERROR(out->AppendIds(buf));
+      merged += buf.size();
       buf.clear();
     }
-    if (best == holders.size()) return Status::OK();
+    if (best == holders.size()) return merged;
     buf.push_back(id);
     ++pos[best];
   }
@@ -231,13 +183,20 @@ Status MergeSingleValueMetric(const MetricMergeJob& job) {
     ++distinct;
     return Status::OK();
   }));
+  const auto prefix = [&](std::string_view kind) {
+    return MetricFilePrefix(job.out_dir, job.name, kind);
+  };
   IndexFilesWriter writer;
-  DSA_RETURN_IF_ERROR(writer.Open(job, fit, distinct));
-  DSA_RETURN_IF_ERROR(ForEachValue(f.i2m, [&](int64_t value, const std::vector<size_t>& holders,
-                                              const std::vector<uint64_t>& rows) {
-    DSA_RETURN_IF_ERROR(MergeIdRows(f, holders, rows, &writer));
-    return writer.EndValue(value);
-  }));
+  DSA_RETURN_IF_ERROR(writer.Open(
+      {prefix(kIndexToMetric), prefix(kIndexToSample), prefix(kIndexToSamplePercentile)},
+      fit.metric, fit.sample, WriterOptions(job, 0), distinct));
+  DSA_RETURN_IF_ERROR(ForEachValue(f.i2m,
+                                   [&](int64_t value, const std::vector<size_t>& holders,
+                                       const std::vector<uint64_t>& rows) -> Status {
+                                     DSA_ASSIGN_OR_RETURN(const uint64_t ids,
+                                                          MergeIdRows(f, holders, rows, &writer));
+                                     return writer.EndValue(value, ids);
+                                   }));
   return writer.Finish();
 }
 

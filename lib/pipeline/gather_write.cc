@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
@@ -41,90 +42,49 @@ struct SliceSummary {
   uint64_t last_value;
 };
 
-// Builds the chosen index files from the global key stream, chunk by chunk.
+// Feeds the global key stream, chunk by chunk, to the index files' writer
+// (output/index_files_writer.h): the ids, and a row end per run of equal values.
 template <class Key>
 class IndexStreamWriter {
  public:
-  IndexStreamWriter(const KeyCodec<Key>& codec, uint64_t distinct) : codec_(codec) {
-    step_ = PercentileStep(distinct);
-  }
+  explicit IndexStreamWriter(const KeyCodec<Key>& codec) : codec_(codec) {}
 
-  // Creates the writers of the files whose prefix is set.
   Status Open(const IndexFilePrefixes& p, DType metric_dtype, DType sample_dtype,
               const WriteOptions& o, uint64_t distinct) {
-    if (!p.index_to_metric.empty()) {
-      DSA_ASSIGN_OR_RETURN(metric_, IndexedWriter::Create(p.index_to_metric, metric_dtype,
-                                                          WriterOptions(o, distinct)));
-    }
-    if (!p.index_to_sample.empty()) {
-      DSA_ASSIGN_OR_RETURN(sample_, IndexedWriter::Create(p.index_to_sample, sample_dtype,
-                                                          WriterOptions(o, distinct)));
-    }
-    if (p.percentile_merged.empty()) return Status::OK();
-    // The percentile-merged .bin holds the same ids in the same order as
-    // index_to_sample's: it is linked, not written twice.
-    IndexedWriter::Options percentile_options = WriterOptions(o, PercentileRows(distinct));
-    percentile_options.bin_from = p.index_to_sample + ".bin";
-    DSA_ASSIGN_OR_RETURN(
-        percentile_, IndexedWriter::Create(p.percentile_merged, sample_dtype, percentile_options));
-    return Status::OK();
+    return files_.Open(p, metric_dtype, sample_dtype, WriterOptions(o, 0), distinct);
   }
 
   Status Consume(std::span<const Key> keys) {
-    values_.clear();
-    if (sample_) {
+    if (files_.writes_ids()) {
       ids_.resize(keys.size());
       for (size_t i = 0; i < keys.size(); ++i) ids_[i] = codec_.Id(keys[i]);
-      DSA_RETURN_IF_ERROR(sample_->Append(ids_));
+      DSA_RETURN_IF_ERROR(files_.AppendIds(ids_));
     }
-    if (percentile_) DSA_RETURN_IF_ERROR(percentile_->AppendElsewhere(keys.size()));
     for (const Key& k : keys) {
       const uint64_t v = codec_.ValueOffset(k);
       if (run_len_ > 0 && v != run_value_) DSA_RETURN_IF_ERROR(EndRun());
       if (run_len_ == 0) run_value_ = v;
       ++run_len_;
     }
-    return FlushValues();
+    return Status::OK();
   }
 
   Status Finish() {
     if (run_len_ > 0) DSA_RETURN_IF_ERROR(EndRun());
-    if (percentile_ && group_rows_ > 0) DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
-    DSA_RETURN_IF_ERROR(FlushValues());
-    if (metric_) DSA_RETURN_IF_ERROR(metric_->Finish());
-    if (sample_) DSA_RETURN_IF_ERROR(sample_->Finish());
-    return percentile_ ? percentile_->Finish() : Status::OK();
+    return files_.Finish();
   }
 
  private:
   Status EndRun() {
-    if (metric_)
-      values_.push_back(
-          static_cast<int64_t>(run_value_ + static_cast<uint64_t>(codec_.layout.value_min)));
-    if (sample_) DSA_RETURN_IF_ERROR(sample_->EndRowOfSize(run_len_));
-    group_len_ += run_len_;
-    if (percentile_ && ++group_rows_ == step_) {
-      DSA_RETURN_IF_ERROR(percentile_->EndRowOfSize(group_len_));
-      group_rows_ = 0;
-      group_len_ = 0;
-    }
-    run_len_ = 0;
-    return Status::OK();
-  }
-
-  Status FlushValues() {
-    if (!metric_) return Status::OK();
-    Status st = metric_->AddScalarRows(values_);
-    values_.clear();
-    return st;
+    const int64_t value =
+        static_cast<int64_t>(run_value_ + static_cast<uint64_t>(codec_.layout.value_min));
+    return files_.EndValue(value, std::exchange(run_len_, 0));
   }
 
   KeyCodec<Key> codec_;
-  uint64_t step_ = 1;
-  std::unique_ptr<IndexedWriter> metric_, sample_, percentile_;
-  std::vector<int64_t> ids_, values_;
+  IndexFilesWriter files_;
+  std::vector<int64_t> ids_;
   uint64_t run_value_ = 0, run_len_ = 0;
-  uint64_t group_rows_ = 0, group_len_ = 0;
 };
 
 template <class Key>
@@ -193,7 +153,7 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
   const uint64_t chunk = ChunkElems<Key>(options);
   Status st;
   if (comm.is_root()) {
-    IndexStreamWriter<Key> writer(codec, distinct);
+    IndexStreamWriter<Key> writer(codec);
     st = writer.Open(prefixes, metric_dtype, sample_dtype, options, distinct);
     for (uint64_t off = 0; st.ok() && off < slice.size(); off += chunk) {
       const uint64_t n = std::min<uint64_t>(chunk, slice.size() - off);

@@ -16,6 +16,7 @@
 
 #include "comm/comm.h"
 #include "format/dtype.h"
+#include "output/index_files_writer.h"
 #include "pipeline/sort_key.h"
 #include "util/status.h"
 
@@ -34,14 +35,6 @@ struct WriteOptions {
 // rank 0's `local` values, then rank 1's, ... (sample_to_metric).
 Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
                            const std::string& prefix, DType dtype, const WriteOptions& options);
-
-// An empty prefix: that file is not written (output.files). The
-// percentile-merged file needs index_to_sample (its .bin is a link to it).
-struct IndexFilePrefixes {
-  std::string index_to_metric;
-  std::string index_to_sample;
-  std::string percentile_merged;
-};
 
 // Each rank holds a sorted slice of the global key order, slices in rank order
 // (sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
