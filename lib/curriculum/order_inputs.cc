@@ -112,13 +112,6 @@ Status CheckIndexedById(const OrderMetric& m) {
   return Status::OK();
 }
 
-void WidenElements(const ElementView& view, uint64_t from, std::span<int64_t> out) {
-  VisitIntDType(view.dtype, [&](auto tag) {
-    const auto* in = view.as<decltype(tag)>().data() + from;
-    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<int64_t>(in[k]);
-  });
-}
-
 Status ValuesById(const OrderMetric& m, std::span<const int64_t> ids, int64_t* out, size_t stride) {
   const ElementView values = m.sample_to_metric->elements();
   const uint64_t samples = values.count;

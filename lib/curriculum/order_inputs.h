@@ -49,9 +49,6 @@ Result<std::vector<OrderMetric>> OpenOrderMetrics(const std::string& analysis,
 // the index files with random reads of sample_to_metric.
 Status CheckIndexedById(const OrderMetric& m);
 
-// out[k] = element from + k of `view`, as int64, for every k < out.size().
-void WidenElements(const ElementView& view, uint64_t from, std::span<int64_t> out);
-
 // out[k * stride] = the value of sample ids[k], read from row ids[k] of m's
 // sample_to_metric (valid once CheckIndexedById passed). Requires an opened
 // m.sample_to_metric. BadInput for an id

@@ -269,4 +269,11 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
   return ds;
 }
 
+void WidenElements(const ElementView& view, uint64_t from, std::span<int64_t> out) {
+  VisitIntDType(view.dtype, [&](auto tag) {
+    const auto* in = view.as<decltype(tag)>().data() + from;
+    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<int64_t>(in[k]);
+  });
+}
+
 }  // namespace dsanalyze

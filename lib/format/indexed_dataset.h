@@ -37,6 +37,11 @@ struct ElementView {
   }
 };
 
+// out[k] = element from + k of `view` (an integer dtype), as int64, for every
+// k < out.size(); uint64 values past INT64_MAX wrap. Requires from +
+// out.size() <= view.count.
+void WidenElements(const ElementView& view, uint64_t from, std::span<int64_t> out);
+
 class IndexedDataset {
  public:
   struct Options {

@@ -1,7 +1,6 @@
 #include "merge/merge_metric.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -16,19 +15,17 @@ namespace {
 
 constexpr uint64_t kChunk = uint64_t{1} << 16;  // elements per buffered write
 
-// Element i of `v`, widened.
+// Element i of `v`, widened (format/indexed_dataset.h WidenElements).
 int64_t At(const ElementView& v, uint64_t i) {
-  return VisitIntDType(v.dtype, [&](auto zero) {
-    decltype(zero) x;
-    std::memcpy(&x, v.data + i * sizeof(x), sizeof(x));
-    return static_cast<int64_t>(x);
-  });
+  int64_t x = 0;
+  WidenElements(v, i, {&x, 1});
+  return x;
 }
 
 // Elements [begin, end) of `v`, widened into `out`.
 void Widen(const ElementView& v, uint64_t begin, uint64_t end, std::vector<int64_t>* out) {
   out->resize(end - begin);
-  for (uint64_t i = begin; i < end; ++i) (*out)[i - begin] = At(v, i);
+  WidenElements(v, begin, *out);
 }
 
 Result<IndexedDataset> OpenKind(const MetricMergeJob& job, const std::string& save,
