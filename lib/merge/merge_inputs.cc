@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "format/npy.h"
 #include "output/analysis_layout.h"
@@ -16,16 +14,12 @@ using nlohmann::json;
 
 Status Bad(const std::string& what) { return Status::BadInput("merge: " + what); }
 
-// The config summary.json records, parsed as a run would parse it.
-Result<Config> RecordedConfig(const std::string& path) {
+// The config summary.json records (ReadAnalysisFolder read it), parsed as a
+// run would parse it.
+Result<Config> RecordedConfig(const std::string& path, const json& recorded) {
   const std::string summary = (std::filesystem::path(path) / kSummaryFile).string();
-  std::ifstream in(summary);
-  std::stringstream text;
-  text << in.rdbuf();
-  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (!in || j.is_discarded() || !j.is_object() || !j.contains("config"))
-    return Bad(summary + ": no config recorded (not a dsanalyze analysis?)");
-  Result<Config> config = ParseConfig(j.at("config"));
+  if (recorded.is_null()) return Bad(summary + ": no config recorded (not a dsanalyze analysis?)");
+  Result<Config> config = ParseConfig(recorded);
   if (!config.ok()) return Bad(summary + ": recorded " + config.status().message());
   return config;
 }
@@ -46,7 +40,7 @@ Result<MergeInput> ReadMergeInput(const std::string& path) {
   MergeInput input;
   input.path = path;
   input.listed = folder->listed;
-  DSA_ASSIGN_OR_RETURN(input.config, RecordedConfig(path));
+  DSA_ASSIGN_OR_RETURN(input.config, RecordedConfig(path, folder->config));
   DSA_ASSIGN_OR_RETURN(input.positions, PositionsOf(input));
   return input;
 }

@@ -96,6 +96,7 @@ Status ReadSummary(const std::string& summary_path, AnalysisFolder* analysis) {
     listed.push_back({name, ParseMetricType(entry), ParseSamples(entry)});
   std::sort(listed.begin(), listed.end(),
             [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
+  if (doc.contains("config")) analysis->config = doc["config"];
   return ReadChosenFiles(summary_path, doc, &analysis->files);
 }
 

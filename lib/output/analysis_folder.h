@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,8 @@ struct AnalysisFolder {
   // The outputs the run chose (summary.json's "files"; analysis_layout.h):
   // all of them without summary.json or without the key.
   std::vector<std::string> files = AllOutputFiles();
+  // summary.json's "config": the run's config as recorded (null without one).
+  nlohmann::json config;
 };
 
 // The file kinds of a metric of `type` (analysis_layout.h) that `analysis`
