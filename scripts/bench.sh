@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Benchmark suite (issue [Performance]): builds Release, generates inputs in a
 # scratch directory (never in the repo), runs each case 3 times and reports the
-# median wall time (including mpiexec), per-stage times (rank 0 / slowest rank,
-# from the run's summary.json) and peak RSS per rank, as a table and as JSON.
+# median wall time (including mpiexec), the CPU time (user + sys of the process
+# and its children), the kernel's writeback (bytes Dirty + Writeback at the end
+# of the run, pages written back during it, and the time of a `sync` right
+# after it), per-stage times (rank 0 / slowest rank, from the run's
+# summary.json) and peak RSS per rank, as a table and as JSON.
 #
 #   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O,H] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
+#   scripts/bench.sh --only FLOOR,FLOORG,E,F,G,HE   # the 1e9-sample cases, ~40 GB of scratch
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
 # same inputs, for before/after figures taken on the same machine (case J uses
@@ -27,6 +31,17 @@
 # (one process) of two halves (dataset.sample_range) of B's seed config, made
 # once per scratch directory at 2 ranks; the merge must equal the whole run's
 # metric files, checked once.
+# Not in the default set (each run writes ~18 GB; they need ~40 GB free in the
+# scratch, checked at the start): FLOOR, the floor program scripts/bench_floor.cc
+# (compiled here with g++ -O2 -std=c++20; one core, writes the `value` metric's
+# files of the seed benchmark at N=1e9, byte-identical to dsanalyze's, checked
+# with cmp at N=1e6 first); FLOORG the floor writing only G's index files;
+# E the seed benchmark at N=1e9 on 2 ranks, all outputs; F E with
+# memory.limit_per_rank 2GiB and a spill directory in the scratch; G E writing
+# only index_to_sample, index_to_metric, percentile_merged (+ metric_value,
+# reports); HE `dsanalyze merge` alone of two 5e8 halves of E's config, made
+# once per scratch directory, checked identical to E's files when E ran in the
+# same invocation. The ratios E/FLOOR, F/E, G/E, HE/E are printed at the end.
 # --quick divides every size by 10 (for a smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,39 +80,136 @@ if awk -v l="$load_before" 'BEGIN { exit !(l > 0.5) }'; then
   echo "bench: warning: load average is $load_before; figures will be noisy" >&2
 fi
 : > "$results"
+rm -f "$scratch/E.sha1"  # E's files, for HE's check: only from this invocation's E
+failed=()
 
 want() { [[ ",$only," == *",$1,"* ]]; }
 
-# run_case NAME RANKS CONFIG_JSON: runs it $runs times, appends one JSON line per run.
+n_a=$((10000000 / scale))
+n_b=$((100000000 / scale))
+n_e=$((1000000000 / scale))  # FLOOR, FLOORG, E, F, G, HE
+
+# --- free space for the 1e9-sample cases ---
+# One run of E (or FLOOR, F) writes ~18 GB (sample_to_metric.idx alone is 12 GB);
+# F may spill up to ~16 GB more; HE keeps its two halves (~18 GB) in the scratch
+# while the merge writes another ~18 GB. Runs delete their output before the next.
+need_gb=0
+if want FLOOR || want FLOORG || want E || want G; then need_gb=20; fi
+if want F; then need_gb=36; fi
+if want HE; then
+  if [[ -f "$scratch/out-HE-1/summary.json" ]]; then
+    ((need_gb > 20)) || need_gb=20
+  else
+    need_gb=40
+  fi
+fi
+if ((need_gb > 0)); then
+  free_kb=$(df -Pk "$scratch" | awk 'NR == 2 { print $4 }')
+  need_kb=$((need_gb * 1000000 / scale))
+  if ((free_kb < need_kb)); then
+    echo "bench: only $((free_kb / 1000000)) GB free in $scratch; --only $only needs about" \
+      "$((need_kb / 1000000)) GB (each 1e9-sample run writes ~18 GB, see docs/benchmarks.md);" \
+      "free some space or pass --scratch DIR on a larger file system" >&2
+    exit 2
+  fi
+fi
+
+# measure OUT_JSON CMD...: runs CMD, and writes to OUT_JSON its wall time, the CPU
+# time (user, sys) and the largest peak RSS of it and its children, the bytes
+# Dirty + Writeback in /proc/meminfo when it ended, the bytes the kernel wrote
+# back while it ran (/proc/vmstat nr_written, machine-wide) and the time of a
+# `sync` run right after it: the tail of writeback the run left behind.
+# Returns CMD's exit status.
+measure() {
+  local out=$1
+  shift
+  python3 - "$out" "$@" <<'PY'
+import json, os, resource, subprocess, sys, time
+def meminfo(*keys):
+    kb = {l.split(":")[0]: int(l.split()[1]) for l in open("/proc/meminfo")}
+    return sum(kb.get(k, 0) for k in keys) * 1024
+def written():
+    pages = {l.split()[0]: int(l.split()[1]) for l in open("/proc/vmstat")}
+    return pages.get("nr_written", 0) * os.sysconf("SC_PAGE_SIZE")
+w0, r0 = written(), resource.getrusage(resource.RUSAGE_CHILDREN)
+t0 = time.perf_counter()
+rc = subprocess.call(sys.argv[2:], stdin=subprocess.DEVNULL)
+t1 = time.perf_counter()
+r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+dirty, w1 = meminfo("Dirty", "Writeback"), written()
+s0 = time.perf_counter()
+subprocess.call(["sync"])
+s1 = time.perf_counter()
+json.dump({"wall": t1 - t0, "cpu_user": r1.ru_utime - r0.ru_utime, "cpu_sys": r1.ru_stime - r0.ru_stime,
+           "maxrss_bytes": r1.ru_maxrss * 1024, "dirty_end_bytes": dirty,
+           "written_back_bytes": w1 - w0, "sync_s": s1 - s0}, open(sys.argv[1], "w"))
+sys.exit(rc)
+PY
+}
+
+# record NAME RANKS SAMPLES MEASURE_JSON [SUMMARY_JSON]: appends one JSON line to
+# $results. SAMPLES 0: the largest metric's from SUMMARY_JSON. Stages and peak RSS
+# per rank come from SUMMARY_JSON when it exists, else the peak RSS is the
+# measured process's.
+record() {
+  python3 - "$@" >> "$results" <<'PY'
+import json, os, sys
+name, ranks, samples, measured = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+m = json.load(open(measured))
+row = {"case": name, "ranks": ranks, "samples": samples, "timings": [],
+       "peak_rss_bytes": [m["maxrss_bytes"]], **m}
+if len(sys.argv) > 5 and os.path.exists(sys.argv[5]):
+    s = json.load(open(sys.argv[5]))
+    if not samples:
+        row["samples"] = max(v.get("samples", 0) for v in s["metrics"].values())
+    row["timings"] = s.get("timings", [])
+    row["peak_rss_bytes"] = s.get("peak_rss_bytes") or row["peak_rss_bytes"]
+print(json.dumps(row))
+PY
+}
+
+# run_case NAME RANKS CONFIG_JSON [keep]: runs it $runs times, appends one JSON line
+# per run; deletes the output after the last run unless asked to keep it. A failed
+# run is reported, ends that case, and makes the script exit non-zero at the end.
 run_case() {
-  local name=$1 ranks=$2 config=$3
+  local name=$1 ranks=$2 config=$3 keep=${4:-}
   printf '%s\n' "$config" > "$scratch/$name.json"
   for ((i = 1; i <= runs; i++)); do
     rm -rf "$scratch/out-$name"
-    local t0 t1
-    t0=$(date +%s.%N)
-    mpiexec -n "$ranks" "$bin" --config "$scratch/$name.json" --quiet --progress never
-    t1=$(date +%s.%N)
-    python3 - "$name" "$ranks" "$t0" "$t1" "$scratch/out-$name/summary.json" >> "$results" <<'PY'
-import json, sys
-name, ranks, t0, t1, summary = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-s = json.load(open(summary))
-samples = max(m.get("samples", 0) for m in s["metrics"].values())
-print(json.dumps({"case": name, "ranks": ranks, "wall": t1 - t0, "samples": samples,
-                  "timings": s["timings"], "peak_rss_bytes": s["peak_rss_bytes"]}))
-PY
+    sync
+    if ! measure "$scratch/$name.measure" \
+        mpiexec -n "$ranks" "$bin" --config "$scratch/$name.json" --quiet --progress never; then
+      echo "bench: case $name failed (run $i; config $scratch/$name.json)" >&2
+      failed+=("$name")
+      break
+    fi
+    record "$name" "$ranks" 0 "$scratch/$name.measure" "$scratch/out-$name/summary.json"
   done
-  rm -rf "$scratch/out-$name"
+  [[ -n "$keep" ]] || rm -rf "$scratch/out-$name"
 }
 
-seed_config() {  # N, metrics-json, output, [modulus]
+# seed_config N METRICS_JSON OUTPUT [MODULUS] [OUTPUT_EXTRA] [TOP_EXTRA]: the seed
+# benchmark; OUTPUT_EXTRA is added inside "output", TOP_EXTRA after "map".
+seed_config() {
   printf '{"dataset": {"type": "synthetic_mod", "num_samples": %s, "modulus": %s},
-    "metrics": %s, "output": {"path": "%s"}, "map": {"threads": 1, "batch_size": 1024}}' \
-    "$1" "${4:-10000}" "$2" "$3"
+    "metrics": %s, "output": {"path": "%s"%s}, "map": {"threads": 1, "batch_size": 1024}%s}' \
+    "$1" "${4:-10000}" "$2" "$3" "${5:-}" "${6:-}"
 }
 seed_metrics='[{"name": "mod", "metric": "value"}, {"name": "batch_sum", "metric": "sum"}]'
-n_a=$((10000000 / scale))
-n_b=$((100000000 / scale))
+
+# sha1_files DIR: "sha1  path-under-DIR" of each metric file (*/*.bin, */*.idx), sorted.
+sha1_files() {
+  python3 - "$1" <<'PY'
+import glob, hashlib, os, sys
+root = sys.argv[1]
+for path in sorted(glob.glob(os.path.join(root, "*", "*.bin")) + glob.glob(os.path.join(root, "*", "*.idx"))):
+    h = hashlib.sha1()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            h.update(chunk)
+    print(f"{h.hexdigest()}  {os.path.relpath(path, root)}")
+PY
+}
 
 want A1 && run_case A1 1 "$(seed_config $n_a "$seed_metrics" "$scratch/out-A1")"
 want A2 && run_case A2 2 "$(seed_config $n_a "$seed_metrics" "$scratch/out-A2")"
@@ -172,53 +284,126 @@ run_order() {
   fi
   for ((i = 1; i <= runs; i++)); do
     rm -f "$out"
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$bin" order --analysis "$analysis" --metric mod --buckets 100 --seed 1 --out "$out" > /dev/null
-    t1=$(date +%s.%N)
-    printf '{"case": "O", "ranks": 1, "wall": %s, "samples": %d, "timings": [], "peak_rss_bytes": []}\n' \
-      "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" "$n_b" >> "$results"
+    sync
+    measure "$scratch/O.measure" \
+      "$bin" order --analysis "$analysis" --metric mod --buckets 100 --seed 1 --out "$out" > /dev/null
+    record O 1 "$n_b" "$scratch/O.measure"
   done
   rm -f "$out"
 }
 want O && run_order
 # --- end of case O ---
-# --- case H: dsanalyze merge ---
-# half_config BEGIN END OUT: B's seed config (both metrics) over positions [BEGIN, END).
+# --- cases H and HE: dsanalyze merge ---
+# half_config N BEGIN END OUT: the seed config at N (both metrics) over positions [BEGIN, END).
 half_config() {
-  seed_config $n_b "$seed_metrics" "$3" | sed "s/\"num_samples\": $n_b,/\"num_samples\": $n_b, \"sample_range\": [$1, $2],/"
+  seed_config "$1" "$seed_metrics" "$4" |
+    sed "s/\"num_samples\": $1,/\"num_samples\": $1, \"sample_range\": [$2, $3],/"
 }
-# run_merge: times `dsanalyze merge` of the two halves $runs times.
+# run_merge NAME N: times `dsanalyze merge` of the two halves of the seed config at N
+# $runs times; the halves (and for H the whole run) are made once per scratch
+# directory. H's merge must equal its whole run's metric files; HE's, E's files
+# when E ran in this invocation (their sha1, E.sha1).
 run_merge() {
-  local half=$((n_b / 2)) out="$scratch/out-H-merged"
-  if [[ ! -f "$scratch/out-H-whole/summary.json" ]]; then
-    seed_config $n_b "$seed_metrics" "$scratch/out-H-whole" > "$scratch/H-whole.json"
-    half_config 0 $half "$scratch/out-H-0" > "$scratch/H-0.json"
-    half_config $half $n_b "$scratch/out-H-1" > "$scratch/H-1.json"
-    for part in whole 0 1; do
-      mpiexec -n 2 "$bin" --config "$scratch/H-$part.json" --quiet --progress never
+  local name=$1 n=$2 half=$(($2 / 2)) out="$scratch/out-$1-merged"
+  if [[ ! -f "$scratch/out-$name-1/summary.json" ]]; then
+    local parts=(0 1)
+    if [[ $name == H ]]; then
+      parts=(whole 0 1)
+      seed_config "$n" "$seed_metrics" "$scratch/out-H-whole" > "$scratch/H-whole.json"
+    fi
+    half_config "$n" 0 $half "$scratch/out-$name-0" > "$scratch/$name-0.json"
+    half_config "$n" $half "$n" "$scratch/out-$name-1" > "$scratch/$name-1.json"
+    for part in "${parts[@]}"; do
+      mpiexec -n 2 "$bin" --config "$scratch/$name-$part.json" --quiet --progress never
     done
   fi
   for ((i = 1; i <= runs; i++)); do
     rm -rf "$out"
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$bin" merge "$scratch/out-H-0" "$scratch/out-H-1" --out "$out" > /dev/null
-    t1=$(date +%s.%N)
-    printf '{"case": "H", "ranks": 1, "wall": %s, "samples": %d, "timings": [], "peak_rss_bytes": []}\n' \
-      "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" "$n_b" >> "$results"
+    sync
+    if ! measure "$scratch/$name.measure" \
+        "$bin" merge "$scratch/out-$name-0" "$scratch/out-$name-1" --out "$out" > /dev/null; then
+      echo "bench: case $name failed (run $i)" >&2
+      failed+=("$name")
+      rm -rf "$out"
+      return
+    fi
+    record "$name" 1 "$n" "$scratch/$name.measure" "$out/summary.json"
   done
-  for f in "$scratch"/out-H-whole/*/*.bin "$scratch"/out-H-whole/*/*.idx; do
-    cmp -s "$f" "$out/${f#"$scratch"/out-H-whole/}" || { echo "bench: H: $f differs" >&2; exit 1; }
+  if [[ $name == H ]]; then
+    for f in "$scratch"/out-H-whole/*/*.bin "$scratch"/out-H-whole/*/*.idx; do
+      cmp -s "$f" "$out/${f#"$scratch"/out-H-whole/}" || { echo "bench: H: $f differs" >&2; exit 1; }
+    done
+  elif [[ -f "$scratch/E.sha1" ]]; then
+    if sha1_files "$out" | cmp -s - "$scratch/E.sha1"; then
+      echo "bench: HE: the merged metric files equal E's ($(wc -l < "$scratch/E.sha1") files, sha1)" >&2
+    else
+      echo "bench: HE: the merged metric files differ from E's:" >&2
+      sha1_files "$out" | diff - "$scratch/E.sha1" >&2 || true
+      exit 1
+    fi
+  fi
+  rm -rf "$out"
+}
+want H && run_merge H "$n_b"
+# --- end of case H ---
+# --- the floor and the 1e9-sample cases ---
+# build_floor: compiles scripts/bench_floor.cc into the scratch directory (again
+# when the source is newer), then checks once that it writes the same bytes as
+# dsanalyze for the value metric (cmp at N = 1e6, 2 ranks).
+floor="$scratch/bench_floor"
+build_floor() {
+  if [[ ! -x "$floor" || scripts/bench_floor.cc -nt "$floor" ]]; then
+    g++ -O2 -std=c++20 -o "$floor" scripts/bench_floor.cc
+  fi
+  local check="$scratch/floor-check" n=1000000
+  rm -rf "$check"
+  mkdir -p "$check/floor/mod"
+  "$floor" $n "$check/floor/mod/mod"
+  seed_config $n "$seed_metrics" "$check/dsanalyze" > "$check/config.json"
+  mpiexec -n 2 "$bin" --config "$check/config.json" --quiet --progress never
+  local count=0
+  for f in "$check"/dsanalyze/mod/*.bin "$check"/dsanalyze/mod/*.idx; do
+    cmp "$f" "$check/floor/mod/${f##*/}" >&2 || { echo "bench: the floor program's $f differs" >&2; exit 1; }
+    count=$((count + 1))
+  done
+  ((count == 8)) || { echo "bench: the floor check compared $count files, not 8" >&2; exit 1; }
+  echo "bench: floor check: its 8 files equal dsanalyze's at N=$n (cmp)" >&2
+  rm -rf "$check"
+}
+# run_floor NAME FILES: times the floor program at n_e writing FILES (all|index) $runs times.
+run_floor() {
+  local name=$1 files=$2 out="$scratch/out-$1"
+  for ((i = 1; i <= runs; i++)); do
+    rm -rf "$out"
+    mkdir -p "$out/mod"
+    sync
+    measure "$scratch/$name.measure" "$floor" "$n_e" "$out/mod/mod" --files "$files"
+    record "$name" 1 "$n_e" "$scratch/$name.measure"
   done
   rm -rf "$out"
 }
-want H && run_merge
-# --- end of case H ---
+if want FLOOR || want FLOORG; then build_floor; fi
+want FLOOR && run_floor FLOOR all
+want FLOORG && run_floor FLOORG index
+if want E; then
+  run_case E 2 "$(seed_config $n_e "$seed_metrics" "$scratch/out-E")" keep
+  if want HE && [[ -f "$scratch/out-E/summary.json" ]]; then sha1_files "$scratch/out-E" > "$scratch/E.sha1"; fi
+  rm -rf "$scratch/out-E"
+fi
+if want F; then
+  mkdir -p "$scratch/spill"
+  run_case F 2 "$(seed_config $n_e "$seed_metrics" "$scratch/out-F" 10000 "" \
+    ", \"memory\": {\"limit_per_rank\": \"2GiB\", \"scratch\": \"$scratch/spill\"}")"
+  rm -rf "$scratch/spill"
+fi
+want G && run_case G 2 "$(seed_config $n_e "$seed_metrics" "$scratch/out-G" 10000 \
+  ', "files": ["index_to_sample", "index_to_metric", "percentile_merged", "metric_value", "reports"]')"
+want HE && run_merge HE "$n_e"
+# --- end of the floor and the 1e9-sample cases ---
 want J && run_jsonl J simdjson
 want Jn && run_jsonl Jn nlohmann
 
-python3 - "$results" "$json_out" "$scale" "$load_before" "$scratch" <<'PY'
+python3 - "$results" "$json_out" "$scale" "$load_before" "$scratch" "${failed[*]}" <<'PY'
 import json, statistics, sys, platform, os, subprocess
 rows = [json.loads(l) for l in open(sys.argv[1])]
 cases = {}
@@ -232,18 +417,36 @@ machine = {"cpu": cpu, "cpus": os.cpu_count(), "platform": platform.platform(),
 print(f"machine: {cpu}, {os.cpu_count()} cpus, {machine['mem_gib']} GiB, {platform.platform()}, "
       f"scratch on {fs}, load average before: {sys.argv[4]}")
 out = {"machine": machine, "scale": int(sys.argv[3]), "cases": []}
-print(f"{'case':4} {'ranks':>5} {'samples':>11} {'wall s':>8} {'ns/sample':>9}  per-stage slowest s (median run)            peak RSS MiB/rank")
-for (case, ranks), runs in sorted(cases.items()):
+# cpu s: user + sys of the process and its children; cores: cpu s / wall s; dirty MiB:
+# Dirty + Writeback when the run ended; wb MiB: written back during the run
+# (machine-wide); sync s: a sync right after the run.
+print(f"{'case':6} {'ranks':>5} {'samples':>11} {'wall s':>8} {'ns/sample':>9} {'cpu s':>7} {'user':>7} "
+      f"{'sys':>7} {'cores':>5} {'dirty MiB':>9} {'wb MiB':>7} {'sync s':>6}  {'peak RSS MiB/rank':18} "
+      f"per-stage slowest s (median run)")
+def fmt(v, spec, width):
+    return f"{v:{width}{spec}}" if v is not None else f"{'-':>{width}}"
+for (case, ranks), runs in cases.items():  # in the order they ran
     runs.sort(key=lambda r: r["wall"])
     med = runs[len(runs) // 2]
     stages = {t["stage"]: t["max_seconds"] for t in (med["timings"] or [])}
     stage_txt = " ".join(f"{k}={v:.3f}" for k, v in stages.items() if v >= 0.005)
     rss = [round(b / 2**20) for b in (med["peak_rss_bytes"] or [])]
     ns = med["wall"] / med["samples"] * 1e9 if med["samples"] else 0
-    print(f"{case:4} {ranks:5d} {med['samples']:11d} {med['wall']:8.3f} {ns:9.1f}  {stage_txt:45} {rss}")
+    user, system = med.get("cpu_user"), med.get("cpu_sys")
+    cpu_s = user + system if user is not None else None
+    mib = lambda key: med[key] / 2**20 if key in med else None
+    print(f"{case:6} {ranks:5d} {med['samples']:11d} {med['wall']:8.3f} {ns:9.1f} {fmt(cpu_s, '.2f', 7)} "
+          f"{fmt(user, '.2f', 7)} {fmt(system, '.2f', 7)} "
+          f"{fmt(cpu_s / med['wall'] if cpu_s is not None else None, '.2f', 5)} "
+          f"{fmt(mib('dirty_end_bytes'), '.0f', 9)} {fmt(mib('written_back_bytes'), '.0f', 7)} "
+          f"{fmt(med.get('sync_s'), '.2f', 6)}  {str(rss):18} {stage_txt}")
     out["cases"].append({"case": case, "ranks": ranks, "samples": med["samples"],
                          "median_wall_s": med["wall"], "walls": [r["wall"] for r in runs],
-                         "stages_median_run": med["timings"], "peak_rss_bytes": med["peak_rss_bytes"]})
+                         "stages_median_run": med["timings"], "peak_rss_bytes": med["peak_rss_bytes"],
+                         "cpu_user_s": user, "cpu_sys_s": system,
+                         "dirty_writeback_end_bytes": med.get("dirty_end_bytes"),
+                         "written_back_during_bytes": med.get("written_back_bytes"),
+                         "sync_after_s": med.get("sync_s")})
 # The issue's targets, checked on what ran (full-size runs only).
 med = {c["case"]: c for c in out["cases"]}
 def per_sample(c): return c["median_wall_s"] / c["samples"]
@@ -286,6 +489,32 @@ if int(sys.argv[3]) == 1 and checks:
     for name, ok, figure in checks:
         print(f"  {'met   ' if ok else 'MISSED'} {name}: {figure}")
 out["targets"] = [{"target": n, "met": ok, "figure": f} for n, ok, f in checks]
+# The 1e9-sample cases (issue #16), as ratios of median walls, for the cases that ran.
+def wall(c): return med[c]["median_wall_s"]
+ratios = []
+for num, den, limit in (("E", "FLOOR", 1.2), ("F", "E", 1.3), ("G", "E", 0.4), ("HE", "E", 0.5),
+                        ("G", "FLOORG", None)):
+    if num in med and den in med:
+        r = wall(num) / wall(den)
+        ratios.append({"ratio": f"{num}/{den}", "value": r, "target": limit,
+                       "met": None if limit is None else r <= limit,
+                       "figure": f"{wall(num):.3f} s / {wall(den):.3f} s"})
+if "F" in med and med["F"]["peak_rss_bytes"]:
+    peak = max(med["F"]["peak_rss_bytes"]) / 2**30
+    ratios.append({"ratio": "F max peak RSS per rank, GiB", "value": peak, "target": 2.3,
+                   "met": peak <= 2.3, "figure": f"{[round(b / 2**30, 2) for b in med['F']['peak_rss_bytes']]} GiB"})
+if ratios:
+    quick = "" if int(sys.argv[3]) == 1 else " (--quick: N / 10; the targets are for N = 1e9)"
+    print(f"ratios{quick}:")
+    for r in ratios:
+        verdict = "      " if r["met"] is None else "met   " if r["met"] else "MISSED"
+        target = "no target" if r["target"] is None else f"target <= {r['target']}"
+        print(f"  {verdict} {r['ratio']} = {r['value']:.2f} ({target}; {r['figure']})")
+out["ratios"] = ratios
+if sys.argv[6]:
+    out["failed"] = sys.argv[6].split()
+    print(f"failed: {sys.argv[6]}")
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print(f"wrote {sys.argv[2]}")
 PY
+((${#failed[@]} == 0)) || { echo "bench: failed: ${failed[*]}" >&2; exit 1; }
