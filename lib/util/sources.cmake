@@ -5,5 +5,6 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/file_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/interrupt.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_usage.cc
+  ${CMAKE_CURRENT_LIST_DIR}/scratch_file.cc
   ${CMAKE_CURRENT_LIST_DIR}/svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/write_behind.cc)

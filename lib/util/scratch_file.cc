@@ -1,0 +1,137 @@
+#include "util/scratch_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "util/file_util.h"
+
+namespace dsanalyze {
+namespace {
+
+constexpr size_t kBufferBytes = size_t{1} << 20;
+
+// The test hook's cap (scratch_file.h), read once; nullptr when unset.
+std::atomic<int64_t>* TestBytesLeft() {
+  static std::atomic<int64_t> left{0};
+  static const bool capped = [] {
+    const char* v = std::getenv("DSANALYZE_TEST_SCRATCH_BYTES");
+    if (v) left = std::atoll(v);
+    return v != nullptr;
+  }();
+  return capped ? &left : nullptr;
+}
+
+// Takes `size` bytes from the test cap; false when the cap is exhausted.
+bool TakeTestBytes(size_t size) {
+  std::atomic<int64_t>* left = TestBytesLeft();
+  const auto n = static_cast<int64_t>(size);
+  return left == nullptr || left->fetch_sub(n) >= n;
+}
+
+int OpenUnnamed(const std::string& dir) {
+#ifdef O_TMPFILE
+  const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR)) return fd;
+#endif
+  std::string name = dir + "/.dsanalyze-scratch-XXXXXX";
+  const int named = ::mkostemp(name.data(), O_CLOEXEC);
+  if (named >= 0) ::unlink(name.c_str());
+  return named;
+}
+
+}  // namespace
+
+ScratchFile::ScratchFile(ScratchFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      dir_(std::move(other.dir_)),
+      size_(std::exchange(other.size_, 0)),
+      written_(std::exchange(other.written_, 0)),
+      buffer_(std::move(other.buffer_)) {}
+
+ScratchFile& ScratchFile::operator=(ScratchFile&& other) noexcept {
+  if (this != &other) {
+    this->~ScratchFile();
+    new (this) ScratchFile(std::move(other));
+  }
+  return *this;
+}
+
+ScratchFile::~ScratchFile() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Result<ScratchFile> ScratchFile::Create(const std::string& dir) {
+  ScratchFile f;
+  f.dir_ = dir;
+  f.fd_ = OpenUnnamed(dir);
+  if (f.fd_ < 0) return f.Fail("cannot create a scratch file", errno);
+  f.buffer_.reserve(kBufferBytes);
+  return f;
+}
+
+Status ScratchFile::Fail(const std::string& what, int err) const {
+  std::string msg = "scratch " + dir_ + ": " + what + ": " + ErrnoText(err);
+  if (err == ENOSPC) msg += " (memory.scratch needs room for what the run spills)";
+  return Status::IoError(msg);
+}
+
+Status ScratchFile::Append(const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const size_t n = std::min(size, kBufferBytes - buffer_.size());
+    buffer_.insert(buffer_.end(), p, p + n);
+    p += n;
+    size -= n;
+    size_ += n;
+    if (buffer_.size() == kBufferBytes) DSA_RETURN_IF_ERROR(Flush());
+  }
+  return Status::OK();
+}
+
+Status ScratchFile::Flush() {
+  if (!TakeTestBytes(buffer_.size())) return Fail("cannot write", ENOSPC);
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t w = ::pwrite(fd_, buffer_.data() + done, buffer_.size() - done,
+                               static_cast<off_t>(written_ + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return Fail("cannot write", w < 0 ? errno : ENOSPC);
+    done += static_cast<size_t>(w);
+  }
+  written_ += buffer_.size();
+  buffer_.clear();
+  return Status::OK();
+}
+
+Status ScratchFile::ReadAt(uint64_t offset, void* data, size_t size) {
+  if (offset + size > size_) return Status::Internal("scratch " + dir_ + ": read past the end");
+  if (offset + size > written_) DSA_RETURN_IF_ERROR(Flush());
+  char* p = static_cast<char*>(data);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t r = ::pread(fd_, p + done, size - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return Fail("cannot read", r < 0 ? errno : EIO);
+    done += static_cast<size_t>(r);
+  }
+  return Status::OK();
+}
+
+Status CheckScratchDir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return Status::BadInput("scratch " + dir + ": " + ErrnoText(errno));
+  if (!S_ISDIR(st.st_mode)) return Status::BadInput("scratch " + dir + ": not a directory");
+  Result<ScratchFile> probe = ScratchFile::Create(dir);
+  if (!probe.ok()) return Status::BadInput(probe.status().message());
+  return Status::OK();
+}
+
+}  // namespace dsanalyze
