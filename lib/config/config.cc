@@ -7,6 +7,7 @@
 #include <set>
 #include <span>
 
+#include "config/byte_size.h"
 #include "config/dataset_types.h"
 #include "config/json_fields.h"
 #include "util/closest_name.h"
@@ -258,6 +259,46 @@ Status ParseMap(const json& j, MapConfig* m) {
   return Status::OK();
 }
 
+// memory.limit_per_rank: a size string ("2GiB") or a JSON integer of bytes,
+// within [kMinMemoryLimit, kMaxMemoryLimit].
+Status ParseMemoryLimit(const JsonFields& f, uint64_t* out) {
+  const std::string path = f.KeyPath("limit_per_rank");
+  const json& j = f.at("limit_per_rank");
+  const std::string shown = ShortJson(j);
+  std::optional<uint64_t> bytes;
+  if (j.is_string()) {
+    if (Result<uint64_t> parsed = ParseByteSize(j.get_ref<const std::string&>()); parsed.ok())
+      bytes = *parsed;
+  } else if (j.is_number_unsigned()) {
+    bytes = j.get<uint64_t>();
+  } else if (j.is_number_float() && j.get<double>() >= 0 && j.get<double>() < 1.8e19 &&
+             j.get<double>() == static_cast<double>(static_cast<uint64_t>(j.get<double>()))) {
+    bytes = static_cast<uint64_t>(j.get<double>());  // 2e9, as integers elsewhere
+  }
+  if (!bytes)
+    return ConfigError(path, shown + " is not a size (examples: \"2GiB\", \"512MiB\", 2147483648)");
+  if (*bytes < kMinMemoryLimit)
+    return ConfigError(path, shown + " is below the minimum of " + FormatByteSize(kMinMemoryLimit) +
+                                 " (a smaller budget cannot hold the sort's buffers)");
+  if (*bytes > kMaxMemoryLimit)
+    return ConfigError(path, shown + " is above the maximum of " + FormatByteSize(kMaxMemoryLimit));
+  *out = *bytes;
+  return Status::OK();
+}
+
+Status ParseMemory(const json& j, MemoryConfig* m) {
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "memory"));
+  constexpr std::array<std::string_view, 2> kKeys = {"limit_per_rank", "scratch"};
+  DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
+  if (f.has("limit_per_rank")) DSA_RETURN_IF_ERROR(ParseMemoryLimit(f, &m->limit_per_rank));
+  DSA_RETURN_IF_ERROR(f.String("scratch", &m->scratch));
+  if (!m->scratch.empty() && m->limit_per_rank == 0)
+    return ConfigError(f.KeyPath("scratch"),
+                       "is set but memory.limit_per_rank is not: the scratch directory is used "
+                       "only under a memory limit");
+  return Status::OK();
+}
+
 // The keys of `type` in ConfigToJson's dataset object.
 void AddTypeKeys(const DatasetConfig& d, DatasetType type, json* dataset) {
   switch (type) {
@@ -302,13 +343,15 @@ bool IsSafeMetricName(const std::string& name) {
 Result<Config> ParseConfig(const json& j) {
   Config c;
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, ""));
-  constexpr std::array<std::string_view, 4> kKeys = {"dataset", "metrics", "output", "map"};
+  constexpr std::array<std::string_view, 5> kKeys = {"dataset", "metrics", "output", "map",
+                                                     "memory"};
   DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
   for (std::string_view key : {"dataset", "metrics", "output"}) DSA_RETURN_IF_ERROR(f.Require(key));
   DSA_RETURN_IF_ERROR(ParseDataset(f.at("dataset"), &c.dataset));
   DSA_RETURN_IF_ERROR(ParseMetrics(f.at("metrics"), &c.metrics));
   DSA_RETURN_IF_ERROR(ParseOutput(f.at("output"), &c.output));
   if (f.has("map")) DSA_RETURN_IF_ERROR(ParseMap(f.at("map"), &c.map));
+  if (f.has("memory")) DSA_RETURN_IF_ERROR(ParseMemory(f.at("memory"), &c.memory));
   return c;
 }
 
@@ -332,10 +375,16 @@ json ConfigToJson(const Config& c) {
                  {"fsync", o.fsync}};
   if (o.total_curriculum_step != 0) output["total_curriculum_step"] = o.total_curriculum_step;
   if (o.files != AllOutputFiles()) output["files"] = o.files;
-  return {{"dataset", std::move(dataset)},
-          {"metrics", std::move(metrics)},
-          {"output", std::move(output)},
-          {"map", {{"threads", c.map.threads}, {"batch_size", c.map.batch_size}}}};
+  json config = {{"dataset", std::move(dataset)},
+                 {"metrics", std::move(metrics)},
+                 {"output", std::move(output)},
+                 {"map", {{"threads", c.map.threads}, {"batch_size", c.map.batch_size}}}};
+  if (c.memory.limit_per_rank != 0) {
+    json memory = {{"limit_per_rank", FormatByteSize(c.memory.limit_per_rank)}};
+    if (!c.memory.scratch.empty()) memory["scratch"] = c.memory.scratch;
+    config["memory"] = std::move(memory);
+  }
+  return config;
 }
 
 }  // namespace dsanalyze

@@ -103,11 +103,21 @@ struct MapConfig {
   bool operator==(const MapConfig&) const = default;
 };
 
+// "memory": each rank's memory budget (docs/config.md, "The `memory` section").
+// The out-of-core sort reads limit_per_rank and ScratchDirOf(memory).
+struct MemoryConfig {
+  uint64_t limit_per_rank = 0;  // bytes; 0: no limit (everything in memory)
+  std::string scratch;          // where spills go; "": the default, see ScratchDirOf
+
+  bool operator==(const MemoryConfig&) const = default;
+};
+
 struct Config {
   DatasetConfig dataset;
   std::vector<MetricConfig> metrics;
   OutputConfig output;
   MapConfig map;
+  MemoryConfig memory;
 };
 
 // Limits that ParseConfig enforces (documented in docs/config.md).
@@ -115,6 +125,9 @@ inline constexpr unsigned kMaxThreads = 256;
 inline constexpr uint64_t kMaxBatchSize = uint64_t{1} << 24;
 inline constexpr uint64_t kMinChunkBytes = 64;
 inline constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
+// memory.limit_per_rank: at least what the sort's buffers need, at most 2^50 (1 PiB).
+inline constexpr uint64_t kMinMemoryLimit = uint64_t{64} << 20;
+inline constexpr uint64_t kMaxMemoryLimit = uint64_t{1} << 50;
 // Longest seq_length: seq_length + 1 tokens must fit an int32, as in Megatron's
 // index builder.
 inline constexpr uint64_t kMaxSeqLength = (uint64_t{1} << 31) - 2;
@@ -132,8 +145,24 @@ Result<Config> ParseConfig(const nlohmann::json& j);
 Result<Config> LoadConfig(const std::string& path);
 
 // Every key with its effective value (defaults filled in), in the shape
-// ParseConfig reads: ParseConfig(ConfigToJson(c)) gives back c.
+// ParseConfig reads: ParseConfig(ConfigToJson(c)) gives back c. Optional
+// settings at their default are left out: output.files when all are chosen,
+// "memory" without a limit (so configs recorded before it existed compare
+// equal).
 nlohmann::json ConfigToJson(const Config& config);
+
+// The directory spills go to: memory.scratch, else the environment's TMPDIR
+// when set and non-empty, else "/tmp". Reads the environment, so it is not
+// part of ParseConfig.
+std::string ScratchDirOf(const MemoryConfig& memory);
+
+// The run-start check of the memory section (ParseConfig cannot know the
+// file system): with a limit, the scratch directory must not be the save path
+// or inside it (compared as weakly canonical absolute paths), and must be a
+// directory this process can create a scratch file in. BadInput naming
+// memory.scratch; OK without a limit. Each rank checks its own (node-local)
+// directory.
+Status CheckMemoryConfig(const Config& config);
 
 // True if `name` can be a metric's output name: [A-Za-z0-9_.-]+, not starting
 // with '.', at most kMaxMetricNameLength characters.

@@ -121,6 +121,9 @@ Config MergedConfig(const std::vector<MergeInput>& inputs, const std::string& ou
   Config c = inputs.front().config;
   c.dataset.sample_range = SampleRange{inputs.front().positions.begin, inputs.back().positions.end};
   c.output.path = out;
+  // Memory settings do not change the bytes, and merge runs under none: the
+  // inputs may differ in them (CheckSameConfig ignores "memory").
+  c.memory = MemoryConfig{};
   return c;
 }
 

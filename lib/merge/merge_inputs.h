@@ -36,7 +36,8 @@ struct MergeInput {
 Result<std::vector<MergeInput>> ReadMergeInputs(const std::vector<std::string>& paths);
 
 // The config of the union of `inputs` (sorted, checked): the first input's,
-// with the union's sample_range and output.path `out`.
+// with the union's sample_range, output.path `out` and no memory section (memory
+// settings do not change the bytes: inputs may differ in them).
 Config MergedConfig(const std::vector<MergeInput>& inputs, const std::string& out);
 
 }  // namespace dsanalyze

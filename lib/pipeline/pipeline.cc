@@ -40,6 +40,7 @@ Result<SampleRange> PositionsOf(const DatasetConfig& config, uint64_t samples) {
 }
 
 Status OpenInputs(const Config& config, Inputs* in) {
+  DSA_RETURN_IF_ERROR(CheckMemoryConfig(config));  // memory.scratch, on this rank's node
   DSA_ASSIGN_OR_RETURN(in->dataset, OpenDataset(config.dataset));
   if (!config.dataset.sample_indices.empty()) {
     DSA_ASSIGN_OR_RETURN(SampleIds ids,

@@ -160,7 +160,8 @@ TEST_CASE("config: ConfigToJson round-trips and fills in defaults", "[config]") 
                       "metrics": [{"name": "p", "metric": "q", "plugin": "x.so",
                                    "params": {"a": 1}}],
                       "output": {"fsync": true, "chunk_bytes": 100,
-                                 "total_curriculum_step": 7}})")}) {
+                                 "total_curriculum_step": 7}})"),
+        Synthetic(R"({"memory": {"limit_per_rank": "1.5GiB", "scratch": "/local/tmp"}})")}) {
     Result<Config> c = ParseConfig(j);
     REQUIRE(c.ok());
     const json effective = ConfigToJson(*c);
@@ -172,6 +173,7 @@ TEST_CASE("config: ConfigToJson round-trips and fills in defaults", "[config]") 
     CHECK(again->metrics == c->metrics);
     CHECK(again->output == c->output);
     CHECK(again->map == c->map);
+    CHECK(again->memory == c->memory);
     CHECK(ConfigToJson(*again) == effective);
   }
 }

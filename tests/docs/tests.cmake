@@ -1,7 +1,8 @@
-# docs.commands.<doc>: every `sh` block of the README and the usage guide runs as
-# written, in a scratch folder laid out like a fresh clone (doc_commands_test.py).
+# docs.commands.<doc>: every `sh` block of the README, the usage guide and the config
+# reference runs as written, in a scratch folder laid out like a fresh clone
+# (doc_commands_test.py).
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
-foreach(doc README.md docs/usage.md)
+foreach(doc README.md docs/usage.md docs/config.md)
   get_filename_component(name ${doc} NAME_WE)
   add_test(NAME docs.commands.${name}
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/doc_commands_test.py

@@ -21,7 +21,8 @@ namespace {
 using nlohmann::json;
 
 bool SameConfig(const Config& a, const Config& b) {
-  return a.dataset == b.dataset && a.metrics == b.metrics && a.output == b.output && a.map == b.map;
+  return a.dataset == b.dataset && a.metrics == b.metrics && a.output == b.output &&
+         a.map == b.map && a.memory == b.memory;
 }
 
 void CheckError(const Status& status, const std::string& path) {

@@ -338,6 +338,63 @@ def config_output_files_no_reports(c):
     return output_files(c, ["index_to_sample"]), 2, ["output.files", '"reports" is required']
 
 
+def memory(c, **section):
+    return c.config(memory=section)
+
+
+@case
+def memory_limit_not_a_size(c):
+    return memory(c, limit_per_rank="2 gigs"), 2, [
+        "memory.limit_per_rank", '"2 gigs" is not a size', '"2GiB"']
+
+
+@case
+def memory_limit_too_small(c):
+    return memory(c, limit_per_rank="10MiB"), 2, [
+        "memory.limit_per_rank", '"10MiB" is below the minimum of 64MiB']
+
+
+@case
+def memory_limit_negative(c):
+    return memory(c, limit_per_rank=-5), 2, ["memory.limit_per_rank", "-5 is not a size"]
+
+
+@case
+def memory_unknown_key(c):
+    return memory(c, limit="2GiB"), 2, [
+        "config: memory:", 'unknown key "limit"', 'did you mean "limit_per_rank"']
+
+
+@case
+def memory_scratch_without_limit(c):
+    return memory(c, scratch="/tmp"), 2, [
+        "memory.scratch", "is set but memory.limit_per_rank is not"]
+
+
+@case
+def memory_scratch_missing_dir(c):
+    # Checked at run start, on every rank, before the save path is touched.
+    missing = c.p("no_such_dir")
+    return memory(c, limit_per_rank="1GiB", scratch=missing), 2, [
+        "config: memory.scratch: scratch " + missing, "No such file or directory"]
+
+
+@case
+def memory_scratch_is_file(c):
+    write_file(c.p("a_file"), "not a directory\n")
+    return memory(c, limit_per_rank="1GiB", scratch=c.p("a_file")), 2, [
+        "config: memory.scratch: scratch " + c.p("a_file"), "not a directory"]
+
+
+@case
+def memory_scratch_inside_save_path(c):
+    # An existing, writable folder of the save path: refused as such, not probed.
+    inside = os.path.join(c.save, "seqlen")
+    return memory(c, limit_per_rank="1GiB", scratch=inside), 2, [
+        "config: memory.scratch: " + inside + " is inside the save path " + c.save,
+        "never the save path"]
+
+
 @case
 def config_dataset_key_of_other_type(c):
     docs = dict(c.documents())
