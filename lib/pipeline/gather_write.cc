@@ -1,12 +1,14 @@
 #include "pipeline/gather_write.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <utility>
 
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
 #include "pipeline/stream.h"
+#include "pipeline/value_store.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 
@@ -42,6 +44,8 @@ struct SliceSummary {
   uint64_t last_value;
 };
 
+}  // namespace
+
 // Feeds the global key stream, chunk by chunk, to the index files' writer
 // (output/index_files_writer.h): the ids, and a row end per run of equal values.
 template <class Key>
@@ -50,8 +54,10 @@ class IndexStreamWriter {
   explicit IndexStreamWriter(const KeyCodec<Key>& codec) : codec_(codec) {}
 
   Status Open(const IndexFilePrefixes& p, DType metric_dtype, DType sample_dtype,
-              const WriteOptions& o, uint64_t distinct) {
-    return files_.Open(p, metric_dtype, sample_dtype, WriterOptions(o, 0), distinct);
+              const WriteOptions& o, std::optional<uint64_t> distinct,
+              const std::string& scratch_dir) {
+    if (distinct) return files_.Open(p, metric_dtype, sample_dtype, WriterOptions(o, 0), *distinct);
+    return files_.OpenDeferred(p, metric_dtype, sample_dtype, WriterOptions(o, 0), scratch_dir);
   }
 
   Status Consume(std::span<const Key> keys) {
@@ -87,6 +93,8 @@ class IndexStreamWriter {
   uint64_t run_value_ = 0, run_len_ = 0;
 };
 
+namespace {
+
 template <class Key>
 SliceSummary Summarize(const std::vector<Key>& slice, const KeyCodec<Key>& codec) {
   SliceSummary s{slice.size(), 0, 0, 0};
@@ -105,9 +113,17 @@ SliceSummary Summarize(const std::vector<Key>& slice, const KeyCodec<Key>& codec
 
 }  // namespace
 
-Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
-                           const std::string& prefix, DType dtype, const WriteOptions& options) {
-  const std::vector<uint64_t> counts = comm.Allgather<uint64_t>(local.size());
+namespace {
+
+// Reads `n` of a rank's values from position `offset`; the view stays valid
+// until the next call.
+using ScalarReader = std::function<Result<std::span<const int64_t>>(uint64_t offset, uint64_t n)>;
+
+// WriteOrderedScalars over any source of each rank's values. A rank that
+// fails to read still sends (zeros), so no rank blocks; its error is agreed.
+Status WriteScalarsFrom(const Comm& comm, uint64_t local_count, const ScalarReader& read,
+                        const std::string& prefix, DType dtype, const WriteOptions& options) {
+  const std::vector<uint64_t> counts = comm.Allgather<uint64_t>(local_count);
   const uint64_t chunk = ChunkElems<int64_t>(options);
   Status st;
   if (comm.is_root()) {
@@ -117,9 +133,13 @@ Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
     auto created = IndexedWriter::Create(prefix, dtype, WriterOptions(options, total));
     if (created.ok()) w = std::move(created).value();
     st = created.status();
-    if (st.ok()) st = CheckInterrupt();
-    if (st.ok()) st = w->AddScalarRows(local);
-    CountRows(options, local.size());
+    for (uint64_t off = 0; st.ok() && off < local_count; off += chunk) {
+      const uint64_t n = std::min(chunk, local_count - off);
+      st = CheckInterrupt();
+      Result<std::span<const int64_t>> part = st.ok() ? read(off, n) : st;
+      st = part.ok() ? w->AddScalarRows(*part) : part.status();
+      CountRows(options, n);
+    }
     for (int r = 1; r < comm.size(); ++r) {
       ReceiveChunks<int64_t>(comm, counts[r], r, kTagScalars, chunk,
                              [&](std::span<const int64_t> part) {
@@ -130,9 +150,95 @@ Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
     }
     if (st.ok()) st = w->Finish();
   } else {
-    SendChunks(comm, local, 0, kTagScalars, chunk);
+    std::vector<int64_t> zeros;
+    for (uint64_t off = 0; off < local_count; off += chunk) {
+      const uint64_t n = std::min(chunk, local_count - off);
+      Result<std::span<const int64_t>> part = st.ok() ? read(off, n) : st;
+      if (!part.ok()) {
+        st = part.status();
+        zeros.assign(n, 0);
+        part = std::span<const int64_t>(zeros);
+      }
+      comm.Send(*part, 0, kTagScalars);
+    }
   }
   return comm.AgreeOnStatus(st);
+}
+
+}  // namespace
+
+Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
+                           const std::string& prefix, DType dtype, const WriteOptions& options) {
+  const ScalarReader read = [local](uint64_t off, uint64_t n) -> Result<std::span<const int64_t>> {
+    return local.subspan(off, n);
+  };
+  return WriteScalarsFrom(comm, local.size(), read, prefix, dtype, options);
+}
+
+Status WriteOrderedScalars(const Comm& comm, ValueStore& local, const std::string& prefix,
+                           DType dtype, const WriteOptions& options) {
+  std::vector<int64_t> buffer;
+  const ScalarReader read = [&](uint64_t off, uint64_t n) -> Result<std::span<const int64_t>> {
+    buffer.resize(n);
+    DSA_RETURN_IF_ERROR(local.Read(off, buffer));
+    return std::span<const int64_t>(buffer);
+  };
+  return WriteScalarsFrom(comm, local.size(), read, prefix, dtype, options);
+}
+
+template <class Key>
+IndexGather<Key>::IndexGather(const Comm& comm, const KeyCodec<Key>& codec,
+                              const WriteOptions& options)
+    : comm_(comm), codec_(codec), options_(options) {}
+
+template <class Key>
+IndexGather<Key>::~IndexGather() = default;
+
+template <class Key>
+Status IndexGather<Key>::Open(const IndexFilePrefixes& prefixes, DType metric_dtype,
+                              DType sample_dtype, std::optional<uint64_t> distinct,
+                              const std::string& scratch_dir) {
+  if (comm_.is_root()) {
+    writer_ = std::make_unique<IndexStreamWriter<Key>>(codec_);
+    status_ = writer_->Open(prefixes, metric_dtype, sample_dtype, options_, distinct, scratch_dir);
+  }
+  agreed_ = comm_.AgreeOnStatus(status_);
+  return agreed_;
+}
+
+template <class Key>
+Status IndexGather<Key>::Add(const std::vector<Key>& slice) {
+  if (!agreed_.ok()) return agreed_;
+  const std::vector<uint64_t> counts = comm_.Allgather<uint64_t>(slice.size());
+  const uint64_t chunk = ChunkElems<Key>(options_);
+  if (comm_.is_root()) {
+    auto consume = [&](std::span<const Key> part) {
+      if (status_.ok()) status_ = CheckInterrupt();
+      if (status_.ok()) status_ = writer_->Consume(part);
+      CountRows(options_, part.size());
+    };
+    for (uint64_t off = 0; status_.ok() && off < slice.size(); off += chunk)
+      consume(std::span<const Key>(slice).subspan(off, std::min(chunk, slice.size() - off)));
+    for (int r = 1; r < comm_.size(); ++r) {
+      ReceiveChunks<Key>(comm_, counts[r], r, kTagKeys, chunk, [&](std::span<const Key> part) {
+        consume(part);
+        FaultPoint("write");  // test-only (util/fault_point.h)
+      });
+    }
+  } else {
+    FaultPoint("write");  // test-only (util/fault_point.h)
+    SendChunks(comm_, std::span<const Key>(slice), 0, kTagKeys, chunk);
+  }
+  agreed_ = comm_.AgreeOnStatus(status_);
+  return agreed_;
+}
+
+template <class Key>
+Status IndexGather<Key>::Finish() {
+  if (!agreed_.ok()) return agreed_;
+  if (comm_.is_root()) status_ = writer_->Finish();
+  agreed_ = comm_.AgreeOnStatus(status_);
+  return agreed_;
 }
 
 template <class Key>
@@ -149,32 +255,10 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
     last = s.last_value;
     have_last = true;
   }
-
-  const uint64_t chunk = ChunkElems<Key>(options);
-  Status st;
-  if (comm.is_root()) {
-    IndexStreamWriter<Key> writer(codec);
-    st = writer.Open(prefixes, metric_dtype, sample_dtype, options, distinct);
-    for (uint64_t off = 0; st.ok() && off < slice.size(); off += chunk) {
-      const uint64_t n = std::min<uint64_t>(chunk, slice.size() - off);
-      st = CheckInterrupt();
-      if (st.ok()) st = writer.Consume(std::span<const Key>(slice).subspan(off, n));
-      CountRows(options, n);
-    }
-    for (int r = 1; r < comm.size(); ++r) {
-      ReceiveChunks<Key>(comm, all[r].count, r, kTagKeys, chunk, [&](std::span<const Key> part) {
-        if (st.ok()) st = CheckInterrupt();
-        if (st.ok()) st = writer.Consume(part);
-        CountRows(options, part.size());
-        FaultPoint("write");  // test-only (util/fault_point.h)
-      });
-    }
-    if (st.ok()) st = writer.Finish();
-  } else {
-    FaultPoint("write");  // test-only (util/fault_point.h)
-    SendChunks(comm, std::span<const Key>(slice), 0, kTagKeys, chunk);
-  }
-  return comm.AgreeOnStatus(st);
+  IndexGather<Key> gather(comm, codec, options);
+  DSA_RETURN_IF_ERROR(gather.Open(prefixes, metric_dtype, sample_dtype, distinct, ""));
+  DSA_RETURN_IF_ERROR(gather.Add(slice));
+  return gather.Finish();
 }
 
 Status WriteMetricValue(const Comm& comm, std::span<const int64_t> total, const std::string& prefix,
@@ -190,6 +274,8 @@ Status WriteMetricValue(const Comm& comm, std::span<const int64_t> total, const 
   return comm.AgreeOnStatus(st);
 }
 
+template class IndexGather<uint64_t>;
+template class IndexGather<WideKey>;
 template Status WriteIndexFiles(const Comm&, const std::vector<uint64_t>&,
                                 const KeyCodec<uint64_t>&, const IndexFilePrefixes&, DType, DType,
                                 const WriteOptions&);

@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +38,13 @@ struct WriteOptions {
 Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
                            const std::string& prefix, DType dtype, const WriteOptions& options);
 
+class ValueStore;
+
+// The same, each rank's values read in order from its ValueStore
+// (value_store.h), a chunk at a time.
+Status WriteOrderedScalars(const Comm& comm, ValueStore& local, const std::string& prefix,
+                           DType dtype, const WriteOptions& options);
+
 // Each rank holds a sorted slice of the global key order, slices in rank order
 // (sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
 // index_to_sample (the ids of each value) and the percentile-merged grouping
@@ -45,6 +54,38 @@ template <class Key>
 Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
                        const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
                        const WriteOptions& options);
+
+template <class Key>
+class IndexStreamWriter;
+
+// The index files of one metric, open on rank 0 across several rounds of
+// slices: round k's slices (one per rank, in rank order) continue the global
+// key order where round k-1's ended (the out-of-core sort, out_of_core_sort.h,
+// writes one round per pass). A value whose keys continue across a rank or
+// round boundary becomes one row. Collective: every rank calls Open, Add and
+// Finish in the same order; each returns the same Status on every rank. After
+// an error, later calls do nothing but return it.
+template <class Key>
+class IndexGather {
+ public:
+  IndexGather(const Comm& comm, const KeyCodec<Key>& codec, const WriteOptions& options);
+  ~IndexGather();
+  // `distinct` (the number of distinct values over all rounds) when known;
+  // else the writer records rows in `scratch_dir` and writes the .idx files
+  // at Finish (output/index_files_writer.h OpenDeferred).
+  Status Open(const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
+              std::optional<uint64_t> distinct, const std::string& scratch_dir);
+  Status Add(const std::vector<Key>& slice);
+  Status Finish();
+
+ private:
+  const Comm& comm_;
+  KeyCodec<Key> codec_;
+  WriteOptions options_;
+  std::unique_ptr<IndexStreamWriter<Key>> writer_;  // rank 0 only
+  Status status_;                                   // rank 0's first error
+  Status agreed_;                                   // the first error every rank knows of
+};
 
 // Writes `total`, the same on every rank, from rank 0 as one row with the
 // dtype fitted to its values (metric_value).

@@ -45,7 +45,11 @@ ValueRange GlobalMinMax(const Comm& comm, std::span<const int64_t> local) {
     const auto [mn, mx] = std::minmax_element(local.begin(), local.end());
     r = {*mn, *mx};
   }
-  return {comm.Allreduce(r.min, MPI_MIN), comm.Allreduce(r.max, MPI_MAX)};
+  return GlobalMinMax(comm, r);
+}
+
+ValueRange GlobalMinMax(const Comm& comm, ValueRange local) {
+  return {comm.Allreduce(local.min, MPI_MIN), comm.Allreduce(local.max, MPI_MAX)};
 }
 
 }  // namespace dsanalyze

@@ -28,5 +28,7 @@ struct ValueRange {
   int64_t max;
 };
 ValueRange GlobalMinMax(const Comm& comm, std::span<const int64_t> local);
+// The same from each rank's own range (min > max on a rank with no value).
+ValueRange GlobalMinMax(const Comm& comm, ValueRange local);
 
 }  // namespace dsanalyze

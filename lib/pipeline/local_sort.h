@@ -35,4 +35,10 @@ std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& i
 std::vector<WideKey> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
                                const KeyCodec<WideKey>& codec, unsigned threads);
 
+// Sorts keys that all lie in [lo, lo + 2^bits) (a pass of the out-of-core
+// sort, out_of_core_sort.h): packed keys by the same stable radix passes over
+// bits [0, bits) of key - lo, wide keys by comparison.
+void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, unsigned bits, unsigned threads);
+void SortKeys(std::vector<WideKey>* keys, const WideKey& lo, unsigned bits, unsigned threads);
+
 }  // namespace dsanalyze

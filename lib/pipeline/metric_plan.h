@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
+#include "pipeline/value_store.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -34,6 +35,14 @@ struct PlannedMetric {
   // The map's result on this rank: one value per local sample (single-value
   // metrics) or the element-wise sum over the local samples (accumulate).
   std::vector<int64_t> mapped;
+  // Under a spilled memory plan (memory_plan.h), a single-value metric's
+  // values are here instead of in `mapped` (but a metric binned by rank,
+  // which needs them all at once).
+  std::unique_ptr<ValueStore> store;
+  // For the log and summary.json: the out-of-core sort's passes, and the
+  // bytes this rank's store spilled to the scratch directory.
+  uint64_t sort_passes = 0;
+  uint64_t spilled_bytes = 0;
   // A metric binned by rank (rank_bins.h): each bin's smallest and largest
   // value before binning, {min, max}.
   std::vector<std::array<int64_t, 2>> bin_ranges;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "config/byte_size.h"
 #include "dataset/open_dataset.h"
 #include "dataset/sample_ids.h"
 #include "output/analysis_layout.h"
@@ -13,6 +14,7 @@
 #include "pipeline/metric_plan.h"
 #include "pipeline/run_state.h"
 #include "report/report.h"
+#include "util/checked_add.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 #include "util/memory_usage.h"
@@ -74,6 +76,21 @@ WriteOptions WriteOptionsOf(const OutputConfig& output, Progress& progress) {
   return w;
 }
 
+// The memory plan (memory_plan.h) for the largest rank, logged by rank 0.
+MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
+  size_t single = 0;
+  for (const PlannedMetric& m : plan)
+    single += !m.precomputed && m.type() == MetricType::kSingleValuePerSample &&
+              WritesAnyKindOf(run.config.output.files, m.type());
+  const uint64_t most = run.comm.Allreduce<uint64_t>(run.samples.range.size(), MPI_MAX);
+  MemoryPlan memory = PlanMemory(run.config.memory, most, single);
+  if (memory.limit > 0 && run.comm.is_root())
+    spdlog::info("memory: limit {} per rank, in-memory estimate {}: {}{}",
+                 FormatByteSize(memory.limit), FormatByteSize(memory.in_memory_estimate),
+                 memory.name(), memory.spill ? " to " + memory.scratch : "");
+  return memory;
+}
+
 // The dependency pass (dependencies.h), shown when there is one.
 Status RunDependencyPass(RunState& run, const Dataset& dataset, MetricPlan* plan) {
   SetInterruptStage("map");
@@ -83,12 +100,16 @@ Status RunDependencyPass(RunState& run, const Dataset& dataset, MetricPlan* plan
   return ResolveDependencies(run.comm, dataset, run.samples.range, run.config.map, plan);
 }
 
-// The map stage: every planned metric over this rank's samples (but those
-// the dependency pass computed, and those none of whose files is chosen),
-// with job-wide progress on rank 0.
-Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
+// Where the map's results go: the metrics mapped, by kind.
+struct MapTargets {
   std::vector<MapMetric> single, accumulate;
-  std::vector<PlannedMetric*> single_of, accumulate_of;  // where the results go
+  std::vector<PlannedMetric*> single_of, accumulate_of;
+};
+
+// Every planned metric but those the dependency pass computed and those none
+// of whose files is chosen.
+MapTargets MapTargetsOf(const RunState& run, MetricPlan& plan) {
+  MapTargets t;
   for (PlannedMetric& m : plan) {
     if (m.precomputed) {
       if (run.comm.is_root()) spdlog::info("metric {}: taken from the dependency pass", m.name());
@@ -96,21 +117,93 @@ Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
     }
     if (!WritesAnyKindOf(run.config.output.files, m.type())) continue;  // output.files
     const bool single_value = m.type() == MetricType::kSingleValuePerSample;
-    (single_value ? single : accumulate).push_back({m.metric.get(), m.name()});
-    (single_value ? single_of : accumulate_of).push_back(&m);
+    (single_value ? t.single : t.accumulate).push_back({m.metric.get(), m.name()});
+    (single_value ? t.single_of : t.accumulate_of).push_back(&m);
   }
-  MapJob job(dataset, single, accumulate, run.samples.range, run.config.map.threads,
-             run.config.map.batch_size);
+  return t;
+}
+
+// Keeps one window's map results: values appended to each metric's store (a
+// metric binned by rank keeps them in memory), sums added exactly.
+Status KeepWindow(MapResult& window, const MapTargets& t) {
+  for (size_t i = 0; i < t.single_of.size(); ++i) {
+    PlannedMetric& m = *t.single_of[i];
+    std::vector<int64_t>& values = window.values[i];
+    if (m.store) {
+      DSA_RETURN_IF_ERROR(m.store->Append(values));
+    } else if (m.mapped.empty()) {
+      m.mapped = std::move(values);
+    } else {
+      m.mapped.insert(m.mapped.end(), values.begin(), values.end());
+    }
+  }
+  for (size_t i = 0; i < t.accumulate_of.size(); ++i) {
+    PlannedMetric& m = *t.accumulate_of[i];
+    if (m.mapped.empty()) m.mapped.assign(window.sums[i].size(), 0);
+    DSA_RETURN_IF_ERROR(AddChecked(m.mapped, window.sums[i], "metric " + m.name()));
+  }
+  return Status::OK();
+}
+
+// Under a spilled memory plan, each single-value metric's values go to a
+// ValueStore; the windows are as many on every rank (some may be empty).
+Status MakeStores(const RunState& run, const MapTargets& t) {
+  if (!run.memory.spill) return Status::OK();
+  for (PlannedMetric* m : t.single_of)
+    if (!m->metric->rank_bins())
+      m->store = std::make_unique<ValueStore>(run.memory.store_bytes, run.memory.scratch);
+  return Status::OK();
+}
+
+// The map stage, in one window or (under a spilled memory plan) in windows
+// of run.memory.window samples, with job-wide progress on rank 0.
+Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
+  MapTargets t = MapTargetsOf(run, plan);
+  DSA_RETURN_IF_ERROR(MakeStores(run, t));
+  const SampleRange range = run.samples.range;
+  const uint64_t most = run.comm.Allreduce<uint64_t>(range.size(), MPI_MAX);
+  const uint64_t window = run.memory.spill ? run.memory.window : std::max<uint64_t>(most, 1);
   run.Begin("map", "map", run.samples.count, "samples");
-  job.Start();
-  WaitForMap(run.comm, job, &run.progress, run.progress_interval);
-  Result<MapResult> mapped = job.Finish();
-  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(mapped.status()));
-  for (size_t i = 0; i < single_of.size(); ++i) single_of[i]->mapped = std::move(mapped->values[i]);
-  for (size_t i = 0; i < accumulate_of.size(); ++i)
-    accumulate_of[i]->mapped = std::move(mapped->sums[i]);
+  uint64_t done = 0;
+  for (uint64_t off = 0; off == 0 || off < most; off += window) {
+    const uint64_t begin = std::min(range.end, range.begin + off);
+    MapJob job(dataset, t.single, t.accumulate, {begin, std::min(range.end, begin + window)},
+               run.config.map.threads, run.config.map.batch_size);
+    job.Start();
+    done += WaitForMap(run.comm, job, &run.progress, run.progress_interval, done);
+    Result<MapResult> mapped = job.Finish();
+    Status st = mapped.status();
+    if (st.ok()) st = KeepWindow(*mapped, t);
+    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(st));
+  }
+  for (PlannedMetric* m : t.single_of) {
+    if (!m->store) continue;
+    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(m->store->Seal()));
+    m->spilled_bytes = m->store->spilled_bytes();
+  }
   run.clock.Lap(kStageMap);
   return Status::OK();
+}
+
+// Collective: summary.json's "memory" block (memory_plan.h): the limit, the
+// plan, and under a spilled plan the scratch directory, the bytes the
+// largest rank spilled and each metric's sort passes. Null without a limit.
+nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
+  if (run.memory.limit == 0) return nullptr;
+  uint64_t spilled = 0;
+  for (const PlannedMetric& m : plan) spilled += m.spilled_bytes;
+  spilled = run.comm.Allreduce<uint64_t>(spilled, MPI_MAX);
+  nlohmann::json j = {{"limit_per_rank", FormatByteSize(run.memory.limit)},
+                      {"in_memory_estimate_bytes", run.memory.in_memory_estimate},
+                      {"plan", run.memory.name()}};
+  if (!run.memory.spill) return j;
+  j["scratch"] = run.memory.scratch;
+  j["spilled_bytes_max_rank"] = spilled;
+  nlohmann::json passes = nlohmann::json::object();
+  for (const PlannedMetric& m : plan)
+    if (m.sort_passes > 0) passes[m.name()] = m.sort_passes;
+  j["sort_passes"] = std::move(passes);
+  return j;
 }
 
 // Stage times of rank 0 and the slowest rank, and every rank's peak memory.
@@ -149,12 +242,15 @@ Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan
                                                  const RunContext& context, RunSummary* summary) {
   run.Begin("commit", "report");
   MeasureRun(run, summary);
+  const nlohmann::json memory = MemoryReport(run, plan);
   Result<std::vector<std::string>> files = std::vector<std::string>();
   if (run.comm.is_root()) {
     std::vector<MetricEntry> entries;
     for (const PlannedMetric& m : plan)
       entries.push_back({m.name(), m.type(), m.metric->score_meaning(), m.bin_ranges});
-    files = WriteReports(run.staged->staging_dir(), entries, RunInfoOf(run, context, *summary));
+    RunInfo info = RunInfoOf(run, context, *summary);
+    info.memory = memory;
+    files = WriteReports(run.staged->staging_dir(), entries, info);
     FaultPoint("report");  // test-only (util/fault_point.h)
   }
   // The last interruption checkpoint: past it the commit always completes.
@@ -194,6 +290,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   run.staged = staged ? &*staged : nullptr;
   run.samples = DescribeSamples(in.positions, in.sample_ids ? &*in.sample_ids : nullptr, comm);
   run.write = WriteOptionsOf(config.output, progress);
+  run.memory = PlanMemoryOf(run, in.plan);
   if (comm.is_root())
     spdlog::info("{}: {} samples on {} rank(s) x {} thread(s), {} metric(s)",
                  in.dataset->Describe(), run.samples.count, comm.size(), config.map.threads,

@@ -19,6 +19,7 @@
 #include "output/output_commit.h"
 #include "pipeline/gather_write.h"
 #include "pipeline/local_sort.h"
+#include "pipeline/memory_plan.h"
 #include "pipeline/progress.h"
 #include "pipeline/stage_clock.h"
 #include "util/work_split.h"
@@ -54,6 +55,7 @@ struct RunState {
   StageClock clock;
   SampleSpace samples;
   WriteOptions write;              // gather_write.h, from the config's output section
+  MemoryPlan memory;               // memory_plan.h, from the config's memory section
   StagedOutput* staged = nullptr;  // rank 0 only (output_commit.h)
   std::chrono::milliseconds progress_interval{250};  // how often the map reports (progress.h)
 

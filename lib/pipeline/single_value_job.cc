@@ -1,10 +1,13 @@
 // The single-value metric job (metric_jobs.h).
+#include <spdlog/spdlog.h>
+
 #include <utility>
 
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/metric_jobs.h"
+#include "pipeline/out_of_core_sort.h"
 #include "pipeline/rank_bins.h"
 #include "pipeline/sample_sort.h"
 #include "util/fault_point.h"
@@ -15,6 +18,11 @@ namespace {
 // The prefix of a chosen file (output.files), else "" (not written).
 std::string ChosenPrefix(const RunState& run, const PlannedMetric& m, std::string_view kind) {
   return WritesKind(run.config.output.files, kind) ? run.FilePrefix(m.name(), kind) : "";
+}
+
+IndexFilePrefixes ChosenPrefixes(const RunState& run, const PlannedMetric& m) {
+  return {ChosenPrefix(run, m, kIndexToMetric), ChosenPrefix(run, m, kIndexToSample),
+          ChosenPrefix(run, m, kIndexToSamplePercentile)};
 }
 
 // Sorts the metric's (value, id) pairs across ranks and writes its index files.
@@ -38,12 +46,34 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
 
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
-  const IndexFilePrefixes prefixes{ChosenPrefix(run, m, kIndexToMetric),
-                                   ChosenPrefix(run, m, kIndexToSample),
-                                   ChosenPrefix(run, m, kIndexToSamplePercentile)};
-  Status st = WriteIndexFiles(run.comm, keys, codec, prefixes, metric_dtype, run.samples.id_dtype,
-                              run.write);
+  Status st = WriteIndexFiles(run.comm, keys, codec, ChosenPrefixes(run, m), metric_dtype,
+                              run.samples.id_dtype, run.write);
   run.clock.Lap(kStageWrite);
+  return st;
+}
+
+// The out-of-core sort (out_of_core_sort.h) of the metric's stored values,
+// straight into its index files.
+template <class Key>
+Status SortOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout,
+                             DType metric_dtype) {
+  const KeyCodec<Key> codec{layout};
+  run.Begin("sort", m.name() + ": sort and write", run.samples.count, "keys");
+  FaultPoint("sort");  // test-only (util/fault_point.h)
+  IndexGather<Key> gather(run.comm, codec, run.write);
+  DSA_RETURN_IF_ERROR(gather.Open(ChosenPrefixes(run, m), metric_dtype, run.samples.id_dtype,
+                                  std::nullopt, run.memory.scratch));
+  const OutOfCoreSortOptions options{run.memory.pass_keys, run.config.map.threads};
+  OutOfCoreSortStats stats;
+  DSA_RETURN_IF_ERROR(OutOfCoreSort(run.comm, *m.store, run.samples.local_ids, codec, options,
+                                    gather, run.clock, &stats));
+  m.sort_passes = stats.passes;
+  m.store.reset();  // frees its memory and scratch file before the next metric
+  Status st = gather.Finish();
+  run.clock.Lap(kStageWrite);
+  if (run.comm.is_root())
+    spdlog::info("metric {}: sorted out of core in {} pass(es), {} histogram scan(s)", m.name(),
+                 stats.passes, stats.plan_scans);
   return st;
 }
 
@@ -57,15 +87,18 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
     run.clock.Lap(kStageRankBins);
   }
   run.Begin("write", m.name() + ": sample_to_metric", run.samples.count, "rows");
-  const ValueRange values = GlobalMinMax(run.comm, m.mapped);
+  const ValueRange values = m.store ? GlobalMinMax(run.comm, {m.store->min(), m.store->max()})
+                                    : GlobalMinMax(run.comm, m.mapped);
   const DType metric_dtype = FitIntDType(values.min, values.max);
   run.clock.Lap(kStageMinMax);
 
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
   const std::vector<std::string>& files = run.config.output.files;
   if (WritesKind(files, kSampleToMetric)) {
-    DSA_RETURN_IF_ERROR(WriteOrderedScalars(
-        run.comm, m.mapped, run.FilePrefix(m.name(), kSampleToMetric), metric_dtype, run.write));
+    const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
+    DSA_RETURN_IF_ERROR(
+        m.store ? WriteOrderedScalars(run.comm, *m.store, prefix, metric_dtype, run.write)
+                : WriteOrderedScalars(run.comm, m.mapped, prefix, metric_dtype, run.write));
     run.clock.Lap(kStageSampleToMetric);
   }
   // No index file chosen: no sort, no exchange.
@@ -73,6 +106,10 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
 
   const KeyLayout layout =
       MakeKeyLayout(values.min, values.max, run.samples.id_min, run.samples.id_max);
+  if (m.store) {
+    if (layout.fits_u64()) return SortOutOfCoreAndIndex<uint64_t>(run, m, layout, metric_dtype);
+    return SortOutOfCoreAndIndex<WideKey>(run, m, layout, metric_dtype);
+  }
   if (layout.fits_u64()) return SortAndIndex<uint64_t>(run, m, layout, metric_dtype);
   return SortAndIndex<WideKey>(run, m, layout, metric_dtype);
 }

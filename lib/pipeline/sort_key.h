@@ -73,6 +73,7 @@ struct KeyCodec<uint64_t> {
   // The value offset alone: equal for keys of equal value.
   uint64_t ValueOffset(uint64_t k) const { return layout.id_bits >= 64 ? 0 : k >> layout.id_bits; }
   static uint64_t FromOrdinal(u128 o) { return static_cast<uint64_t>(o); }
+  static u128 Ordinal(uint64_t k) { return k; }
 };
 
 template <>
@@ -92,6 +93,7 @@ struct KeyCodec<WideKey> {
   static WideKey FromOrdinal(u128 o) {
     return {static_cast<uint64_t>(o >> 64), static_cast<uint64_t>(o)};
   }
+  static u128 Ordinal(const WideKey& k) { return (u128{k.hi} << 64) | k.lo; }
 };
 
 }  // namespace dsanalyze

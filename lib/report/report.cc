@@ -123,6 +123,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
   Json summary = SummaryRunFields(info);
   summary["percentile_method"] = kPercentileMethod;
   if (info.files != AllOutputFiles()) summary[kSummaryFilesKey] = info.files;
+  if (!info.memory.is_null()) summary["memory"] = Json::parse(info.memory.dump());
   Json per_metric = Json::object();
   std::vector<CurriculumMetric> curriculum;
   for (const MetricEntry& m : metrics) {

@@ -61,6 +61,9 @@ struct RunInfo {
   // The chosen outputs (config output.files); summary.json lists them when
   // they are not all (output/analysis_layout.h).
   std::vector<std::string> files = AllOutputFiles();
+  // The run's memory plan (pipeline/memory_plan.h), written as "memory";
+  // null (no key) for a run without a memory limit.
+  nlohmann::json memory;
 };
 
 struct MetricEntry {

@@ -127,7 +127,8 @@ Status ScratchFile::ReadAt(uint64_t offset, void* data, size_t size) {
 
 Status CheckScratchDir(const std::string& dir) {
   struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return Status::BadInput("scratch " + dir + ": " + ErrnoText(errno));
+  if (::stat(dir.c_str(), &st) != 0)
+    return Status::BadInput("scratch " + dir + ": " + ErrnoText(errno));
   if (!S_ISDIR(st.st_mode)) return Status::BadInput("scratch " + dir + ": not a directory");
   Result<ScratchFile> probe = ScratchFile::Create(dir);
   if (!probe.ok()) return Status::BadInput(probe.status().message());

@@ -47,3 +47,17 @@ dsanalyze_add_mpi_test(NAME pipeline.progress RANKS 1 2 3
 # uint64, verify passes.
 dsanalyze_add_mpi_test(NAME pipeline.large_ids RANKS 1 2 3
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/large_ids_test.py)
+
+# The out-of-core sort (pipeline/out_of_core_sort.h): values in a spilling
+# ValueStore, sorted in passes, byte-identical to the in-memory sort.
+add_executable(out_of_core_sort_mpi_test ${CMAKE_CURRENT_LIST_DIR}/out_of_core_sort_mpi_test.cc)
+target_link_libraries(out_of_core_sort_mpi_test PRIVATE dsanalyze_lib)
+target_include_directories(out_of_core_sort_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+dsanalyze_add_mpi_test(NAME pipeline.out_of_core_sort RANKS 1 2 3
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:out_of_core_sort_mpi_test>)
+
+# A run under memory.limit_per_rank (pipeline/memory_plan.h): spilled runs
+# byte-identical to in-memory runs, summary.json's memory block, the scratch
+# left empty after success, a full scratch and a kill.
+dsanalyze_add_mpi_test(NAME pipeline.memory_limit RANKS 1 2 3 TIMEOUT 300
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/memory_limit_test.py)

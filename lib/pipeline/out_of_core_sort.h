@@ -1,0 +1,61 @@
+// The out-of-core sort: one metric's (value, id) keys sorted across the ranks
+// and written to its index files when they do not fit the memory limit
+// (memory_plan.h), without ever holding more than one pass of keys.
+//
+// Each rank's values wait in a ValueStore (value_store.h); keys are made
+// from them as they are read, never all at once:
+//
+//  1. Plan. A histogram of every rank's keys over 2^16 equal ranges of the
+//     key space (one scan of the store, two Allreduces) gives each range's
+//     global count and a bound on any one rank's count. Consecutive ranges
+//     are grouped into passes that fit `pass_keys` keys per rank, both before
+//     the exchange (the bound) and after it (the global count / p). A range
+//     too big on its own is histogrammed again, 16 bits finer; keys are
+//     unique, so this ends.
+//  2. Passes, in key order. Every rank scans its store for the keys in the
+//     pass's range and sorts them (local_sort.h SortKeys); the sample sort
+//     (sample_sort.h) spreads them evenly over the ranks; rank 0 appends them
+//     to the index files, open across passes (gather_write.h IndexGather).
+//
+// The output is byte-identical to the in-memory sort's: the same keys reach
+// the same writer in the same order. The price is one scan of the store per
+// pass (from memory, or from the scratch file and so mostly from the page
+// cache), instead of writing and merging sorted runs.
+//
+// Collective; the returned Status is the same on every rank.
+#pragma once
+
+#include <cstdint>
+
+#include "comm/comm.h"
+#include "pipeline/gather_write.h"
+#include "pipeline/local_sort.h"
+#include "pipeline/sort_key.h"
+#include "pipeline/stage_clock.h"
+#include "pipeline/value_store.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+struct OutOfCoreSortOptions {
+  uint64_t pass_keys = 0;  // the most keys a rank may hold in one pass
+  unsigned threads = 1;    // for the local sort
+};
+
+// What the sort did, for the log and summary.json.
+struct OutOfCoreSortStats {
+  uint64_t passes = 0;
+  uint64_t plan_scans = 0;  // histogram scans of the store
+};
+
+// Sorts the keys of every rank's `store` (its value i has id ids[i]) and
+// appends them, in global order, to `gather` (opened and finished by the
+// caller). Times go to `clock`: planning, scanning and the local sort to
+// local_sort; the sample sort's phases to splitters, exchange and merge; the
+// appends to write.
+template <class Key>
+Status OutOfCoreSort(const Comm& comm, ValueStore& store, const LocalIds& ids,
+                     const KeyCodec<Key>& codec, const OutOfCoreSortOptions& options,
+                     IndexGather<Key>& gather, StageClock& clock, OutOfCoreSortStats* stats);
+
+}  // namespace dsanalyze
