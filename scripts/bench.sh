@@ -385,19 +385,38 @@ run_floor() {
 if want FLOOR || want FLOORG; then build_floor; fi
 want FLOOR && run_floor FLOOR all
 want FLOORG && run_floor FLOORG index
+# same_as_e NAME: NAME's metric files (all of them, or for G the ones it
+# writes) must hash as E's did in this invocation; exits 1 when not.
+same_as_e() {
+  local out="$scratch/out-$1"
+  [[ -f "$scratch/E.sha1" && -f "$out/summary.json" ]] || return 0
+  if sha1_files "$out" | grep -vxFf "$scratch/E.sha1" >&2; then
+    echo "bench: $1: the metric files above differ from E's" >&2
+    exit 1
+  fi
+  [[ $1 == G ]] || cmp -s <(sha1_files "$out") "$scratch/E.sha1" ||
+    { echo "bench: $1: not every file of E was written" >&2; exit 1; }
+  echo "bench: $1: its $(sha1_files "$out" | wc -l) metric files equal E's (sha1)" >&2
+}
 if want E; then
   run_case E 2 "$(seed_config $n_e "$seed_metrics" "$scratch/out-E")" keep
-  if want HE && [[ -f "$scratch/out-E/summary.json" ]]; then sha1_files "$scratch/out-E" > "$scratch/E.sha1"; fi
+  if [[ -f "$scratch/out-E/summary.json" ]]; then sha1_files "$scratch/out-E" > "$scratch/E.sha1"; fi
   rm -rf "$scratch/out-E"
 fi
 if want F; then
   mkdir -p "$scratch/spill"
   run_case F 2 "$(seed_config $n_e "$seed_metrics" "$scratch/out-F" 10000 "" \
-    ", \"memory\": {\"limit_per_rank\": \"2GiB\", \"scratch\": \"$scratch/spill\"}")"
-  rm -rf "$scratch/spill"
+    ", \"memory\": {\"limit_per_rank\": \"2GiB\", \"scratch\": \"$scratch/spill\"}")" keep
+  same_as_e F
+  [[ -z "$(ls -A "$scratch/spill")" ]] || { echo "bench: F: the scratch is not empty" >&2; exit 1; }
+  rm -rf "$scratch/spill" "$scratch/out-F"
 fi
-want G && run_case G 2 "$(seed_config $n_e "$seed_metrics" "$scratch/out-G" 10000 \
-  ', "files": ["index_to_sample", "index_to_metric", "percentile_merged", "metric_value", "reports"]')"
+if want G; then
+  run_case G 2 "$(seed_config $n_e "$seed_metrics" "$scratch/out-G" 10000 \
+    ', "files": ["index_to_sample", "index_to_metric", "percentile_merged", "metric_value", "reports"]')" keep
+  same_as_e G
+  rm -rf "$scratch/out-G"
+fi
 want HE && run_merge HE "$n_e"
 # --- end of the floor and the 1e9-sample cases ---
 want J && run_jsonl J simdjson

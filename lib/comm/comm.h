@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "util/huge_pages.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -132,6 +133,7 @@ class Comm {
     std::vector<uint64_t> rc;
     std::vector<T> out;
     AlltoallvBytes(send.data(), send_counts, sizeof(T), &rc, [&](uint64_t total) {
+      ReserveOnHugePages(out, total);
       out.resize(total);
       return static_cast<void*>(out.data());
     });

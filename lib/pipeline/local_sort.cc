@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "util/huge_pages.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {
@@ -56,7 +57,7 @@ void CountingPass(uint64_t n, unsigned shift, uint64_t mask, unsigned threads, L
 std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
                                 const KeyCodec<uint64_t>& codec, unsigned threads) {
   const uint64_t n = values.size();
-  std::vector<uint64_t> keys(n);
+  std::vector<uint64_t> keys = HugePageVector<uint64_t>(n);
   const unsigned lo = ids.consecutive() ? std::min(codec.layout.id_bits, 64u) : 0;
   const unsigned hi = std::min(codec.layout.total_bits(), 64u);
   auto encode = [&](uint64_t i) { return codec.Encode(values[i], ids[i]); };
@@ -90,7 +91,7 @@ void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, unsigned bits, unsigned 
   const unsigned passes = (bits + 15) / 16;
   const unsigned digit = (bits + passes - 1) / passes;
   const uint64_t mask = (uint64_t{1} << digit) - 1;
-  std::vector<uint64_t> scratch(n);
+  std::vector<uint64_t> scratch = HugePageVector<uint64_t>(n);
   for (unsigned p = 0; p < passes; ++p) {
     const uint64_t* src = keys->data();
     CountingPass(
@@ -107,7 +108,7 @@ void SortKeys(std::vector<WideKey>* keys, const WideKey& /*lo*/, unsigned /*bits
 
 std::vector<WideKey> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
                                const KeyCodec<WideKey>& codec, unsigned /*threads*/) {
-  std::vector<WideKey> keys(values.size());
+  std::vector<WideKey> keys = HugePageVector<WideKey>(values.size());
   for (size_t i = 0; i < values.size(); ++i) keys[i] = codec.Encode(values[i], ids[i]);
   std::vector<int64_t>().swap(values);
   if (ids.consecutive()) {

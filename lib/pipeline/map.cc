@@ -2,6 +2,7 @@
 
 #include "util/checked_add.h"
 #include "util/fault_point.h"
+#include "util/huge_pages.h"
 #include "util/interrupt.h"
 
 namespace dsanalyze {
@@ -18,7 +19,7 @@ MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
   workers_.resize(threads);
   for (unsigned t = 0; t < threads; ++t) workers_[t].range = SplitRange(range, threads, t);
   result_.values.resize(single_.size());
-  for (auto& v : result_.values) v.resize(range.size());
+  for (auto& v : result_.values) v = HugePageVector<int64_t>(range.size());
 }
 
 MapJob::~MapJob() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/sample_sort.h"
+#include "util/huge_pages.h"
 
 namespace dsanalyze {
 namespace {
@@ -108,7 +109,7 @@ Result<std::vector<Key>> SelectSorted(ValueStore& store, const LocalIds& ids,
                                       const KeyCodec<Key>& codec, const KeyRange& pass,
                                       unsigned threads) {
   std::vector<Key> keys;
-  keys.reserve(pass.local);
+  ReserveOnHugePages(keys, pass.local);
   DSA_RETURN_IF_ERROR(ForEachKey(store, ids, codec, [&](const Key& k) {
     const u128 o = KeyCodec<Key>::Ordinal(k);
     if (o >= pass.lo && o <= pass.hi) keys.push_back(k);

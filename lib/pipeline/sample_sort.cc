@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/fault_point.h"
+#include "util/huge_pages.h"
 
 namespace dsanalyze {
 namespace {
@@ -18,7 +19,7 @@ uint64_t CountAtMost(const std::vector<Key>& sorted, u128 ordinal) {
 // Merges consecutive sorted runs of `data` (lengths `runs`) into one sorted array.
 template <class Key>
 std::vector<Key> MergeRuns(std::vector<Key> data, std::vector<uint64_t> runs) {
-  std::vector<Key> tmp(data.size());
+  std::vector<Key> tmp = HugePageVector<Key>(data.size());
   while (runs.size() > 1) {
     std::vector<uint64_t> merged;
     uint64_t off = 0;

@@ -3,6 +3,7 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fault_point.cc
   ${CMAKE_CURRENT_LIST_DIR}/terminal.cc
   ${CMAKE_CURRENT_LIST_DIR}/file_util.cc
+  ${CMAKE_CURRENT_LIST_DIR}/huge_pages.cc
   ${CMAKE_CURRENT_LIST_DIR}/interrupt.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_usage.cc
   ${CMAKE_CURRENT_LIST_DIR}/scratch_file.cc
