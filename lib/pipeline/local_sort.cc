@@ -1,6 +1,7 @@
 #include "pipeline/local_sort.h"
 
 #include <algorithm>
+#include <bit>
 #include <thread>
 
 #include "util/huge_pages.h"
@@ -82,27 +83,27 @@ std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& i
   return keys;
 }
 
-void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, unsigned bits, unsigned threads) {
+void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, uint64_t hi, unsigned sorted_low_bits,
+              unsigned threads) {
   const uint64_t n = keys->size();
-  if (n < 2 || bits == 0) return;
-  // Sorting offsets from lo: the digits of key - lo, not of key, so that
-  // `bits` bits cover the range.
-  for (uint64_t& k : *keys) k -= lo;
-  const unsigned passes = (bits + 15) / 16;
-  const unsigned digit = (bits + passes - 1) / passes;
+  // Every key agrees with lo and hi above their highest differing bit.
+  const unsigned top = static_cast<unsigned>(std::bit_width(lo ^ hi));
+  const unsigned from = std::min(sorted_low_bits, top);
+  if (n < 2 || top <= from) return;
+  const unsigned passes = (top - from + 15) / 16;
+  const unsigned digit = (top - from + passes - 1) / passes;
   const uint64_t mask = (uint64_t{1} << digit) - 1;
   std::vector<uint64_t> scratch = HugePageVector<uint64_t>(n);
   for (unsigned p = 0; p < passes; ++p) {
     const uint64_t* src = keys->data();
     CountingPass(
-        n, p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, scratch.data());
+        n, from + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, scratch.data());
     keys->swap(scratch);
   }
-  for (uint64_t& k : *keys) k += lo;
 }
 
-void SortKeys(std::vector<WideKey>* keys, const WideKey& /*lo*/, unsigned /*bits*/,
-              unsigned /*threads*/) {
+void SortKeys(std::vector<WideKey>* keys, const WideKey& /*lo*/, const WideKey& /*hi*/,
+              unsigned /*sorted_low_bits*/, unsigned /*threads*/) {
   std::sort(keys->begin(), keys->end());
 }
 

@@ -35,10 +35,15 @@ std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& i
 std::vector<WideKey> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,
                                const KeyCodec<WideKey>& codec, unsigned threads);
 
-// Sorts keys that all lie in [lo, lo + 2^bits) (a pass of the out-of-core
-// sort, out_of_core_sort.h): packed keys by the same stable radix passes over
-// bits [0, bits) of key - lo, wide keys by comparison.
-void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, unsigned bits, unsigned threads);
-void SortKeys(std::vector<WideKey>* keys, const WideKey& lo, unsigned bits, unsigned threads);
+// Sorts keys that all lie in [lo, hi] (a pass of the out-of-core sort,
+// out_of_core_sort.h). Packed keys: a stable radix sort over the bits below
+// the highest bit in which lo and hi differ (every key agrees with them
+// above it), and of those only the bits from `sorted_low_bits` up: pass the
+// id bits when the keys arrive in ascending id order (consecutive ids, kept
+// in store order), as SortPairs does. Wide keys: a comparison sort.
+void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, uint64_t hi, unsigned sorted_low_bits,
+              unsigned threads);
+void SortKeys(std::vector<WideKey>* keys, const WideKey& lo, const WideKey& hi,
+              unsigned sorted_low_bits, unsigned threads);
 
 }  // namespace dsanalyze

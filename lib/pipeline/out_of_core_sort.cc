@@ -40,10 +40,10 @@ Status ForEachKey(ValueStore& store, const LocalIds& ids, const KeyCodec<Key>& c
 }
 
 // The keys of `range` counted in equal sub-ranges of 2^shift ordinals: this
-// rank's counts, the sums over ranks, and the largest count on any one rank.
+// rank's counts and the sums over ranks.
 struct Histogram {
   unsigned shift = 0;
-  std::vector<uint64_t> local, sum, max;
+  std::vector<uint64_t> local, sum;
 };
 
 template <class Key>
@@ -59,47 +59,102 @@ Result<Histogram> HistogramOf(const Comm& comm, ValueStore& store, const LocalId
   });
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
   h.sum = comm.Allreduce<uint64_t>(h.local, MPI_SUM);
-  h.max = comm.Allreduce<uint64_t>(h.local, MPI_MAX);
   return h;
 }
 
-// Splits `range` into passes of at most `cap` keys per rank (before the
-// exchange: bounded by the sum of per-range maxima; after it: the global
-// count / p), appended to `passes` in key order. Collective: every decision
-// is taken on global counts, so every rank makes the same ones.
+// Consecutive histogram buckets [first, last] planned as one pass; or, with
+// `refine`, one bucket too big on its own, to be histogrammed 16 bits finer.
+struct BucketGroup {
+  size_t first = 0, last = 0;
+  bool refine = false;
+};
+
+// Groups the buckets greedily by their global count: at most cap · p keys a
+// group, so at most `cap` on each rank after the exchange. A bucket above
+// that on its own is to be refined. Groups are filled to 15/16 of that: the
+// ranks' shares of a group are rarely exactly equal, and a group one rank
+// holds more than `cap` of is halved (SplitToLocalCap), which costs a pass.
+std::vector<BucketGroup> GroupByGlobalCount(const Histogram& h, uint64_t cap, uint64_t p) {
+  const uint64_t fill = cap * p - cap * p / 16;
+  std::vector<BucketGroup> groups;
+  uint64_t sum = 0;
+  bool open = false;
+  for (size_t b = 0; b < h.sum.size(); ++b) {
+    if ((h.sum[b] + p - 1) / p > cap && h.shift > 0) {
+      groups.push_back({b, b, true});
+      open = false;
+      continue;
+    }
+    if (open && sum + h.sum[b] <= fill) {
+      groups.back().last = b;
+      sum += h.sum[b];
+      continue;
+    }
+    groups.push_back({b, b, false});
+    sum = h.sum[b];
+    open = true;
+  }
+  return groups;
+}
+
+// Halves every group of which some rank holds more than `cap` keys (before
+// the exchange), until no rank does; a single bucket that does is to be
+// refined. One Allreduce of the groups' counts per round; every rank takes
+// the same decisions.
+void SplitToLocalCap(const Comm& comm, const Histogram& h, uint64_t cap,
+                     std::vector<BucketGroup>* groups) {
+  std::vector<uint64_t> before(h.local.size() + 1, 0);  // prefix sums of h.local
+  for (size_t b = 0; b < h.local.size(); ++b) before[b + 1] = before[b] + h.local[b];
+  for (bool split = true; split;) {
+    std::vector<uint64_t> local;
+    for (const BucketGroup& g : *groups) local.push_back(before[g.last + 1] - before[g.first]);
+    const std::vector<uint64_t> most = comm.Allreduce<uint64_t>(local, MPI_MAX);
+    std::vector<BucketGroup> next;
+    split = false;
+    for (size_t i = 0; i < groups->size(); ++i) {
+      BucketGroup g = (*groups)[i];
+      if (g.refine || most[i] <= cap || (g.first == g.last && h.shift == 0)) {
+        next.push_back(g);
+      } else if (g.first == g.last) {
+        next.push_back({g.first, g.last, true});
+      } else {
+        const size_t mid = g.first + (g.last - g.first) / 2;
+        next.push_back({g.first, mid, false});
+        next.push_back({mid + 1, g.last, false});
+        split = true;
+      }
+    }
+    *groups = std::move(next);
+  }
+}
+
+// Splits `range` into passes of at most `cap` keys on every rank, before the
+// exchange and after it, appended to `passes` in key order. Collective: every
+// decision is taken on global counts, so every rank makes the same ones.
 template <class Key>
 Status PlanPasses(const Comm& comm, ValueStore& store, const LocalIds& ids,
                   const KeyCodec<Key>& codec, const KeyRange& range, uint64_t cap,
                   std::vector<KeyRange>* passes, OutOfCoreSortStats* stats) {
   DSA_ASSIGN_OR_RETURN(Histogram h, HistogramOf(comm, store, ids, codec, range));
   ++stats->plan_scans;
-  const uint64_t p = static_cast<uint64_t>(comm.size());
-  auto need = [p](uint64_t sum, uint64_t max) { return std::max(max, (sum + p - 1) / p); };
-  KeyRange cur;
-  uint64_t cur_sum = 0, cur_max = 0;
-  bool open = false;
-  auto close = [&] {
-    if (open && cur_sum > 0) passes->push_back(cur);
-    open = false;
-    cur_sum = cur_max = 0;
-  };
-  for (size_t b = 0; b < h.sum.size(); ++b) {
-    const u128 lo = range.lo + (u128{b} << h.shift);
-    const u128 hi = std::min(range.hi, lo + ((u128{1} << h.shift) - 1));
-    if (need(h.sum[b], h.max[b]) > cap && h.shift > 0) {
-      close();
-      DSA_RETURN_IF_ERROR(PlanPasses(comm, store, ids, codec, {lo, hi, 0}, cap, passes, stats));
-      continue;
+  std::vector<BucketGroup> groups = GroupByGlobalCount(h, cap, comm.size());
+  SplitToLocalCap(comm, h, cap, &groups);
+  for (const BucketGroup& g : groups) {
+    const u128 lo = range.lo + (u128{g.first} << h.shift);
+    const u128 last = range.lo + (u128{g.last} << h.shift);  // the last bucket's first key
+    const u128 hi = std::min(range.hi, last + ((u128{1} << h.shift) - 1));
+    uint64_t global = 0, local = 0;
+    for (size_t b = g.first; b <= g.last; ++b) {
+      global += h.sum[b];
+      local += h.local[b];
     }
-    if (open && need(cur_sum + h.sum[b], cur_max + h.max[b]) > cap) close();
-    if (!open) cur = {lo, hi, 0};
-    open = true;
-    cur.hi = hi;
-    cur.local += h.local[b];
-    cur_sum += h.sum[b];
-    cur_max += h.max[b];
+    if (global == 0) continue;
+    if (g.refine) {
+      DSA_RETURN_IF_ERROR(PlanPasses(comm, store, ids, codec, {lo, hi, 0}, cap, passes, stats));
+    } else {
+      passes->push_back({lo, hi, local});
+    }
   }
-  close();
   return Status::OK();
 }
 
@@ -114,7 +169,10 @@ Result<std::vector<Key>> SelectSorted(ValueStore& store, const LocalIds& ids,
     const u128 o = KeyCodec<Key>::Ordinal(k);
     if (o >= pass.lo && o <= pass.hi) keys.push_back(k);
   }));
-  SortKeys(&keys, KeyCodec<Key>::FromOrdinal(pass.lo), BitWidth(pass.hi - pass.lo), threads);
+  // Scanned in store order, keys of consecutive ids ascend in id.
+  const unsigned sorted_low_bits = ids.consecutive() ? codec.layout.id_bits : 0;
+  SortKeys(&keys, KeyCodec<Key>::FromOrdinal(pass.lo), KeyCodec<Key>::FromOrdinal(pass.hi),
+           sorted_low_bits, threads);
   return keys;
 }
 

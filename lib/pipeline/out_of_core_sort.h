@@ -6,12 +6,13 @@
 // from them as they are read, never all at once:
 //
 //  1. Plan. A histogram of every rank's keys over 2^16 equal ranges of the
-//     key space (one scan of the store, two Allreduces) gives each range's
-//     global count and a bound on any one rank's count. Consecutive ranges
-//     are grouped into passes that fit `pass_keys` keys per rank, both before
-//     the exchange (the bound) and after it (the global count / p). A range
-//     too big on its own is histogrammed again, 16 bits finer; keys are
-//     unique, so this ends.
+//     key space (one scan of the store, one Allreduce) gives each range's
+//     global count. Consecutive ranges are grouped into passes of at most
+//     `pass_keys` · p keys (so at most `pass_keys` per rank after the
+//     exchange); a pass that some rank holds more than `pass_keys` of before
+//     the exchange (an Allreduce of the passes' local counts tells) is halved
+//     until none is. A range too big on its own is histogrammed again, 16
+//     bits finer; keys are unique, so this ends.
 //  2. Passes, in key order. Every rank scans its store for the keys in the
 //     pass's range and sorts them (local_sort.h SortKeys); the sample sort
 //     (sample_sort.h) spreads them evenly over the ranks; rank 0 appends them

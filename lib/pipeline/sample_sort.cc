@@ -16,10 +16,14 @@ uint64_t CountAtMost(const std::vector<Key>& sorted, u128 ordinal) {
   return static_cast<uint64_t>(std::upper_bound(sorted.begin(), sorted.end(), k) - sorted.begin());
 }
 
-// Merges consecutive sorted runs of `data` (lengths `runs`) into one sorted array.
+// Merges consecutive sorted runs of `data` (lengths `runs`) into one sorted
+// array, with `tmp` (any contents) as the second buffer.
 template <class Key>
-std::vector<Key> MergeRuns(std::vector<Key> data, std::vector<uint64_t> runs) {
-  std::vector<Key> tmp = HugePageVector<Key>(data.size());
+std::vector<Key> MergeRuns(std::vector<Key> data, std::vector<uint64_t> runs,
+                           std::vector<Key> tmp) {
+  if (runs.size() <= 1) return data;
+  if (tmp.capacity() < data.size()) tmp = HugePageVector<Key>(data.size());
+  tmp.resize(data.size());
   while (runs.size() > 1) {
     std::vector<uint64_t> merged;
     uint64_t off = 0;
@@ -112,9 +116,11 @@ std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned 
   FaultPoint("exchange");  // test-only (util/fault_point.h)
   std::vector<Key> received =
       comm.Alltoallv<Key>(std::span<const Key>(sorted), send_counts, &recv_counts);
-  std::vector<Key>().swap(sorted);
   double t2 = Now();
-  std::vector<Key> merged = MergeRuns(std::move(received), std::move(recv_counts));
+  // The sent keys' memory is the merge's second buffer: a fresh one would
+  // be faulted in and zeroed page by page (the peak is the same).
+  std::vector<Key> merged =
+      MergeRuns(std::move(received), std::move(recv_counts), std::move(sorted));
   double t3 = Now();
   if (times) {
     times->splitters += t1 - t0;

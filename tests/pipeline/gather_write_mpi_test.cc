@@ -12,7 +12,6 @@
 // on rank 0 stopping the write with no file left.
 // Exits non-zero if any check failed, naming each failure.
 #include <mpi.h>
-#include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
 #include <atomic>
@@ -32,6 +31,7 @@
 #include "pipeline/gather_write.h"
 #include "pipeline/sort_key.h"
 #include "support/mpi_check.h"
+#include "support/shared_temp_dir.h"
 #include "util/interrupt.h"
 
 namespace dsanalyze {
@@ -395,18 +395,6 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
   Check(comm, left.empty(), "signal on rank 0: sample_to_metric left behind:" + left);
 }
 
-// A fresh directory made by rank 0, its name sent to every rank.
-std::string MakeSharedTempDir(const Comm& comm) {
-  char name[256] = {};
-  if (comm.is_root()) {
-    std::string templ = (std::filesystem::temp_directory_path() / "gather_write_test.XXXXXX");
-    std::snprintf(name, sizeof(name), "%s", templ.c_str());
-    if (mkdtemp(name) == nullptr) name[0] = '\0';
-  }
-  MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, comm.raw());
-  return name;
-}
-
 void RunIndexDatasets(const Comm& comm, CaseSetup* setup) {
   std::mt19937_64& rng = setup->rng;
   RunIndexCases<uint64_t>(comm, setup, MakeDataset("N = 0", 0, 0, 0, 1, 0, 0, rng));
@@ -439,7 +427,7 @@ int main(int argc, char** argv) {
   const Comm comm;
   HandleOversubscription(comm, false);  // as the tool does: waiting ranks yield
   CaseSetup setup;
-  setup.dir = MakeSharedTempDir(comm);
+  setup.dir = test::MakeSharedTempDir(comm, "gather_write_test");
   test::Check(comm, !setup.dir.empty(), "mkdtemp");
   if (!setup.dir.empty()) {
     RunIndexDatasets(comm, &setup);

@@ -14,7 +14,6 @@
 // no samples, fewer samples than ranks.
 // Exits non-zero if any check failed, naming each failure.
 #include <mpi.h>
-#include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
 #include <cstdio>
@@ -36,6 +35,7 @@
 #include "pipeline/sort_key.h"
 #include "pipeline/value_store.h"
 #include "support/mpi_check.h"
+#include "support/shared_temp_dir.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {
@@ -183,17 +183,6 @@ std::string CompareFolders(const Case& c, const std::string& a, const std::strin
   return "";
 }
 
-std::string MakeSharedTempDir(const Comm& comm) {
-  char name[256] = {};
-  if (comm.is_root()) {
-    std::string templ = (std::filesystem::temp_directory_path() / "ooc_sort_test.XXXXXX");
-    std::snprintf(name, sizeof(name), "%s", templ.c_str());
-    if (mkdtemp(name) == nullptr) name[0] = '\0';
-  }
-  MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, comm.raw());
-  return name;
-}
-
 template <class Key>
 void RunCase(const Comm& comm, const std::string& root, const Case& c) {
   const Local l = MakeLocal(comm, c);
@@ -253,7 +242,7 @@ int main(int argc, char** argv) {
   MpiEnvironment env(&argc, &argv);
   const Comm comm;
   HandleOversubscription(comm, false);  // as the tool does: waiting ranks yield
-  const std::string root = MakeSharedTempDir(comm);
+  const std::string root = test::MakeSharedTempDir(comm, "ooc_sort_test");
   test::Check(comm, !root.empty(), "mkdtemp");
   if (!root.empty()) RunCases(comm, root);
   comm.Barrier();
