@@ -22,7 +22,10 @@ template <class Key>
 std::vector<Key> MergeRuns(std::vector<Key> data, std::vector<uint64_t> runs,
                            std::vector<Key> tmp) {
   if (runs.size() <= 1) return data;
-  if (tmp.capacity() < data.size()) tmp = HugePageVector<Key>(data.size());
+  if (tmp.capacity() < data.size()) {
+    std::vector<Key>().swap(tmp);  // freed first: never three buffers at once
+    tmp = HugePageVector<Key>(data.size());
+  }
   tmp.resize(data.size());
   while (runs.size() > 1) {
     std::vector<uint64_t> merged;
