@@ -80,7 +80,7 @@ WriteOptions WriteOptionsOf(const OutputConfig& output, Progress& progress) {
 MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
   size_t single = 0;
   for (const PlannedMetric& m : plan)
-    single += !m.precomputed && m.type() == MetricType::kSingleValuePerSample &&
+    single += m.type() == MetricType::kSingleValuePerSample &&
               WritesAnyKindOf(run.config.output.files, m.type());
   const uint64_t most = run.comm.Allreduce<uint64_t>(run.samples.range.size(), MPI_MAX);
   MemoryPlan memory = PlanMemory(run.config.memory, most, single);
@@ -147,19 +147,18 @@ Status KeepWindow(MapResult& window, const MapTargets& t) {
 
 // Under a spilled memory plan, each single-value metric's values go to a
 // ValueStore; the windows are as many on every rank (some may be empty).
-Status MakeStores(const RunState& run, const MapTargets& t) {
-  if (!run.memory.spill) return Status::OK();
+void MakeStores(const RunState& run, const MapTargets& t) {
+  if (!run.memory.spill) return;
   for (PlannedMetric* m : t.single_of)
     if (!m->metric->rank_bins())
       m->store = std::make_unique<ValueStore>(run.memory.store_bytes, run.memory.scratch);
-  return Status::OK();
 }
 
 // The map stage, in one window or (under a spilled memory plan) in windows
 // of run.memory.window samples, with job-wide progress on rank 0.
 Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
   MapTargets t = MapTargetsOf(run, plan);
-  DSA_RETURN_IF_ERROR(MakeStores(run, t));
+  MakeStores(run, t);
   const SampleRange range = run.samples.range;
   const uint64_t most = run.comm.Allreduce<uint64_t>(range.size(), MPI_MAX);
   const uint64_t window = run.memory.spill ? run.memory.window : std::max<uint64_t>(most, 1);
