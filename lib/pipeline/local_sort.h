@@ -8,8 +8,9 @@
 // ids), a stable sort on the value bits alone already gives (value, id) order:
 // for value ranges up to 2^16 that is a single counting pass. Passes use
 // `threads` threads over contiguous chunks with per-thread histograms, so the
-// result does not depend on the thread count. Wide keys fall back to
-// comparison sorting.
+// result does not depend on the thread count. Each pass stages a bucket's
+// keys in a cache line of their own and streams whole lines to memory
+// (local_sort.cc says why). Wide keys fall back to comparison sorting.
 #pragma once
 
 #include <cstdint>
