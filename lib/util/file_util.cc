@@ -68,7 +68,7 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
 }
 
 OutputFile::OutputFile(OutputFile&& other) noexcept
-    : fd_(other.fd_), path_(std::move(other.path_)) {
+    : fd_(other.fd_), path_(std::move(other.path_)), undropped_(other.undropped_) {
   other.fd_ = -1;
 }
 
@@ -106,8 +106,18 @@ Status OutputFile::WriteAt(uint64_t offset, const void* data, size_t size) {
     p += n;
     size -= static_cast<size_t>(n);
     offset += static_cast<uint64_t>(n);
+    DropBehind(static_cast<uint64_t>(n));
   }
   return Status::OK();
+}
+
+void OutputFile::DropBehind(uint64_t written) {
+  undropped_ += written;
+  if (undropped_ < kDropBehindBytes) return;
+  undropped_ = 0;
+  // Starts writeback of the dirty pages and drops the clean ones; only advice,
+  // so an error (a file system without it) changes nothing.
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
 }
 
 Status OutputFile::Close(bool sync) {

@@ -3,8 +3,14 @@
 // MappedFile owns a read-only mapping of a whole file; views into it are valid
 // while the MappedFile lives (it is move-only, and moving keeps the address).
 // OutputFile owns a file descriptor opened for writing, with positional writes
-// that report short writes and ENOSPC as errors naming the file. Neither class
-// is safe for concurrent use of one object from several threads.
+// that report short writes and ENOSPC as errors naming the file. After every
+// 256 MiB it writes, it asks the kernel to drop the file's pages that have
+// reached the disk (drop-behind): a run writes tens of GB that it never reads
+// back, and left in the page cache they crowd out memory and stall the writer
+// at the kernel's dirty limit. Measured on the 2-core VM of
+// docs/benchmarks.md, 8 GiB written in 16 MiB pwrites then fdatasync: 20.2
+// and 21.7 s plainly, 5.4 and 5.6 s with drop-behind. Neither class is safe
+// for concurrent use of one object from several threads.
 #pragma once
 
 #include <cstddef>
@@ -57,8 +63,12 @@ class OutputFile {
   const std::string& path() const { return path_; }
 
  private:
+  static constexpr uint64_t kDropBehindBytes = uint64_t{256} << 20;
+  void DropBehind(uint64_t written);
+
   int fd_ = -1;
   std::string path_;
+  uint64_t undropped_ = 0;  // bytes written since the last drop-behind
 };
 
 // Renames `from` to `to`, replacing `to`.
