@@ -125,15 +125,16 @@ class Comm {
 
   // Sends send[displ..] blocks: send_counts[r] elements go to rank r. Returns
   // what every rank sent here, in rank order; recv_counts (if given) receives
-  // the per-source element counts.
+  // the per-source element counts. The result reuses `out`'s memory when it
+  // is big enough (its contents are dropped).
   template <class T>
   std::vector<T> Alltoallv(std::span<const T> send, std::span<const uint64_t> send_counts,
-                           std::vector<uint64_t>* recv_counts = nullptr) const {
+                           std::vector<uint64_t>* recv_counts = nullptr,
+                           std::vector<T> out = {}) const {
     static_assert(std::is_trivially_copyable_v<T>);
     std::vector<uint64_t> rc;
-    std::vector<T> out;
     AlltoallvBytes(send.data(), send_counts, sizeof(T), &rc, [&](uint64_t total) {
-      ReserveOnHugePages(out, total);
+      ReserveReusing(out, total);
       out.resize(total);
       return static_cast<void*>(out.data());
     });

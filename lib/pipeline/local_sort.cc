@@ -155,7 +155,7 @@ std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& i
 }
 
 void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, uint64_t hi, unsigned sorted_low_bits,
-              unsigned threads) {
+              unsigned threads, std::vector<uint64_t>* scratch) {
   const uint64_t n = keys->size();
   // Every key agrees with lo and hi above their highest differing bit.
   const unsigned top = static_cast<unsigned>(std::bit_width(lo ^ hi));
@@ -164,17 +164,19 @@ void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, uint64_t hi, unsigned so
   const unsigned passes = (top - from + 15) / 16;
   const unsigned digit = (top - from + passes - 1) / passes;
   const uint64_t mask = (uint64_t{1} << digit) - 1;
-  std::vector<uint64_t> scratch = HugePageVector<uint64_t>(n);
+  ReserveReusing(*scratch, n);
+  scratch->resize(n);
   for (unsigned p = 0; p < passes; ++p) {
     const uint64_t* src = keys->data();
     CountingPass(
-        n, from + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, scratch.data());
-    keys->swap(scratch);
+        n, from + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, scratch->data());
+    keys->swap(*scratch);
   }
 }
 
 void SortKeys(std::vector<WideKey>* keys, const WideKey& /*lo*/, const WideKey& /*hi*/,
-              unsigned /*sorted_low_bits*/, unsigned /*threads*/) {
+              unsigned /*sorted_low_bits*/, unsigned /*threads*/,
+              std::vector<WideKey>* /*scratch*/) {
   std::sort(keys->begin(), keys->end());
 }
 

@@ -41,10 +41,13 @@ std::vector<WideKey> SortPairs(std::vector<int64_t>&& values, const LocalIds& id
 // the highest bit in which lo and hi differ (every key agrees with them
 // above it), and of those only the bits from `sorted_low_bits` up: pass the
 // id bits when the keys arrive in ascending id order (consecutive ids, kept
-// in store order), as SortPairs does. Wide keys: a comparison sort.
+// in store order), as SortPairs does. `scratch` (any contents) is the radix
+// sort's second buffer, kept by the caller so that pass after pass reuses its
+// memory; it is left holding the buffer the keys are not in. Wide keys: a
+// comparison sort, no scratch.
 void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, uint64_t hi, unsigned sorted_low_bits,
-              unsigned threads);
+              unsigned threads, std::vector<uint64_t>* scratch);
 void SortKeys(std::vector<WideKey>* keys, const WideKey& lo, const WideKey& hi,
-              unsigned sorted_low_bits, unsigned threads);
+              unsigned sorted_low_bits, unsigned threads, std::vector<WideKey>* scratch);
 
 }  // namespace dsanalyze

@@ -17,15 +17,14 @@ uint64_t CountAtMost(const std::vector<Key>& sorted, u128 ordinal) {
 }
 
 // Merges consecutive sorted runs of `data` (lengths `runs`) into one sorted
-// array, with `tmp` (any contents) as the second buffer.
+// array, with *tmp (any contents) as the second buffer; *tmp is left holding
+// whichever buffer the result is not in.
 template <class Key>
 std::vector<Key> MergeRuns(std::vector<Key> data, std::vector<uint64_t> runs,
-                           std::vector<Key> tmp) {
+                           std::vector<Key>* tmp_buffer) {
   if (runs.size() <= 1) return data;
-  if (tmp.capacity() < data.size()) {
-    std::vector<Key>().swap(tmp);  // freed first: never three buffers at once
-    tmp = HugePageVector<Key>(data.size());
-  }
+  std::vector<Key>& tmp = *tmp_buffer;
+  ReserveReusing(tmp, data.size());  // never three buffers at once
   tmp.resize(data.size());
   while (runs.size() > 1) {
     std::vector<uint64_t> merged;
@@ -108,7 +107,7 @@ std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>
 
 template <class Key>
 std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned key_bits,
-                            SampleSortTimes* times) {
+                            SampleSortTimes* times, std::vector<Key>* spare) {
   if (comm.size() == 1) return sorted;
   double t0 = Now();
   std::vector<uint64_t> split = SelectExactSplits(comm, sorted, key_bits);
@@ -118,12 +117,13 @@ std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned 
   std::vector<uint64_t> recv_counts;
   FaultPoint("exchange");  // test-only (util/fault_point.h)
   std::vector<Key> received =
-      comm.Alltoallv<Key>(std::span<const Key>(sorted), send_counts, &recv_counts);
+      comm.Alltoallv<Key>(std::span<const Key>(sorted), send_counts, &recv_counts,
+                          spare ? std::move(*spare) : std::vector<Key>{});
   double t2 = Now();
   // The sent keys' memory is the merge's second buffer: a fresh one would
   // be faulted in and zeroed page by page (the peak is the same).
-  std::vector<Key> merged =
-      MergeRuns(std::move(received), std::move(recv_counts), std::move(sorted));
+  std::vector<Key> merged = MergeRuns(std::move(received), std::move(recv_counts), &sorted);
+  if (spare) *spare = std::move(sorted);
   double t3 = Now();
   if (times) {
     times->splitters += t1 - t0;
@@ -142,8 +142,8 @@ template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<
 template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<WideKey>&,
                                                  unsigned);
 template std::vector<uint64_t> SampleSort(const Comm&, std::vector<uint64_t>, unsigned,
-                                          SampleSortTimes*);
+                                          SampleSortTimes*, std::vector<uint64_t>*);
 template std::vector<WideKey> SampleSort(const Comm&, std::vector<WideKey>, unsigned,
-                                         SampleSortTimes*);
+                                         SampleSortTimes*, std::vector<WideKey>*);
 
 }  // namespace dsanalyze

@@ -46,8 +46,11 @@ template <class Key>
 std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>& sorted,
                                         unsigned key_bits);
 
+// `spare` (optional): a buffer to receive into, left holding the memory the
+// result is not in, so that a caller sorting round after round (the
+// out-of-core passes) reuses memory whose pages are already faulted in.
 template <class Key>
 std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned key_bits,
-                            SampleSortTimes* times);
+                            SampleSortTimes* times, std::vector<Key>* spare = nullptr);
 
 }  // namespace dsanalyze

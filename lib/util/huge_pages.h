@@ -29,6 +29,17 @@ void ReserveOnHugePages(std::vector<T>& v, size_t n) {
   AdviseHugePages(v.data(), n * sizeof(T));
 }
 
+// Gives `v` room for `n` elements: its own memory when it has room (pages
+// already faulted in, so reusing them costs no page faults), else fresh
+// memory on huge pages, the old freed first. Keeps v's elements only in the
+// first case; callers that reuse a buffer resize() or clear() it after.
+template <class T>
+void ReserveReusing(std::vector<T>& v, size_t n) {
+  if (v.capacity() >= n) return;
+  std::vector<T>().swap(v);
+  ReserveOnHugePages(v, n);
+}
+
 // A vector of `n` value-initialized elements on huge pages.
 template <class T>
 std::vector<T> HugePageVector(size_t n) {
