@@ -11,6 +11,7 @@
 #endif
 
 #include "util/huge_pages.h"
+#include "util/interrupt.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {
@@ -26,7 +27,7 @@ void ParallelChunks(uint64_t n, unsigned threads, F&& fn) {
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) {
     const SampleRange r = SplitRange({0, n}, threads, t);
-    pool.emplace_back([&fn, t, r] { fn(t, r.begin, r.end); });
+    pool.push_back(StartWorkerThread([&fn, t, r] { fn(t, r.begin, r.end); }));
   }
   for (auto& th : pool) th.join();
 }

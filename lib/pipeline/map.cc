@@ -28,7 +28,7 @@ MapJob::~MapJob() {
 }
 
 void MapJob::Start() {
-  for (auto& w : workers_) threads_.emplace_back(&MapJob::Work, this, &w);
+  for (auto& w : workers_) threads_.push_back(StartWorkerThread(&MapJob::Work, this, &w));
 }
 
 bool MapJob::WaitFor(std::chrono::milliseconds timeout) {

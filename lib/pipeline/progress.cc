@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "util/interrupt.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -24,7 +26,7 @@ std::string FormatCount(double n) {
 
 Progress::Progress(const ProgressOptions& options, bool root)
     : options_(options), shown_(root && options.mode != ProgressMode::kNever) {
-  if (shown_) drawer_ = std::thread([this] { Draw(); });
+  if (shown_) drawer_ = StartWorkerThread([this] { Draw(); });
 }
 
 Progress::~Progress() {

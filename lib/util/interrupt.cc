@@ -17,6 +17,13 @@ extern "C" void OnSignal(int signal) {
   caught.compare_exchange_strong(none, signal);
 }
 
+sigset_t InterruptSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, signal);
+  return set;
+}
+
 }  // namespace
 
 void InstallInterruptHandlers() {
@@ -26,6 +33,13 @@ void InstallInterruptHandlers() {
   action.sa_flags = SA_RESTART;
   for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
 }
+
+InterruptsBlocked::InterruptsBlocked() {
+  const sigset_t set = InterruptSignals();
+  pthread_sigmask(SIG_BLOCK, &set, &previous_);
+}
+
+InterruptsBlocked::~InterruptsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
 int CaughtSignal() { return caught.load(); }
 

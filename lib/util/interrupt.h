@@ -21,7 +21,11 @@
 // (async-signal-safe); every function may be called from any thread.
 #pragma once
 
+#include <signal.h>
+
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "util/status.h"
 
@@ -48,5 +52,32 @@ void DisarmInterrupts();
 
 // "SIGINT", "SIGTERM", "SIGHUP" (else "signal N").
 std::string SignalName(int signal);
+
+// While alive, SIGINT, SIGTERM and SIGHUP are blocked in the calling thread;
+// the destructor restores its previous mask. Used by StartWorkerThread.
+class InterruptsBlocked {
+ public:
+  InterruptsBlocked();
+  ~InterruptsBlocked();
+  InterruptsBlocked(const InterruptsBlocked&) = delete;
+  InterruptsBlocked& operator=(const InterruptsBlocked&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+// std::thread(args...), but the new thread never takes SIGINT, SIGTERM or
+// SIGHUP (it inherits the mask blocked here). Every thread the run starts goes
+// through this. Why: a signal sent to the process is handled by any one thread
+// that does not block it. Handled on a worker, the flag may be stored only
+// after the main thread has passed the last checkpoint before the commit, so a
+// signal that was pending before that checkpoint would complete the commit
+// instead of interrupting it. With workers blocking, the main thread handles
+// it before it runs on.
+template <class... Args>
+std::thread StartWorkerThread(Args&&... args) {
+  const InterruptsBlocked blocked;
+  return std::thread(std::forward<Args>(args)...);
+}
 
 }  // namespace dsanalyze

@@ -1,5 +1,7 @@
 #include "util/write_behind.h"
 
+#include "util/interrupt.h"
+
 namespace dsanalyze {
 
 WriteBehind::~WriteBehind() {
@@ -14,7 +16,7 @@ WriteBehind::~WriteBehind() {
 
 Status WriteBehind::Write(OutputFile* file, uint64_t offset, WriteBuffer data) {
   std::unique_lock lock(mu_);
-  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  if (!thread_.joinable()) thread_ = StartWorkerThread([this] { Run(); });
   changed_.wait(lock, [&] { return queue_.size() < max_pending_ || !error_.ok(); });
   if (!error_.ok()) return error_;
   queue_.push_back({file, offset, std::move(data)});

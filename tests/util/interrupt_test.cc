@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <string>
@@ -65,6 +66,53 @@ TEST_CASE("once disarmed for the commit, a signal no longer interrupts", "[inter
           EXPECT_OR_RETURN(CaughtSignal() == SIGINT);
           return 0;
         }) == 0);
+}
+
+bool InterruptsBlockedHere() {
+  sigset_t mask;
+  pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+  return sigismember(&mask, SIGINT) == 1 && sigismember(&mask, SIGTERM) == 1 &&
+         sigismember(&mask, SIGHUP) == 1;
+}
+
+TEST_CASE("worker threads block the interrupt signals; the caller's mask is unchanged",
+          "[interrupt]") {
+  bool worker_blocks = false;
+  std::thread worker = StartWorkerThread([&] { worker_blocks = InterruptsBlockedHere(); });
+  worker.join();
+  CHECK(worker_blocks);
+  CHECK_FALSE(InterruptsBlockedHere());
+}
+
+// The fault tests' situation: the process is stopped, a signal to it waits,
+// and it is continued. With a worker alive, the main thread must have handled
+// the signal by the time it runs on, or it could pass the last checkpoint
+// before the commit without seeing it (a worker's handler may run later).
+TEST_CASE("a signal that waits while the process is stopped is seen when the main thread resumes",
+          "[interrupt]") {
+  for (int round = 0; round < 20; ++round) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      InstallInterruptHandlers();
+      std::atomic<bool> done{false};
+      std::thread worker = StartWorkerThread([&] {
+        while (!done.load()) std::this_thread::yield();
+      });
+      std::raise(SIGSTOP);
+      const bool seen = CaughtSignal() == SIGINT;
+      done = true;
+      worker.join();
+      _exit(seen ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, WUNTRACED);
+    REQUIRE(WIFSTOPPED(status));
+    kill(pid, SIGINT);
+    kill(pid, SIGCONT);
+    waitpid(pid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
 }
 
 }  // namespace
