@@ -39,32 +39,39 @@ MetricMergeJob JobOf(const std::vector<MergeInput>& inputs) {
   return job;
 }
 
+// Each metric's inputs, checked: a single-value metric's opened files, an
+// accumulate metric's exact sum (the other member of each entry stays empty).
+struct CheckedInputs {
+  std::vector<SingleValueFiles> files;
+  std::vector<std::vector<int64_t>> sums;
+};
+
 // What can fail on the inputs' files, before the output is touched: every
-// file opens, and the accumulate sums (returned, per entry; empty for
-// single-value metrics) do not overflow.
-Result<std::vector<std::vector<int64_t>>> CheckAndSum(MetricMergeJob job,
-                                                      const std::vector<MetricEntry>& entries) {
-  std::vector<std::vector<int64_t>> sums(entries.size());
+// file opens, and the accumulate sums do not overflow.
+Result<CheckedInputs> CheckAndSum(MetricMergeJob job, const std::vector<MetricEntry>& entries) {
+  CheckedInputs checked;
+  checked.files.resize(entries.size());
+  checked.sums.resize(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
     job.name = entries[i].name;
     if (entries[i].type == MetricType::kSingleValuePerSample) {
-      DSA_RETURN_IF_ERROR(CheckSingleValueInputs(job));
+      DSA_ASSIGN_OR_RETURN(checked.files[i], OpenSingleValueInputs(job));
     } else {
-      DSA_ASSIGN_OR_RETURN(sums[i], SumMetricValues(job));
+      DSA_ASSIGN_OR_RETURN(checked.sums[i], SumMetricValues(job));
     }
   }
-  return sums;
+  return checked;
 }
 
 Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
-                    const std::vector<std::vector<int64_t>>& sums, StagedOutput* staged) {
+                    const CheckedInputs& checked, StagedOutput* staged) {
   job.out_dir = staged->staging_dir();
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(staged->MakeMetricDir(entries[i].name).status());
     job.name = entries[i].name;
     DSA_RETURN_IF_ERROR(entries[i].type == MetricType::kSingleValuePerSample
-                            ? MergeSingleValueMetric(job)
-                            : WriteMergedMetricValue(job, sums[i]));
+                            ? MergeSingleValueMetric(job, checked.files[i])
+                            : WriteMergedMetricValue(job, checked.sums[i]));
   }
   return Status::OK();
 }
@@ -91,9 +98,9 @@ Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const s
   std::vector<std::string> names;
   for (const MetricEntry& m : entries) names.push_back(m.name);
   const MetricMergeJob job = JobOf(inputs);
-  DSA_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> sums, CheckAndSum(job, entries));
+  DSA_ASSIGN_OR_RETURN(const CheckedInputs checked, CheckAndSum(job, entries));
   DSA_ASSIGN_OR_RETURN(StagedOutput staged, StagedOutput::Create(out, names));
-  DSA_RETURN_IF_ERROR(WriteMetrics(job, entries, sums, &staged));
+  DSA_RETURN_IF_ERROR(WriteMetrics(job, entries, checked, &staged));
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   DSA_ASSIGN_OR_RETURN(
       std::vector<std::string> files,

@@ -1,14 +1,15 @@
 #include "merge/merge_metric.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <memory>
 
-#include "format/indexed_dataset.h"
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
 #include "output/index_files_writer.h"
 #include "util/checked_add.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze {
 namespace {
@@ -45,63 +46,61 @@ IndexedWriter::Options WriterOptions(const MetricMergeJob& job, uint64_t rows) {
   return o;
 }
 
-// The inputs' single-value files, in position order.
-struct SingleValueFiles {
-  std::vector<IndexedDataset> s2m, i2m, i2s;
-};
-
-Result<SingleValueFiles> OpenSingleValue(const MetricMergeJob& job) {
+// One input's files.
+Result<SingleValueFiles> OpenInput(const MetricMergeJob& job, const std::string& save) {
   SingleValueFiles f;
-  for (const std::string& save : job.inputs) {
-    DSA_ASSIGN_OR_RETURN(IndexedDataset s2m, OpenKind(job, save, kSampleToMetric));
-    DSA_ASSIGN_OR_RETURN(IndexedDataset i2m, OpenKind(job, save, kIndexToMetric));
-    DSA_ASSIGN_OR_RETURN(IndexedDataset i2s, OpenKind(job, save, kIndexToSample));
-    f.s2m.push_back(std::move(s2m));
-    f.i2m.push_back(std::move(i2m));
-    f.i2s.push_back(std::move(i2s));
-  }
+  DSA_ASSIGN_OR_RETURN(IndexedDataset s2m, OpenKind(job, save, kSampleToMetric));
+  DSA_ASSIGN_OR_RETURN(IndexedDataset i2m, OpenKind(job, save, kIndexToMetric));
+  DSA_ASSIGN_OR_RETURN(IndexedDataset i2s, OpenKind(job, save, kIndexToSample));
+  f.s2m.push_back(std::move(s2m));
+  f.i2m.push_back(std::move(i2m));
+  f.i2s.push_back(std::move(i2s));
   return f;
 }
 
-// The union's dtypes, refitted by analysis_layout.h's rules.
-struct UnionFit {
+// The union's number of samples.
+uint64_t UnionSamples(const SingleValueFiles& f) {
   uint64_t samples = 0;
-  DType metric = DType::kU8;
-  DType sample = DType::kU8;
-};
-
-UnionFit FitUnion(const SingleValueFiles& f) {
-  int64_t vmin = std::numeric_limits<int64_t>::max(), vmax = std::numeric_limits<int64_t>::min();
-  int64_t id_min = vmin, id_max = vmax;
-  UnionFit fit;
-  for (size_t k = 0; k < f.s2m.size(); ++k) {
-    fit.samples += f.s2m[k].num_rows();
-    const ElementView values = f.i2m[k].elements();
-    if (values.count > 0) {  // ascending: the first and last values bound the input's
-      vmin = std::min(vmin, At(values, 0));
-      vmax = std::max(vmax, At(values, values.count - 1));
-    }
-    const ElementView ids = f.i2s[k].elements();
-    VisitIntDType(ids.dtype, [&](auto zero) {
-      for (const auto id : ids.as<decltype(zero)>()) {
-        id_min = std::min<int64_t>(id_min, static_cast<int64_t>(id));
-        id_max = std::max<int64_t>(id_max, static_cast<int64_t>(id));
-      }
-    });
-  }
-  if (vmin > vmax) vmin = vmax = 0;  // no samples
-  if (id_min > id_max) id_min = 0, id_max = -1;
-  fit.metric = FitIntDType(vmin, vmax);
-  fit.sample = SampleIdDType(fit.samples, id_min, id_max);
-  return fit;
+  for (const IndexedDataset& s2m : f.s2m) samples += s2m.num_rows();
+  return samples;
 }
 
-Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f,
-                           const UnionFit& fit) {
+// The union's metric dtype: index_to_metric is ascending, so each input's
+// first and last values bound its values.
+DType FitMetric(const SingleValueFiles& f) {
+  int64_t vmin = std::numeric_limits<int64_t>::max(), vmax = std::numeric_limits<int64_t>::min();
+  for (const IndexedDataset& i2m : f.i2m) {
+    const ElementView values = i2m.elements();
+    if (values.count == 0) continue;
+    vmin = std::min(vmin, At(values, 0));
+    vmax = std::max(vmax, At(values, values.count - 1));
+  }
+  if (vmin > vmax) vmin = vmax = 0;  // no samples
+  return FitIntDType(vmin, vmax);
+}
+
+// The union's sample dtype. Each index_to_sample row is ascending, so its
+// first and last ids bound it: two reads a row, not a scan of every id.
+DType FitSample(const SingleValueFiles& f) {
+  int64_t id_min = std::numeric_limits<int64_t>::max();
+  int64_t id_max = std::numeric_limits<int64_t>::min();
+  for (const IndexedDataset& i2s : f.i2s) {
+    for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
+      const ElementView ids = i2s.row(r);
+      if (ids.count == 0) continue;
+      id_min = std::min(id_min, At(ids, 0));
+      id_max = std::max(id_max, At(ids, ids.count - 1));
+    }
+  }
+  if (id_min > id_max) id_min = 0, id_max = -1;
+  return SampleIdDType(UnionSamples(f), id_min, id_max);
+}
+
+Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
   DSA_ASSIGN_OR_RETURN(
       std::unique_ptr<IndexedWriter> w,
-      IndexedWriter::Create(MetricFilePrefix(job.out_dir, job.name, kSampleToMetric), fit.metric,
-                            WriterOptions(job, fit.samples)));
+      IndexedWriter::Create(MetricFilePrefix(job.out_dir, job.name, kSampleToMetric), FitMetric(f),
+                            WriterOptions(job, UnionSamples(f))));
   std::vector<int64_t> buf;
   for (const IndexedDataset& s2m : f.s2m) {
     const ElementView v = s2m.elements();
@@ -138,43 +137,83 @@ Status ForEachValue(const std::vector<IndexedDataset>& i2m, Visit&& visit) {
   }
 }
 
-// The ids of one value: the holders' index_to_sample rows, each ascending,
-// merged ascending into `out` in chunks.
-Result<uint64_t> MergeIdRows(const SingleValueFiles& f, const std::vector<size_t>& holders,
-                             const std::vector<uint64_t>& rows, IndexFilesWriter* out) {
-  std::vector<uint64_t> pos, end;
-  for (size_t k : holders) {
-    pos.push_back(f.i2s[k].row_begin(rows[k]));
-    end.push_back(f.i2s[k].row_begin(rows[k] + 1));
+// Appends `ids` (one input's ids of one value), widened a chunk at a time.
+Status AppendIds(const ElementView& ids, std::vector<int64_t>* buf, IndexFilesWriter* out) {
+  for (uint64_t b = 0; b < ids.count; b += kChunk) {
+    Widen(ids, b, std::min(ids.count, b + kChunk), buf);
+    DSA_RETURN_IF_ERROR(out->AppendIds(*buf));
   }
+  return Status::OK();
+}
+
+// One input's ids of one value, read a widened chunk at a time.
+struct IdCursor {
+  ElementView ids;
+  uint64_t next = 0;  // the first element not yet in `buf`
   std::vector<int64_t> buf;
-  buf.reserve(kChunk);
-  uint64_t merged = 0;
+  size_t at = 0;  // the head: buf[at]
+
+  // False when every id has been taken; else buf[at] is the head.
+  bool Fill() {
+    if (at < buf.size()) return true;
+    if (next == ids.count) return false;
+    const uint64_t end = std::min(ids.count, next + kChunk);
+    Widen(ids, next, end, &buf);
+    next = end;
+    at = 0;
+    return true;
+  }
+};
+
+// Several inputs' ids of one value, each ascending, merged ascending.
+Status MergeIds(std::vector<ElementView> runs, IndexFilesWriter* out) {
+  std::vector<IdCursor> cursors;
+  for (const ElementView& r : runs) cursors.emplace_back().ids = r;
+  std::vector<int64_t> merged;
+  merged.reserve(kChunk);
   for (;;) {
-    size_t best = holders.size();
-    int64_t id = 0;
-    for (size_t h = 0; h < holders.size(); ++h) {
-      if (pos[h] == end[h]) continue;
-      const int64_t x = At(f.i2s[holders[h]].elements(), pos[h]);
-      if (best == holders.size() || x < id) best = h, id = x;
+    IdCursor* best = nullptr;
+    for (IdCursor& c : cursors)
+      if (c.Fill() && (!best || c.buf[c.at] < best->buf[best->at])) best = &c;
+    if (!best || merged.size() == kChunk) {
+      DSA_RETURN_IF_ERROR(out->AppendIds(merged));
+      merged.clear();
     }
-    if (best == holders.size() || buf.size() == kChunk) {
-      DSA_RETURN_IF_ERROR(out->AppendIds(buf));
-      merged += buf.size();
-      buf.clear();
-    }
-    if (best == holders.size()) return merged;
-    buf.push_back(id);
-    ++pos[best];
+    if (!best) return Status::OK();
+    merged.push_back(best->buf[best->at++]);
   }
 }
 
-}  // namespace
+// The ids of one value: the holders' index_to_sample rows, each ascending,
+// merged ascending into `out`; returns how many. Shards of consecutive ids
+// (sample_range) hold runs that do not interleave: those are appended whole,
+// in order of their first id, without comparing id by id.
+Result<uint64_t> MergeIdRows(const SingleValueFiles& f, const std::vector<size_t>& holders,
+                             const std::vector<uint64_t>& rows, IndexFilesWriter* out) {
+  std::vector<ElementView> runs;
+  uint64_t total = 0;
+  for (size_t k : holders) {
+    runs.push_back(f.i2s[k].row(rows[k]));
+    total += runs.back().count;
+  }
+  std::erase_if(runs, [](const ElementView& r) { return r.count == 0; });
+  std::sort(runs.begin(), runs.end(),
+            [](const ElementView& a, const ElementView& b) { return At(a, 0) < At(b, 0); });
+  bool apart = true;
+  for (size_t i = 1; i < runs.size(); ++i)
+    apart = apart && At(runs[i - 1], runs[i - 1].count - 1) < At(runs[i], 0);
+  if (!apart) {
+    DSA_RETURN_IF_ERROR(MergeIds(std::move(runs), out));
+    return total;
+  }
+  std::vector<int64_t> buf;
+  for (const ElementView& r : runs) DSA_RETURN_IF_ERROR(AppendIds(r, &buf, out));
+  return total;
+}
 
-Status MergeSingleValueMetric(const MetricMergeJob& job) {
-  DSA_ASSIGN_OR_RETURN(SingleValueFiles f, OpenSingleValue(job));
-  const UnionFit fit = FitUnion(f);
-  DSA_RETURN_IF_ERROR(WriteSampleToMetric(job, f, fit));
+// index_to_metric, index_to_sample and index_to_sample_percentile_merged:
+// the k-way merge of the inputs' rows, after a first pass counts the values.
+Status WriteIndexFiles(const MetricMergeJob& job, const SingleValueFiles& f) {
   uint64_t distinct = 0;
   DSA_RETURN_IF_ERROR(ForEachValue(f.i2m, [&](int64_t, const auto&, const auto&) {
     ++distinct;
@@ -186,7 +225,7 @@ Status MergeSingleValueMetric(const MetricMergeJob& job) {
   IndexFilesWriter writer;
   DSA_RETURN_IF_ERROR(writer.Open(
       {prefix(kIndexToMetric), prefix(kIndexToSample), prefix(kIndexToSamplePercentile)},
-      fit.metric, fit.sample, WriterOptions(job, 0), distinct));
+      FitMetric(f), FitSample(f), WriterOptions(job, 0), distinct));
   DSA_RETURN_IF_ERROR(ForEachValue(f.i2m,
                                    [&](int64_t value, const std::vector<size_t>& holders,
                                        const std::vector<uint64_t>& rows) -> Status {
@@ -197,7 +236,43 @@ Status MergeSingleValueMetric(const MetricMergeJob& job) {
   return writer.Finish();
 }
 
-Status CheckSingleValueInputs(const MetricMergeJob& job) { return OpenSingleValue(job).status(); }
+}  // namespace
+
+Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job) {
+  // Opening checks each .idx row by row, and sample_to_metric has a row per
+  // sample: the inputs are opened on parallel threads.
+  std::vector<Result<SingleValueFiles>> opened;
+  for (size_t k = 0; k < job.inputs.size(); ++k)
+    opened.emplace_back(Status::Internal("not opened"));
+  std::atomic<size_t> next{0};
+  const auto open_inputs = [&] {
+    for (size_t k; (k = next++) < job.inputs.size();) opened[k] = OpenInput(job, job.inputs[k]);
+  };
+  const size_t threads = std::min<size_t>(job.inputs.size(), std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.push_back(StartWorkerThread(open_inputs));
+  open_inputs();
+  for (std::thread& t : pool) t.join();
+  SingleValueFiles f;
+  for (Result<SingleValueFiles>& input : opened) {  // the first error in input order
+    DSA_RETURN_IF_ERROR(input.status());
+    f.s2m.push_back(std::move(input->s2m.front()));
+    f.i2m.push_back(std::move(input->i2m.front()));
+    f.i2s.push_back(std::move(input->i2s.front()));
+  }
+  return f;
+}
+
+Status MergeSingleValueMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
+  // sample_to_metric (most of the bytes) shares nothing with the index files
+  // but the inputs: a worker writes it while this thread merges the indexes.
+  Status s2m;
+  std::thread worker = StartWorkerThread([&] { s2m = WriteSampleToMetric(job, f); });
+  const Status index = WriteIndexFiles(job, f);
+  worker.join();
+  DSA_RETURN_IF_ERROR(s2m);
+  return index;
+}
 
 Result<std::vector<int64_t>> SumMetricValues(const MetricMergeJob& job) {
   std::vector<int64_t> sum, row;

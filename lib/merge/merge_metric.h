@@ -3,8 +3,8 @@
 // byte. The rules are output/analysis_layout.h's, applied to the union:
 //  - the metric dtype is refitted to the union's smallest and largest value
 //    (the first and last rows of the inputs' index_to_metric), the sample
-//    dtype to the union's N and its smallest and largest id (a scan of the
-//    inputs' index_to_sample);
+//    dtype to the union's N and its smallest and largest id (the first and
+//    last ids of the inputs' index_to_sample rows, each ascending);
 //  - sample_to_metric is the inputs' rows in position order;
 //  - index_to_metric and index_to_sample are a k-way merge of the inputs'
 //    (value, ids) rows: equal values become one row whose ids, each input's
@@ -14,6 +14,8 @@
 //  - metric_value is the element-wise exact sum (an int64 overflow is an
 //    error), its dtype refitted to the sum.
 // Memory is bounded: rows stream through fixed buffers, never O(N).
+// Shards of consecutive ids (sample_range) hold id runs that do not
+// interleave; those are appended whole instead of merged id by id.
 // Errors: BadInput for inputs whose files do not match (missing, different
 // lengths, an overflow), IoError for writes.
 #pragma once
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "format/dtype.h"
+#include "format/indexed_dataset.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -36,11 +39,19 @@ struct MetricMergeJob {
   bool sync = false;
 };
 
-// A single-value metric: CheckSingleValueInputs opens every input's files
-// (BadInput when one is missing or invalid) and writes nothing, so a merge
-// can refuse bad inputs before it touches its output.
-Status CheckSingleValueInputs(const MetricMergeJob& job);
-Status MergeSingleValueMetric(const MetricMergeJob& job);
+// A single-value metric's inputs: their files, opened (mapped) and checked,
+// in position order.
+struct SingleValueFiles {
+  std::vector<IndexedDataset> s2m, i2m, i2s;
+};
+
+// Opens every input's files: BadInput when one is missing or invalid. Writes
+// nothing, so a merge can refuse bad inputs before it touches its output.
+Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job);
+
+// Writes the metric's merged files. sample_to_metric is written on a thread
+// of its own while the calling thread merges the index files.
+Status MergeSingleValueMetric(const MetricMergeJob& job, const SingleValueFiles& files);
 
 // An accumulate metric: the element-wise exact sum of the inputs' rows
 // (out_dir unused), then its file.
