@@ -1,12 +1,15 @@
 #include "pipeline/gather_write.h"
 
 #include <algorithm>
+#include <bit>
+#include <cassert>
 #include <functional>
 #include <memory>
 #include <utility>
 
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
+#include "pipeline/sample_sort.h"
 #include "pipeline/stream.h"
 #include "pipeline/value_store.h"
 #include "util/fault_point.h"
@@ -44,6 +47,21 @@ struct SliceSummary {
   uint64_t last_value;
 };
 
+// The end of the run of value offset `v` that starts at keys[begin]: steps
+// that double, then a binary search, so a long run costs a few reads.
+template <class Key>
+size_t RunEnd(std::span<const Key> keys, size_t begin, uint64_t v, const KeyCodec<Key>& codec) {
+  size_t lo = begin, step = 1;  // keys[lo] has value v
+  while (lo + step < keys.size() && codec.ValueOffset(keys[lo + step]) == v) {
+    lo += step;
+    step *= 2;
+  }
+  const auto hi = keys.begin() + static_cast<ptrdiff_t>(std::min(keys.size(), lo + step));
+  const auto end = std::partition_point(keys.begin() + static_cast<ptrdiff_t>(lo), hi,
+                                        [&](const Key& k) { return codec.ValueOffset(k) == v; });
+  return static_cast<size_t>(end - keys.begin());
+}
+
 }  // namespace
 
 // Feeds the global key stream, chunk by chunk, to the index files' writer
@@ -66,11 +84,13 @@ class IndexStreamWriter {
       for (size_t i = 0; i < keys.size(); ++i) ids_[i] = codec_.Id(keys[i]);
       DSA_RETURN_IF_ERROR(files_.AppendIds(ids_));
     }
-    for (const Key& k : keys) {
-      const uint64_t v = codec_.ValueOffset(k);
+    for (size_t i = 0; i < keys.size();) {
+      const uint64_t v = codec_.ValueOffset(keys[i]);
       if (run_len_ > 0 && v != run_value_) DSA_RETURN_IF_ERROR(EndRun());
       if (run_len_ == 0) run_value_ = v;
-      ++run_len_;
+      const size_t end = RunEnd(keys, i, v, codec_);
+      run_len_ += end - i;
+      i = end;
     }
     return Status::OK();
   }
@@ -109,6 +129,66 @@ SliceSummary Summarize(const std::vector<Key>& slice, const KeyCodec<Key>& codec
     prev = v;
   }
   return s;
+}
+
+// A window of AddRankOrdered is this many chunks of keys: rank 0 holds the
+// other ranks' parts of one window and the window in global order.
+constexpr uint64_t kWindowChunks = 16;
+
+// Passes one window's parts (one per rank, each sorted) to `emit` in the
+// global order when ranks hold ascending id ranges: value by value, each
+// part's run of that value in rank order. Stops at emit's first error.
+template <class Key, class Emit>
+Status InterleaveByValue(const std::vector<std::span<const Key>>& parts, const KeyCodec<Key>& codec,
+                         Emit&& emit) {
+  std::vector<size_t> at(parts.size(), 0);
+  for (;;) {
+    std::optional<uint64_t> v;
+    for (size_t r = 0; r < parts.size(); ++r) {
+      if (at[r] == parts[r].size()) continue;
+      const uint64_t vr = codec.ValueOffset(parts[r][at[r]]);
+      if (!v || vr < *v) v = vr;
+    }
+    if (!v) return Status::OK();
+    for (size_t r = 0; r < parts.size(); ++r) {
+      if (at[r] == parts[r].size() || codec.ValueOffset(parts[r][at[r]]) != *v) continue;
+      const size_t end = RunEnd(parts[r], at[r], *v, codec);
+      DSA_RETURN_IF_ERROR(emit(parts[r].subspan(at[r], end - at[r])));
+      at[r] = end;
+    }
+  }
+}
+
+// Collective: the number of distinct values over every rank's sorted keys,
+// from a bitmap of the value offsets (value_bits <= kRankOrderedMaxValueBits).
+template <class Key>
+uint64_t CountDistinctValues(const Comm& comm, const std::vector<Key>& sorted,
+                             const KeyCodec<Key>& codec) {
+  assert(codec.layout.value_bits <= kRankOrderedMaxValueBits);
+  std::vector<uint64_t> seen(((uint64_t{1} << codec.layout.value_bits) + 63) / 64, 0);
+  for (size_t i = 0; i < sorted.size();) {
+    const uint64_t v = codec.ValueOffset(sorted[i]);
+    seen[v / 64] |= uint64_t{1} << (v % 64);
+    i = RunEnd(std::span<const Key>(sorted), i, v, codec);
+  }
+  uint64_t distinct = 0;
+  for (uint64_t word : comm.Allreduce<uint64_t>(seen, MPI_BOR)) distinct += std::popcount(word);
+  return distinct;
+}
+
+// Collective: where each window of `window` keys of the global order starts
+// and ends in the local `sorted` (size: windows + 1).
+template <class Key>
+std::vector<uint64_t> WindowCuts(const Comm& comm, const std::vector<Key>& sorted,
+                                 unsigned key_bits, uint64_t window) {
+  const uint64_t total = comm.Allreduce<uint64_t>(sorted.size(), MPI_SUM);
+  std::vector<uint64_t> targets;
+  for (uint64_t t = window; t < total; t += window) targets.push_back(t);
+  std::vector<uint64_t> cuts{0};
+  for (uint64_t cut : LocalCutsAtGlobalRanks(comm, sorted, key_bits, targets, total))
+    cuts.push_back(cut);
+  cuts.push_back(sorted.size());
+  return cuts;
 }
 
 }  // namespace
@@ -234,6 +314,46 @@ Status IndexGather<Key>::Add(const std::vector<Key>& slice) {
 }
 
 template <class Key>
+Status IndexGather<Key>::AddRankOrdered(const std::vector<Key>& sorted) {
+  if (!agreed_.ok()) return agreed_;
+  const uint64_t chunk = ChunkElems<Key>(options_);
+  const std::vector<uint64_t> cuts =
+      WindowCuts(comm_, sorted, codec_.layout.key_bits(), kWindowChunks * chunk);
+  for (size_t w = 0; w + 1 < cuts.size(); ++w) {
+    const std::span<const Key> own =
+        std::span<const Key>(sorted).subspan(cuts[w], cuts[w + 1] - cuts[w]);
+    const std::vector<uint64_t> counts = comm_.Allgather<uint64_t>(own.size());
+    FaultPoint("write");  // test-only (util/fault_point.h)
+    if (comm_.is_root()) {
+      ConsumeWindow(own, counts);
+    } else {
+      SendChunks(comm_, own, 0, kTagKeys, chunk);
+    }
+  }
+  agreed_ = comm_.AgreeOnStatus(status_);
+  return agreed_;
+}
+
+template <class Key>
+void IndexGather<Key>::ConsumeWindow(std::span<const Key> own,
+                                     const std::vector<uint64_t>& counts) {
+  std::vector<uint64_t> offsets{0};
+  for (size_t r = 1; r < counts.size(); ++r) offsets.push_back(offsets.back() + counts[r]);
+  received_.resize(offsets.back());
+  std::vector<std::span<const Key>> parts{own};
+  for (size_t r = 1; r < counts.size(); ++r) {
+    const std::span<Key> part = std::span<Key>(received_).subspan(offsets[r - 1], counts[r]);
+    ReceiveChunksInto(comm_, part, static_cast<int>(r), kTagKeys, ChunkElems<Key>(options_));
+    parts.push_back(part);
+  }
+  if (status_.ok()) status_ = CheckInterrupt();
+  if (status_.ok())
+    status_ = InterleaveByValue(parts, codec_,
+                                [&](std::span<const Key> run) { return writer_->Consume(run); });
+  CountRows(options_, own.size() + received_.size());
+}
+
+template <class Key>
 Status IndexGather<Key>::Finish() {
   if (!agreed_.ok()) return agreed_;
   if (comm_.is_root()) status_ = writer_->Finish();
@@ -261,6 +381,18 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
   return gather.Finish();
 }
 
+template <class Key>
+Status WriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& sorted,
+                                  const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
+                                  DType metric_dtype, DType sample_dtype,
+                                  const WriteOptions& options) {
+  const uint64_t distinct = CountDistinctValues(comm, sorted, codec);
+  IndexGather<Key> gather(comm, codec, options);
+  DSA_RETURN_IF_ERROR(gather.Open(prefixes, metric_dtype, sample_dtype, distinct, ""));
+  DSA_RETURN_IF_ERROR(gather.AddRankOrdered(sorted));
+  return gather.Finish();
+}
+
 Status WriteMetricValue(const Comm& comm, std::span<const int64_t> total, const std::string& prefix,
                         const WriteOptions& options) {
   Status st = [&]() -> Status {
@@ -281,5 +413,11 @@ template Status WriteIndexFiles(const Comm&, const std::vector<uint64_t>&,
                                 const WriteOptions&);
 template Status WriteIndexFiles(const Comm&, const std::vector<WideKey>&, const KeyCodec<WideKey>&,
                                 const IndexFilePrefixes&, DType, DType, const WriteOptions&);
+template Status WriteIndexFilesRankOrdered(const Comm&, const std::vector<uint64_t>&,
+                                           const KeyCodec<uint64_t>&, const IndexFilePrefixes&,
+                                           DType, DType, const WriteOptions&);
+template Status WriteIndexFilesRankOrdered(const Comm&, const std::vector<WideKey>&,
+                                           const KeyCodec<WideKey>&, const IndexFilePrefixes&,
+                                           DType, DType, const WriteOptions&);
 
 }  // namespace dsanalyze

@@ -55,6 +55,27 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
                        const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
                        const WriteOptions& options);
 
+// The widest value offsets WriteIndexFilesRankOrdered takes: it counts the
+// distinct values in a bitmap of 2^this bits (2 MiB) on every rank.
+inline constexpr unsigned kRankOrderedMaxValueBits = 24;
+
+// Each rank holds its own keys, sorted (local_sort.h), and every id on a rank
+// lies below every id on the next non-empty rank, as the default split of a
+// dataset's samples gives. Then the global key order takes each value's keys
+// rank by rank, and rank 0 writes the same files as WriteIndexFiles after a
+// SampleSort would, without the sort's exchange: it takes the global order a
+// window at a time (windows cut at global key ranks, found as the sample
+// sort's splitters are, sample_sort.h), each rank's part of the window sent
+// to it. Why: the exchange needs a second key array on every rank, and on a
+// VM the kernel zeroing those fresh pages costs more than the exchange itself
+// (docs/benchmarks.md). Needs codec.layout.value_bits <=
+// kRankOrderedMaxValueBits.
+template <class Key>
+Status WriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& sorted,
+                                  const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
+                                  DType metric_dtype, DType sample_dtype,
+                                  const WriteOptions& options);
+
 template <class Key>
 class IndexStreamWriter;
 
@@ -76,13 +97,21 @@ class IndexGather {
   Status Open(const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
               std::optional<uint64_t> distinct, const std::string& scratch_dir);
   Status Add(const std::vector<Key>& slice);
+  // One round of keys sorted per rank, ranks holding ascending id ranges
+  // (WriteIndexFilesRankOrdered).
+  Status AddRankOrdered(const std::vector<Key>& sorted);
   Status Finish();
 
  private:
   const Comm& comm_;
   KeyCodec<Key> codec_;
   WriteOptions options_;
+  // Rank 0's part of AddRankOrdered: receives the other ranks' parts of one
+  // window and consumes the window in global order, run by run.
+  void ConsumeWindow(std::span<const Key> own, const std::vector<uint64_t>& counts);
+
   std::unique_ptr<IndexStreamWriter<Key>> writer_;  // rank 0 only
+  std::vector<Key> received_;                       // rank 0: a window's other parts
   Status status_;                                   // rank 0's first error
   Status agreed_;                                   // the first error every rank knows of
 };

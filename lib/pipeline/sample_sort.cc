@@ -80,28 +80,35 @@ std::vector<u128> KeysAtGlobalRanks(const Comm& comm, const std::vector<Key>& so
 }
 
 template <class Key>
+std::vector<uint64_t> LocalCutsAtGlobalRanks(const Comm& comm, const std::vector<Key>& sorted,
+                                             unsigned key_bits, std::span<const uint64_t> targets,
+                                             uint64_t total) {
+  if (targets.empty()) return {};  // the same on every rank: no collective skipped by one
+  const std::vector<u128> keys = KeysAtGlobalRanks(comm, sorted, key_bits, targets, total);
+  std::vector<uint64_t> cuts(targets.size(), sorted.size());
+  for (size_t j = 0; j < targets.size(); ++j) {
+    if (targets[j] >= total) continue;
+    const Key k = KeyCodec<Key>::FromOrdinal(keys[j]);
+    cuts[j] =
+        static_cast<uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin());
+  }
+  return cuts;
+}
+
+template <class Key>
 std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>& sorted,
                                         unsigned key_bits) {
   const size_t p = static_cast<size_t>(comm.size());
   const uint64_t total = comm.Allreduce<uint64_t>(sorted.size(), MPI_SUM);
-  std::vector<uint64_t> split(p + 1, 0);
-  split[p] = sorted.size();
-  if (p == 1) return split;
-
+  if (p == 1) return {0, sorted.size()};
   // Splitter j (1..p-1) is the key of global rank target[j]. A rank whose
   // slice would be empty gets target == total and split == size.
   std::vector<uint64_t> target(p - 1);
   for (size_t j = 1; j < p; ++j) target[j - 1] = static_cast<uint64_t>((u128{total} * j) / p);
-  const std::vector<u128> keys = KeysAtGlobalRanks(comm, sorted, key_bits, target, total);
-  for (size_t j = 1; j < p; ++j) {
-    if (target[j - 1] >= total) {
-      split[j] = sorted.size();
-      continue;
-    }
-    const Key k = KeyCodec<Key>::FromOrdinal(keys[j - 1]);
-    split[j] =
-        static_cast<uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin());
-  }
+  std::vector<uint64_t> split{0};
+  for (uint64_t cut : LocalCutsAtGlobalRanks(comm, sorted, key_bits, target, total))
+    split.push_back(cut);
+  split.push_back(sorted.size());
   return split;
 }
 
@@ -137,6 +144,12 @@ template std::vector<u128> KeysAtGlobalRanks(const Comm&, const std::vector<uint
                                              std::span<const uint64_t>, uint64_t);
 template std::vector<u128> KeysAtGlobalRanks(const Comm&, const std::vector<WideKey>&, unsigned,
                                              std::span<const uint64_t>, uint64_t);
+template std::vector<uint64_t> LocalCutsAtGlobalRanks(const Comm&, const std::vector<uint64_t>&,
+                                                      unsigned, std::span<const uint64_t>,
+                                                      uint64_t);
+template std::vector<uint64_t> LocalCutsAtGlobalRanks(const Comm&, const std::vector<WideKey>&,
+                                                      unsigned, std::span<const uint64_t>,
+                                                      uint64_t);
 template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<uint64_t>&,
                                                  unsigned);
 template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<WideKey>&,

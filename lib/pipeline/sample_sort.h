@@ -40,6 +40,15 @@ std::vector<u128> KeysAtGlobalRanks(const Comm& comm, const std::vector<Key>& so
                                     unsigned key_bits, std::span<const uint64_t> ranks,
                                     uint64_t total);
 
+// Collective: for each of the global ranks `targets`, how many of the local
+// `sorted` keys lie below the key of that global rank (a target >= total:
+// all of them). Cutting every rank at these positions cuts the global order
+// at the targets.
+template <class Key>
+std::vector<uint64_t> LocalCutsAtGlobalRanks(const Comm& comm, const std::vector<Key>& sorted,
+                                             unsigned key_bits, std::span<const uint64_t> targets,
+                                             uint64_t total);
+
 // Returns, on every rank, the local split points: split[r] .. split[r+1] of
 // `sorted` go to rank r (split.size() == p + 1).
 template <class Key>

@@ -1,6 +1,8 @@
 // The single-value metric job (metric_jobs.h).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "output/analysis_layout.h"
@@ -25,10 +27,38 @@ IndexFilePrefixes ChosenPrefixes(const RunState& run, const PlannedMetric& m) {
           ChosenPrefix(run, m, kIndexToSamplePercentile)};
 }
 
-// Sorts the metric's (value, id) pairs across ranks and writes its index files.
+// Collective: whether every id on each rank lies below every id on the next
+// non-empty rank (gather_write.h WriteIndexFilesRankOrdered).
+bool IdsAscendByRank(const Comm& comm, const LocalIds& ids, uint64_t count) {
+  struct IdSpan {
+    uint64_t count;
+    int64_t min, max;
+  } local{count, 0, 0};
+  if (count > 0 && ids.consecutive()) {
+    local.min = ids.first_id;
+    local.max = ids.first_id + static_cast<int64_t>(count) - 1;
+  } else if (count > 0) {
+    const auto [mn, mx] = std::minmax_element(ids.explicit_ids.begin(), ids.explicit_ids.end());
+    local.min = *mn;
+    local.max = *mx;
+  }
+  std::optional<int64_t> below;  // the previous non-empty rank's largest id
+  for (const IdSpan& s : comm.Allgather(local)) {
+    if (s.count == 0) continue;
+    if (below && s.min <= *below) return false;
+    below = s.max;
+  }
+  return true;
+}
+
+// Sorts the metric's (value, id) pairs across ranks and writes its index
+// files. When the ranks hold ascending id ranges and the values are few
+// enough, rank 0 takes the pairs from each rank in order, without the exchange.
 template <class Key>
 Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DType metric_dtype) {
   const KeyCodec<Key> codec{layout};
+  const bool rank_ordered = layout.value_bits <= kRankOrderedMaxValueBits &&
+                            IdsAscendByRank(run.comm, run.samples.local_ids, m.mapped.size());
   run.Begin("sort", m.name() + ": sort");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   std::vector<Key> keys =
@@ -36,18 +66,20 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
   run.clock.Lap(kStageLocalSort);
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
 
-  run.Begin("exchange", m.name() + ": exchange");
-  SampleSortTimes times;
-  keys = SampleSort(run.comm, std::move(keys), layout.key_bits(), &times);
-  run.clock.Add(kStageSplitters, times.splitters);
-  run.clock.Add(kStageExchange, times.exchange);
-  run.clock.Add(kStageMerge, times.merge);
-  run.clock.Restart();
-  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
-
+  if (!rank_ordered) {
+    run.Begin("exchange", m.name() + ": exchange");
+    SampleSortTimes times;
+    keys = SampleSort(run.comm, std::move(keys), layout.key_bits(), &times);
+    run.clock.Add(kStageSplitters, times.splitters);
+    run.clock.Add(kStageExchange, times.exchange);
+    run.clock.Add(kStageMerge, times.merge);
+    run.clock.Restart();
+    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
+  }
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
-  Status st = WriteIndexFiles(run.comm, keys, codec, ChosenPrefixes(run, m), metric_dtype,
-                              run.samples.id_dtype, run.write);
+  const auto write = rank_ordered ? WriteIndexFilesRankOrdered<Key> : WriteIndexFiles<Key>;
+  Status st = write(run.comm, keys, codec, ChosenPrefixes(run, m), metric_dtype,
+                    run.samples.id_dtype, run.write);
   run.clock.Lap(kStageWrite);
   return st;
 }

@@ -3,7 +3,8 @@
 // SendChunks sends a span in pieces of at most `chunk` elements; rank 0 calls
 // ReceiveChunks with the same count and chunk size and consumes the pieces in
 // order while the next one is already arriving (two buffers, so receiving
-// overlaps consuming and rank 0 holds at most 2 chunks per stream). Counts and
+// overlaps consuming and rank 0 holds at most 2 chunks per stream), or
+// ReceiveChunksInto to receive the whole stream into memory of its own. Counts and
 // chunk size must agree on both sides; tags keep concurrent streams apart.
 #pragma once
 
@@ -41,6 +42,17 @@ void ReceiveChunks(const Comm& comm, uint64_t count, int source, int tag, uint64
     consume(std::span<const T>(buf[cur].data(), chunk_len(off)));
     cur = 1 - cur;
   }
+}
+
+// Receives a SendChunks stream of out.size() elements straight into `out`,
+// every chunk's receive posted at once (no staging buffer, no copy).
+template <class T>
+void ReceiveChunksInto(const Comm& comm, std::span<T> out, int source, int tag, uint64_t chunk) {
+  std::vector<MPI_Request> requests;
+  for (uint64_t off = 0; off < out.size(); off += chunk)
+    requests.push_back(
+        comm.Irecv(out.subspan(off, std::min<uint64_t>(chunk, out.size() - off)), source, tag));
+  for (MPI_Request& req : requests) Comm::Wait(&req);
 }
 
 }  // namespace dsanalyze

@@ -9,7 +9,9 @@
 // 250, 251, 1234 (step 12, partial last group) and 0, uint64 and WideKey keys,
 // the dtypes as given, the progress row
 // count on rank 0, no file left under a temporary name, and a signal caught
-// on rank 0 stopping the write with no file left.
+// on rank 0 stopping the write with no file left. WriteIndexFilesRankOrdered
+// gets the same pairs split by id instead (ranks hold ascending id ranges),
+// with the same splits and chunk sizes, up to 24 value bits, and wide keys.
 // Exits non-zero if any check failed, naming each failure.
 #include <mpi.h>
 
@@ -50,6 +52,15 @@ Status CallWriteIndexFiles(const Comm& comm, const std::vector<Key>& slice,
   return WriteIndexFiles(comm, slice, codec, prefixes, metric_dtype, sample_dtype, options);
 }
 
+template <class Key>
+Status CallWriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& sorted,
+                                      const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
+                                      DType metric_dtype, DType sample_dtype,
+                                      const WriteOptions& options) {
+  return WriteIndexFilesRankOrdered(comm, sorted, codec, prefixes, metric_dtype, sample_dtype,
+                                    options);
+}
+
 Status CallWriteOrderedScalars(const Comm& comm, const std::vector<int64_t>& local,
                                const std::string& prefix, DType dtype,
                                const WriteOptions& options) {
@@ -63,6 +74,21 @@ struct Dataset {
   DType metric_dtype = DType::kU8;
   DType sample_dtype = DType::kU8;
 };
+
+// The key layout and dtypes of d->pairs (sorted by (value, id)).
+void SetLayout(Dataset* d) {
+  int64_t vmin = 0, vmax = 0, imin = 0, imax = 0;
+  if (!d->pairs.empty()) {
+    vmin = d->pairs.front().first;
+    vmax = d->pairs.back().first;
+    const auto by_id = [](const Pair& a, const Pair& b) { return a.second < b.second; };
+    imin = std::min_element(d->pairs.begin(), d->pairs.end(), by_id)->second;
+    imax = std::max_element(d->pairs.begin(), d->pairs.end(), by_id)->second;
+  }
+  d->layout = MakeKeyLayout(vmin, vmax, imin, imax);
+  d->metric_dtype = FitIntDType(vmin, vmax);
+  d->sample_dtype = FitIntDType(std::min<int64_t>(0, imin), imax);
+}
 
 // U values value_base + k * stride (k < U) over n >= U distinct ids
 // id_base + 3 * (a permutation of 0..n-1). Every value has one id; of the
@@ -83,19 +109,16 @@ Dataset MakeDataset(const std::string& name, uint64_t u, uint64_t n, int64_t val
     d.pairs.emplace_back(value(k), ids[i]);
   }
   std::sort(d.pairs.begin(), d.pairs.end());
-  int64_t vmin = 0, vmax = 0, imin = 0, imax = 0;
-  if (n > 0) {
-    vmin = d.pairs.front().first;
-    vmax = d.pairs.back().first;
-    imin = *std::min_element(ids.begin(), ids.end());
-    imax = *std::max_element(ids.begin(), ids.end());
-  }
-  d.layout.value_min = vmin;
-  d.layout.id_min = imin;
-  d.layout.value_bits = BitsFor(static_cast<uint64_t>(vmax) - static_cast<uint64_t>(vmin));
-  d.layout.id_bits = BitsFor(static_cast<uint64_t>(imax) - static_cast<uint64_t>(imin));
-  d.metric_dtype = FitIntDType(vmin, vmax);
-  d.sample_dtype = FitIntDType(std::min<int64_t>(0, imin), imax);
+  SetLayout(&d);
+  return d;
+}
+
+// Multiplies every id by 2^shift: ids spread far apart, as wide keys need.
+Dataset SpreadIds(Dataset d, unsigned shift) {
+  for (Pair& pr : d.pairs)
+    pr.second = static_cast<int64_t>(static_cast<uint64_t>(pr.second) << shift);
+  d.name += ", ids * 2^" + std::to_string(shift);
+  SetLayout(&d);
   return d;
 }
 
@@ -301,6 +324,70 @@ uint64_t RunIndexCases(const Comm& comm, CaseSetup* setup, const Dataset& d) {
   return even_spread;
 }
 
+// WriteIndexFilesRankOrdered: the pairs are split in id order, so ranks hold
+// ascending id ranges (how many each gets: `split`), and each rank sorts its
+// own; the files must be those of the whole list. Chunks of 1 and 3 keys make
+// windows of 16 and 48 keys, so value runs cross windows as well as ranks.
+template <class Key>
+void RunRankOrderedCase(const Comm& comm, CaseSetup* setup, const Dataset& d, Split split,
+                        uint64_t chunk_keys) {
+  const std::string label = "rank-ordered, " + d.name + ", " + SplitName(split) + ", chunk " +
+                            (chunk_keys ? std::to_string(chunk_keys) + " keys" : "default");
+  const KeyCodec<Key> codec{d.layout};
+  std::vector<Pair> by_id = d.pairs;
+  std::sort(by_id.begin(), by_id.end(),
+            [](const Pair& a, const Pair& b) { return a.second < b.second; });
+  const std::vector<uint64_t> bounds = Bounds(split, by_id.size(), comm.size(), setup->rng);
+  std::vector<Key> local;
+  for (uint64_t i = bounds[comm.rank()]; i < bounds[comm.rank() + 1]; ++i)
+    local.push_back(codec.Encode(by_id[i].first, by_id[i].second));
+  std::sort(local.begin(), local.end());
+
+  const IndexFilePrefixes prefixes = NextPrefixes(setup);
+  WriteOptions options;
+  if (chunk_keys > 0) options.chunk_bytes = chunk_keys * sizeof(Key);
+  std::atomic<uint64_t> rows_done{0};
+  options.rows_done = &rows_done;
+  const Status st = CallWriteIndexFilesRankOrdered(comm, local, codec, prefixes, d.metric_dtype,
+                                                   d.sample_dtype, options);
+  Check(comm, st.ok(), label + ": WriteIndexFilesRankOrdered: " + st.message());
+  std::string err;
+  if (comm.is_root() && st.ok()) {
+    err = CheckIndexFiles(prefixes, d);
+    if (err.empty() && rows_done.load() != d.pairs.size())
+      err = "rows_done " + std::to_string(rows_done.load()) + ", expected " +
+            std::to_string(d.pairs.size());
+  }
+  Check(comm, err.empty(), label + ": " + err);
+}
+
+template <class Key>
+void RunRankOrderedCases(const Comm& comm, CaseSetup* setup, const Dataset& d) {
+  Check(comm, d.layout.fits_u64() == std::is_same_v<Key, uint64_t>,
+        d.name + ": the layout needs this key type");
+  for (Split split : {Split::kEven, Split::kOddRanksEmpty, Split::kFirstAndLastEmpty,
+                      Split::kAllOnOne, Split::kRandom})
+    for (uint64_t chunk_keys : {1, 3, 0})
+      RunRankOrderedCase<Key>(comm, setup, d, split, chunk_keys);
+}
+
+void RunRankOrderedDatasets(const Comm& comm, CaseSetup* setup) {
+  std::mt19937_64& rng = setup->rng;
+  RunRankOrderedCases<uint64_t>(comm, setup, MakeDataset("N = 0", 0, 0, 0, 1, 0, 0, rng));
+  RunRankOrderedCases<uint64_t>(comm, setup, MakeDataset("U = 1", 1, 500, 42, 1, 0, 0, rng));
+  RunRankOrderedCases<uint64_t>(
+      comm, setup, MakeDataset("U = 50, one heavy value", 50, 2000, -20, 1, 0, 70, rng));
+  RunRankOrderedCases<uint64_t>(comm, setup,
+                                MakeDataset("U = 251", 251, 1500, 0, 1, 1000000, 10, rng));
+  RunRankOrderedCases<uint64_t>(comm, setup, MakeDataset("U = 1234", 1234, 4000, 0, 1, 0, 30, rng));
+  // Every value distinct, spread over the widest value offsets taken (24 bits).
+  RunRankOrderedCases<uint64_t>(
+      comm, setup, MakeDataset("U = N = 3000, 24 value bits", 3000, 3000, -5, 5592, 0, 0, rng));
+  // Value bits + id bits > 64: wide keys.
+  RunRankOrderedCases<WideKey>(
+      comm, setup, SpreadIds(MakeDataset("wide keys, U = 300", 300, 1200, 9, 1, 0, 40, rng), 50));
+}
+
 // WriteOrderedScalars: rank r contributes counts[r] values; the file must hold
 // them one per row, rank 0's first, in rank order.
 void RunScalarCase(const Comm& comm, CaseSetup* setup, const std::string& name,
@@ -381,6 +468,20 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
   }
   Check(comm, left.empty(), "signal on rank 0: files left behind:" + left);
 
+  // So does the rank-ordered write (its precondition on ids does not matter:
+  // the signal is caught before anything is written).
+  const IndexFilePrefixes ordered = NextPrefixes(setup);
+  const Status ost = CallWriteIndexFilesRankOrdered(comm, slice, codec, ordered, d.metric_dtype,
+                                                    d.sample_dtype, options);
+  Check(comm, ost.code() == Status::Code::kInterrupted && ost.signal() == SIGINT,
+        "signal on rank 0: WriteIndexFilesRankOrdered returned '" + ost.message() + "'");
+  if (comm.is_root())
+    for (const std::string& prefix :
+         {ordered.index_to_metric, ordered.index_to_sample, ordered.percentile_merged})
+      for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
+        if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
+  Check(comm, left.empty(), "signal on rank 0, rank-ordered: files left behind:" + left);
+
   // sample_to_metric stops too, also before rank 0's own rows (at np1 it has
   // no other rows to receive).
   const std::string scalars = NextPrefixes(setup).index_to_metric;
@@ -431,6 +532,7 @@ int main(int argc, char** argv) {
   test::Check(comm, !setup.dir.empty(), "mkdtemp");
   if (!setup.dir.empty()) {
     RunIndexDatasets(comm, &setup);
+    RunRankOrderedDatasets(comm, &setup);
     RunScalarCases(comm, &setup);
     RunInterruptedCase(comm, &setup);
   }

@@ -2,12 +2,15 @@
 # --progress under mpiexec -n $NP, on the demo data (configs/demo.json's dataset):
 # - auto on a terminal (a pseudo-terminal from `script`, the ranks' stderr being
 #   hydra's pipes): one live `\r` line per stage — map, sample_to_metric, sort,
-#   exchange, write, metric_value, report — cleared at the end;
+#   write, metric_value, report — cleared at the end (no exchange: the ranks'
+#   ids are in rank order, so rank 0 takes each rank's keys as it writes);
 # - auto with mpiexec's stderr in a file (also inside that terminal): no `\r`,
 #   no progress line (the run is shorter than the 10 s log interval);
 # - always into a file: one plain `[progress]` line per stage, no `\r`;
 # - never, and the deprecated --no-progress: no progress and no summary;
 # - the end-of-run summary's figures for the demo data; stdout stays empty;
+# - with ids not in rank order (reversed sample_indices): an exchange line
+#   (none on one rank);
 # - a bad --progress value: one error, exit 2, no output.
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
@@ -22,8 +25,7 @@ cat > demo.json <<JSON
  "output": {"path": "$work/out"}, "map": {"threads": 1, "batch_size": 1024}}
 JSON
 run="$MPIEXEC -n $NP $DSANALYZE --config demo.json"
-stages=(map "mod: sample_to_metric" "mod: sort" "mod: exchange" "mod: write"
-        "batch_sum: metric_value" report)
+stages=(map "mod: sample_to_metric" "mod: sort" "mod: write" "batch_sum: metric_value" report)
 
 # In a terminal: `script` gives mpiexec a pseudo-terminal; the transcript holds
 # what the user saw.
@@ -67,6 +69,28 @@ for log in logs:
     i = lines.index("metrics:")
     assert lines[i + 1:i + 3] == [want_mod, want_sum], (log, lines[i + 1:i + 3], want_mod, want_sum)
 PY
+
+# Reversed ids (sample_indices N-1 ... 0): the sample sort exchanges the keys.
+python3 - ids.npy <<'PY'
+import array, sys
+n = 100000
+header = "{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }" % n
+header += " " * ((-(10 + len(header) + 1)) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+    f.write(array.array("q", range(n - 1, -1, -1)).tobytes())
+PY
+sed 's|"num_samples": 100000|&, "sample_indices": "'"$work"'/ids.npy"|' demo.json > reversed.json
+$MPIEXEC -n "$NP" "$DSANALYZE" --config reversed.json --progress always 2> reversed.err ||
+  fail "reversed ids: exit $?"
+exchanges=1
+((NP > 1)) || exchanges=0  # one rank holds the whole order: nothing to exchange
+[[ $(grep -cF "[progress] mod: exchange " reversed.err) == "$exchanges" ]] ||
+  fail "reversed ids on $NP rank(s): not $exchanges exchange line(s)"
+for s in "mod: sort" "mod: write"; do
+  [[ $(grep -cF "[progress] $s " reversed.err) == 1 ]] || fail "reversed ids: not one line for '$s'"
+done
+grep -qF "[progress] mod: exchange " always.err && fail "ids in rank order: an exchange line"
 
 # never, and the deprecated spelling: nothing but the logs. stdout always empty.
 for flag in "--progress never" --no-progress; do

@@ -64,11 +64,32 @@ now() { date +%s.%N; }
 seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
+# reversed_ids FILE N: an int64 .npy of the ids N-1 ... 0.
+reversed_ids() {
+  python3 - "$1" "$2" <<'PY'
+import array, sys
+path, n = sys.argv[1], int(sys.argv[2])
+header = "{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }" % n
+header += " " * ((-(10 + len(header) + 1)) % 64) + "\n"
+with open(path, "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+    f.write(array.array("q", range(n - 1, -1, -1)).tobytes())
+PY
+}
+
 # write_config NAME SAMPLES SAVE: a value and a sum metric over synthetic_mod;
-# 64 KiB chunks and 512-sample batches put the pause points mid-stage.
+# 64 KiB chunks and 512-sample batches put the pause points mid-stage. The
+# sample sort's exchange runs only when the ranks' ids are not in rank order
+# (lib/pipeline/gather_write.h, WriteIndexFilesRankOrdered), so a test paused
+# at "exchange" gives the samples reversed ids (dataset.sample_indices).
 write_config() {
+  local ids=""
+  if [[ ${point:-} == exchange ]]; then
+    reversed_ids "$work/ids_$2.npy" "$2"
+    ids=", \"sample_indices\": \"$work/ids_$2.npy\""
+  fi
   cat > "$work/$1.json" <<EOF
-{"dataset": {"type": "synthetic_mod", "num_samples": $2},
+{"dataset": {"type": "synthetic_mod", "num_samples": $2$ids},
  "metrics": [{"name": "v", "metric": "value"}, {"name": "s", "metric": "sum"}],
  "output": {"path": "$3", "chunk_bytes": 65536, "total_curriculum_step": 1000},
  "map": {"threads": 2, "batch_size": 512}}
