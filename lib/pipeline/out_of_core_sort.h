@@ -14,9 +14,11 @@
 //     until none is. A range too big on its own is histogrammed again, 16
 //     bits finer; keys are unique, so this ends.
 //  2. Passes, in key order. Every rank scans its store for the keys in the
-//     pass's range and sorts them (local_sort.h SortKeys); the sample sort
-//     (sample_sort.h) spreads them evenly over the ranks; rank 0 appends them
-//     to the index files, open across passes (gather_write.h IndexGather).
+//     pass's range (values outside the pass's value offsets are passed over
+//     without building keys) and sorts them (local_sort.h SortKeys); the
+//     sample sort (sample_sort.h) spreads them evenly over the ranks; rank 0
+//     appends them to the index files, open across passes (gather_write.h
+//     IndexGather).
 //
 // The output is byte-identical to the in-memory sort's: the same keys reach
 // the same writer in the same order. The price is one scan of the store per

@@ -273,6 +273,29 @@ IndexFilePrefixes NextPrefixes(CaseSetup* setup) {
           base + "index_to_sample_percentile_merged"};
 }
 
+// Writes d's index files with write(prefixes, options), in chunks of
+// `chunk_keys` keys (0: the default chunk size), and checks on rank 0 the
+// files and the progress row count.
+template <class Key, class Write>
+void WriteAndCheck(const Comm& comm, CaseSetup* setup, const Dataset& d, const std::string& label,
+                   uint64_t chunk_keys, Write&& write) {
+  const IndexFilePrefixes prefixes = NextPrefixes(setup);
+  WriteOptions options;
+  if (chunk_keys > 0) options.chunk_bytes = chunk_keys * sizeof(Key);
+  std::atomic<uint64_t> rows_done{0};
+  options.rows_done = &rows_done;
+  const Status st = write(prefixes, options);
+  Check(comm, st.ok(), label + ": " + st.message());
+  std::string err;
+  if (comm.is_root() && st.ok()) {
+    err = CheckIndexFiles(prefixes, d);
+    if (err.empty() && rows_done.load() != d.pairs.size())
+      err = "rows_done " + std::to_string(rows_done.load()) + ", expected " +
+            std::to_string(d.pairs.size());
+  }
+  Check(comm, err.empty(), label + ": " + err);
+}
+
 // Writes `d` split by `split` in chunks of `chunk_keys` keys (0: the default
 // chunk size) and checks the files. Returns MostRanksPerValue of the split.
 template <class Key>
@@ -287,23 +310,11 @@ uint64_t RunIndexCase(const Comm& comm, CaseSetup* setup, const Dataset& d, Spli
   const std::vector<uint64_t> bounds = Bounds(split, keys.size(), comm.size(), setup->rng);
   const std::vector<Key> slice(keys.begin() + bounds[comm.rank()],
                                keys.begin() + bounds[comm.rank() + 1]);
-
-  const IndexFilePrefixes prefixes = NextPrefixes(setup);
-  WriteOptions options;
-  if (chunk_keys > 0) options.chunk_bytes = chunk_keys * sizeof(Key);
-  std::atomic<uint64_t> rows_done{0};
-  options.rows_done = &rows_done;
-  const Status st =
-      CallWriteIndexFiles(comm, slice, codec, prefixes, d.metric_dtype, d.sample_dtype, options);
-  Check(comm, st.ok(), label + ": WriteIndexFiles: " + st.message());
-  std::string err;
-  if (comm.is_root() && st.ok()) {
-    err = CheckIndexFiles(prefixes, d);
-    if (err.empty() && rows_done.load() != d.pairs.size())
-      err = "rows_done " + std::to_string(rows_done.load()) + ", expected " +
-            std::to_string(d.pairs.size());
-  }
-  Check(comm, err.empty(), label + ": " + err);
+  WriteAndCheck<Key>(comm, setup, d, label + ": WriteIndexFiles", chunk_keys,
+                     [&](const IndexFilePrefixes& prefixes, const WriteOptions& options) {
+                       return CallWriteIndexFiles(comm, slice, codec, prefixes, d.metric_dtype,
+                                                  d.sample_dtype, options);
+                     });
   return MostRanksPerValue(d.pairs, bounds);
 }
 
@@ -342,23 +353,11 @@ void RunRankOrderedCase(const Comm& comm, CaseSetup* setup, const Dataset& d, Sp
   for (uint64_t i = bounds[comm.rank()]; i < bounds[comm.rank() + 1]; ++i)
     local.push_back(codec.Encode(by_id[i].first, by_id[i].second));
   std::sort(local.begin(), local.end());
-
-  const IndexFilePrefixes prefixes = NextPrefixes(setup);
-  WriteOptions options;
-  if (chunk_keys > 0) options.chunk_bytes = chunk_keys * sizeof(Key);
-  std::atomic<uint64_t> rows_done{0};
-  options.rows_done = &rows_done;
-  const Status st = CallWriteIndexFilesRankOrdered(comm, local, codec, prefixes, d.metric_dtype,
-                                                   d.sample_dtype, options);
-  Check(comm, st.ok(), label + ": WriteIndexFilesRankOrdered: " + st.message());
-  std::string err;
-  if (comm.is_root() && st.ok()) {
-    err = CheckIndexFiles(prefixes, d);
-    if (err.empty() && rows_done.load() != d.pairs.size())
-      err = "rows_done " + std::to_string(rows_done.load()) + ", expected " +
-            std::to_string(d.pairs.size());
-  }
-  Check(comm, err.empty(), label + ": " + err);
+  WriteAndCheck<Key>(comm, setup, d, label + ": WriteIndexFilesRankOrdered", chunk_keys,
+                     [&](const IndexFilePrefixes& prefixes, const WriteOptions& options) {
+                       return CallWriteIndexFilesRankOrdered(
+                           comm, local, codec, prefixes, d.metric_dtype, d.sample_dtype, options);
+                     });
 }
 
 template <class Key>
