@@ -121,13 +121,8 @@ SliceSummary Summarize(const std::vector<Key>& slice, const KeyCodec<Key>& codec
   if (slice.empty()) return s;
   s.first_value = codec.ValueOffset(slice.front());
   s.last_value = codec.ValueOffset(slice.back());
-  uint64_t prev = s.first_value;
-  s.distinct = 1;
-  for (const Key& k : slice) {
-    const uint64_t v = codec.ValueOffset(k);
-    s.distinct += v != prev;
-    prev = v;
-  }
+  for (size_t i = 0; i < slice.size(); ++s.distinct)
+    i = RunEnd(std::span<const Key>(slice), i, codec.ValueOffset(slice[i]), codec);
   return s;
 }
 

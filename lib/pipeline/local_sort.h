@@ -7,12 +7,12 @@
 // scratch buffer (values are consumed). When ids ascend with position (default
 // ids), a stable sort on the value bits alone already gives (value, id) order:
 // for value ranges up to 2^16 that is a single counting pass, from the values
-// shrunk to 16-bit offsets and freed first, so the keys reuse the values' pages
-// (local_sort.cc). Passes use
-// `threads` threads over contiguous chunks with per-thread histograms, so the
-// result does not depend on the thread count. Each pass stages a bucket's
-// keys in a cache line of their own and streams whole lines to memory
-// (local_sort.cc says why). Wide keys fall back to comparison sorting.
+// shrunk to 16-bit offsets and freed first, so the keys reuse the values'
+// pages (local_sort.cc). Passes use `threads` threads over contiguous chunks
+// with per-thread histograms, so the result does not depend on the thread
+// count. Each pass stages a bucket's keys in a cache line of their own and
+// streams whole lines to memory (local_sort.cc says why). Wide keys fall back
+// to comparison sorting.
 #pragma once
 
 #include <cstdint>

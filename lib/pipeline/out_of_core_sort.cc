@@ -27,14 +27,27 @@ unsigned BitWidth(u128 x) {
   return high ? 64 + std::bit_width(high) : std::bit_width(static_cast<uint64_t>(x));
 }
 
-// Calls fn(key) for each of this rank's keys, block by block of the store.
+// Calls fn(key) for each of this rank's keys in `range`, block by block of
+// the store. Every pass (and every finer histogram) scans the whole store,
+// and most values lie outside the range's value offsets: they are passed
+// over on the value alone, without building their keys.
 template <class Key, class F>
-Status ForEachKey(ValueStore& store, const LocalIds& ids, const KeyCodec<Key>& codec, F&& fn) {
+Status ForEachKeyIn(ValueStore& store, const LocalIds& ids, const KeyCodec<Key>& codec,
+                    const KeyRange& range, F&& fn) {
+  const uint64_t value_min = static_cast<uint64_t>(codec.layout.value_min);
+  const uint64_t lo = codec.ValueOffset(KeyCodec<Key>::FromOrdinal(range.lo));
+  const uint64_t hi = codec.ValueOffset(KeyCodec<Key>::FromOrdinal(range.hi));
   std::vector<int64_t> values;
   for (size_t b = 0; b < store.num_blocks(); ++b) {
     DSA_RETURN_IF_ERROR(store.ReadBlock(b, &values));
     const uint64_t first = store.block_begin(b);
-    for (size_t i = 0; i < values.size(); ++i) fn(codec.Encode(values[i], ids[first + i]));
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint64_t v = static_cast<uint64_t>(values[i]) - value_min;
+      if (v < lo || v > hi) continue;
+      const Key k = codec.Encode(values[i], ids[first + i]);
+      const u128 o = KeyCodec<Key>::Ordinal(k);  // the range may end inside a value
+      if (o >= range.lo && o <= range.hi) fn(k);
+    }
   }
   return Status::OK();
 }
@@ -53,9 +66,8 @@ Result<Histogram> HistogramOf(const Comm& comm, ValueStore& store, const LocalId
   const unsigned width = BitWidth(range.hi - range.lo);
   h.shift = width > kHistogramBits ? width - kHistogramBits : 0;
   h.local.assign(static_cast<size_t>(((range.hi - range.lo) >> h.shift) + 1), 0);
-  const Status st = ForEachKey(store, ids, codec, [&](const Key& k) {
-    const u128 o = KeyCodec<Key>::Ordinal(k);
-    if (o >= range.lo && o <= range.hi) ++h.local[static_cast<size_t>((o - range.lo) >> h.shift)];
+  const Status st = ForEachKeyIn(store, ids, codec, range, [&](const Key& k) {
+    ++h.local[static_cast<size_t>((KeyCodec<Key>::Ordinal(k) - range.lo) >> h.shift)];
   });
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
   h.sum = comm.Allreduce<uint64_t>(h.local, MPI_SUM);
@@ -165,31 +177,6 @@ struct PassBuffers {
   std::vector<Key> keys;   // the pass's keys, then its slice of the global order
   std::vector<Key> spare;  // the radix scratch, then the received keys
 };
-
-// Calls fn(key) for each of this rank's keys in `range`, block by block of
-// the store. Why not ForEachKey and a test: every pass scans the whole store,
-// and most values lie outside the pass's value offsets, so they are passed
-// over on the value alone, without building their keys.
-template <class Key, class F>
-Status ForEachKeyIn(ValueStore& store, const LocalIds& ids, const KeyCodec<Key>& codec,
-                    const KeyRange& range, F&& fn) {
-  const uint64_t value_min = static_cast<uint64_t>(codec.layout.value_min);
-  const uint64_t lo = codec.ValueOffset(KeyCodec<Key>::FromOrdinal(range.lo));
-  const uint64_t hi = codec.ValueOffset(KeyCodec<Key>::FromOrdinal(range.hi));
-  std::vector<int64_t> values;
-  for (size_t b = 0; b < store.num_blocks(); ++b) {
-    DSA_RETURN_IF_ERROR(store.ReadBlock(b, &values));
-    const uint64_t first = store.block_begin(b);
-    for (size_t i = 0; i < values.size(); ++i) {
-      const uint64_t v = static_cast<uint64_t>(values[i]) - value_min;
-      if (v < lo || v > hi) continue;
-      const Key k = codec.Encode(values[i], ids[first + i]);
-      const u128 o = KeyCodec<Key>::Ordinal(k);  // the range may end inside a value
-      if (o >= range.lo && o <= range.hi) fn(k);
-    }
-  }
-  return Status::OK();
-}
 
 // This rank's keys in `pass`, sorted, into buffers->keys.
 template <class Key>
