@@ -15,6 +15,7 @@
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
 command -v script > /dev/null || { echo "SKIP: no script (util-linux)"; exit 0; }
+support=$(cd "$(dirname "$0")/../support" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -71,15 +72,7 @@ for log in logs:
 PY
 
 # Reversed ids (sample_indices N-1 ... 0): the sample sort exchanges the keys.
-python3 - ids.npy <<'PY'
-import array, sys
-n = 100000
-header = "{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }" % n
-header += " " * ((-(10 + len(header) + 1)) % 64) + "\n"
-with open(sys.argv[1], "wb") as f:
-    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
-    f.write(array.array("q", range(n - 1, -1, -1)).tobytes())
-PY
+python3 "$support/reversed_ids_npy.py" ids.npy 100000
 sed 's|"num_samples": 100000|&, "sample_indices": "'"$work"'/ids.npy"|' demo.json > reversed.json
 $MPIEXEC -n "$NP" "$DSANALYZE" --config reversed.json --progress always 2> reversed.err ||
   fail "reversed ids: exit $?"

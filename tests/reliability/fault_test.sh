@@ -50,6 +50,7 @@ if [[ $mode == disk_full* && -z ${FAULT_TEST_IN_NAMESPACE:-} ]]; then
   exec env FAULT_TEST_IN_NAMESPACE=1 unshare -m --propagation private bash "$0" "$@"
 fi
 
+support=$(cd "$(dirname "$0")/../support" && pwd)
 work=$(mktemp -d)
 paused_pid=""
 cleanup() {
@@ -64,19 +65,6 @@ now() { date +%s.%N; }
 seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
-# reversed_ids FILE N: an int64 .npy of the ids N-1 ... 0.
-reversed_ids() {
-  python3 - "$1" "$2" <<'PY'
-import array, sys
-path, n = sys.argv[1], int(sys.argv[2])
-header = "{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }" % n
-header += " " * ((-(10 + len(header) + 1)) % 64) + "\n"
-with open(path, "wb") as f:
-    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
-    f.write(array.array("q", range(n - 1, -1, -1)).tobytes())
-PY
-}
-
 # write_config NAME SAMPLES SAVE: a value and a sum metric over synthetic_mod;
 # 64 KiB chunks and 512-sample batches put the pause points mid-stage. The
 # sample sort's exchange runs only when the ranks' ids are not in rank order
@@ -85,7 +73,7 @@ PY
 write_config() {
   local ids=""
   if [[ ${point:-} == exchange ]]; then
-    reversed_ids "$work/ids_$2.npy" "$2"
+    python3 "$support/reversed_ids_npy.py" "$work/ids_$2.npy" "$2"
     ids=", \"sample_indices\": \"$work/ids_$2.npy\""
   fi
   cat > "$work/$1.json" <<EOF
