@@ -51,6 +51,26 @@ void Comm::Barrier() const {
   RunCollective([&] { MPI_Barrier(comm_); }, [&](MPI_Request* r) { MPI_Ibarrier(comm_, r); });
 }
 
+std::string Comm::BroadcastFromRoot(std::string text) const {
+  uint64_t length = text.size();
+  RunCollective([&] { MPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm_); },
+                [&](MPI_Request* r) { MPI_Ibcast(&length, 1, MPI_UINT64_T, 0, comm_, r); });
+  text.resize(length);
+  const MPI_Count n = static_cast<MPI_Count>(length);
+  RunCollective([&] { MPI_Bcast_c(text.data(), n, MPI_CHAR, 0, comm_); },
+                [&](MPI_Request* r) { MPI_Ibcast_c(text.data(), n, MPI_CHAR, 0, comm_, r); });
+  return text;
+}
+
+bool Comm::OnOneNode() const {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  return Allreduce(node_size == size_ ? 1 : 0, MPI_MIN) == 1;
+}
+
 Status Comm::AgreeOnStatus(const Status& given) const {
   // Every agreement is a checkpoint where a caught signal stops the run.
   const Status local = given.ok() ? CheckInterrupt() : given;

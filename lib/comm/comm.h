@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -108,6 +109,26 @@ class Comm {
   T Allreduce(T value, MPI_Op op) const {
     return Allreduce<T>(std::span<const T>(&value, 1), op)[0];
   }
+
+  // Element-wise sums of `values` over the ranks below this one (zeros on
+  // rank 0), for equal-length vectors on all ranks.
+  template <class T>
+  std::vector<T> ExclusiveSum(std::span<const T> values) const {
+    std::vector<T> out(values.size(), T{0});
+    const MPI_Count n = static_cast<MPI_Count>(values.size());
+    RunCollective([&] { MPI_Exscan_c(values.data(), out.data(), n, MpiType<T>(), MPI_SUM, comm_); },
+                  [&](MPI_Request* r) {
+                    MPI_Iexscan_c(values.data(), out.data(), n, MpiType<T>(), MPI_SUM, comm_, r);
+                  });
+    if (rank_ == 0) std::fill(out.begin(), out.end(), T{0});  // MPI leaves rank 0's undefined
+    return out;
+  }
+
+  // Rank 0's `text`, on every rank.
+  std::string BroadcastFromRoot(std::string text) const;
+
+  // Whether every rank runs on one node (shares memory with every other).
+  bool OnOneNode() const;
 
   // Every rank's `value`, indexed by rank.
   template <class T>

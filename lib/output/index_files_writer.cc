@@ -83,6 +83,14 @@ Status IndexFilesWriter::Open(const IndexFilePrefixes& p, DType metric_dtype, DT
   return OpenWriters(p, metric_dtype, sample_dtype, base, distinct, "");
 }
 
+Status IndexFilesWriter::OpenOverIds(const IndexFilePrefixes& p, DType metric_dtype,
+                                     DType sample_dtype, IndexedWriter::Options base,
+                                     uint64_t distinct, const std::string& ids_bin) {
+  writes_ids_ = false;
+  ids_elsewhere_ = true;
+  return OpenWriters(p, metric_dtype, sample_dtype, base, distinct, ids_bin);
+}
+
 Status IndexFilesWriter::OpenDeferred(const IndexFilePrefixes& p, DType metric_dtype,
                                       DType sample_dtype, IndexedWriter::Options base,
                                       const std::string& scratch_dir) {
@@ -142,6 +150,8 @@ Status IndexFilesWriter::EndValue(int64_t value, uint64_t ids) {
 }
 
 Status IndexFilesWriter::WriteValue(int64_t value, uint64_t ids) {
+  if (ids_elsewhere_ && sample_) DSA_RETURN_IF_ERROR(sample_->AppendElsewhere(ids));
+  if (ids_elsewhere_ && percentile_) DSA_RETURN_IF_ERROR(percentile_->AppendElsewhere(ids));
   if (metric_) {
     values_.push_back(value);
     if (values_.size() == kValuesPerFlush) DSA_RETURN_IF_ERROR(FlushValues());
@@ -175,7 +185,7 @@ Status IndexFilesWriter::FinishDeferred() {
   }
   const uint64_t distinct = d.rows.size() / sizeof(ValueRecord);
   DSA_RETURN_IF_ERROR(
-      OpenWriters(d.prefixes, d.metric_dtype, d.sample_dtype, d.base, distinct, ids_bin));
+      OpenOverIds(d.prefixes, d.metric_dtype, d.sample_dtype, d.base, distinct, ids_bin));
   DSA_RETURN_IF_ERROR(Replay(distinct));
   DSA_RETURN_IF_ERROR(FinishWriters());
   deferred_.reset();  // removes the ids' file; the written files link to it
@@ -189,13 +199,7 @@ Status IndexFilesWriter::Replay(uint64_t distinct) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(batch.size(), distinct - done));
     DSA_RETURN_IF_ERROR(
         deferred_->rows.ReadAt(done * sizeof(ValueRecord), batch.data(), n * sizeof(ValueRecord)));
-    for (size_t i = 0; i < n; ++i) {
-      const ValueRecord& r = batch[i];
-      // The ids are already in the ids' file, which these writers link.
-      if (sample_) DSA_RETURN_IF_ERROR(sample_->AppendElsewhere(r.ids));
-      if (percentile_) DSA_RETURN_IF_ERROR(percentile_->AppendElsewhere(r.ids));
-      DSA_RETURN_IF_ERROR(WriteValue(r.value, r.ids));
-    }
+    for (size_t i = 0; i < n; ++i) DSA_RETURN_IF_ERROR(WriteValue(batch[i].value, batch[i].ids));
   }
   return Status::OK();
 }

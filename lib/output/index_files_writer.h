@@ -59,6 +59,13 @@ class IndexFilesWriter {
   // percentile_merged is chosen without index_to_sample.
   Status OpenDeferred(const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
                       IndexedWriter::Options base, const std::string& scratch_dir);
+  // Opens for ids already in the element file `ids_bin` (the sample dtype's
+  // bytes, in value order, no header), written by others: AppendIds is not
+  // called, and EndValue(value, ids) claims the next `ids` of them. Finish()
+  // links `ids_bin` as index_to_sample's .bin (and the percentile-merged
+  // file's); the caller removes `ids_bin` after Finish, or on failure.
+  Status OpenOverIds(const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
+                     IndexedWriter::Options base, uint64_t distinct, const std::string& ids_bin);
   // Whether index_to_sample is written: else AppendIds need not be called.
   bool writes_ids() const { return writes_ids_; }
   // Appends ids of the current and following values, in order.
@@ -86,6 +93,7 @@ class IndexFilesWriter {
 
   std::unique_ptr<Deferred> deferred_;  // set from OpenDeferred until Finish
   bool writes_ids_ = false;
+  bool ids_elsewhere_ = false;  // the ids are in a file of their own (OpenOverIds)
   std::unique_ptr<IndexedWriter> metric_, sample_, percentile_;
   std::vector<int64_t> values_;  // index_to_metric rows not yet handed to metric_
   uint64_t step_ = 1;

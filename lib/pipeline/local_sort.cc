@@ -32,64 +32,67 @@ void ParallelChunks(uint64_t n, unsigned threads, F&& fn) {
   for (auto& th : pool) th.join();
 }
 
-// The scatter stages each bucket's keys in a 64-byte line of its own and
+// The scatter stages each bucket's items in a 64-byte line of its own and
 // writes a full line at once with non-temporal stores. Why: with thousands of
-// buckets (the seed benchmark's 10^4 values) a plain scatter writes every key
+// buckets (the seed benchmark's 10^4 values) a plain scatter writes every item
 // to a different cache line, each fetched from memory before the store and
-// evicted before its next key arrives; measured on the 2-core VM at 2*10^8
+// evicted before its next item arrives; measured on the 2-core VM at 2*10^8
 // keys, a 14-bit pass took 11.5 ns a key plainly and 4.1 ns staged.
-constexpr size_t kLineKeys = 64 / sizeof(uint64_t);
+template <class T>
 struct Line {
-  alignas(64) uint64_t keys[kLineKeys];
+  static constexpr size_t kItems = 64 / sizeof(T);
+  alignas(64) T items[kItems];
 };
 
 // The slot of dst[p] in its cache line.
-inline size_t SlotOf(const uint64_t* dst, uint64_t p) {
-  return (reinterpret_cast<uintptr_t>(dst + p) / sizeof(uint64_t)) % kLineKeys;
+template <class T>
+inline size_t SlotOf(const T* dst, uint64_t p) {
+  return (reinterpret_cast<uintptr_t>(dst + p) / sizeof(T)) % Line<T>::kItems;
 }
 
 // Copies positions [from, to) of one cache line of dst from its staged line.
-inline void StorePart(const Line& line, uint64_t* dst, uint64_t from, uint64_t to) {
-  for (uint64_t q = from; q < to; ++q) dst[q] = line.keys[SlotOf(dst, q)];
+template <class T>
+inline void StorePart(const Line<T>& line, T* dst, uint64_t from, uint64_t to) {
+  for (uint64_t q = from; q < to; ++q) dst[q] = line.items[SlotOf(dst, q)];
 }
 
 // Stores a whole staged line to the 64-byte aligned `out`, bypassing the
 // cache; StreamFence orders the streamed lines before what follows (a thread
 // calls it before it is joined).
 #if defined(__SSE2__)
-inline void StoreLine(const Line& line, uint64_t* out) {
-  const auto* from = reinterpret_cast<const __m128i*>(line.keys);
+template <class T>
+inline void StoreLine(const Line<T>& line, T* out) {
+  const auto* from = reinterpret_cast<const __m128i*>(line.items);
   auto* to = reinterpret_cast<__m128i*>(out);
-  for (size_t j = 0; j < sizeof(Line) / sizeof(__m128i); ++j)
+  for (size_t j = 0; j < sizeof(Line<T>) / sizeof(__m128i); ++j)
     _mm_stream_si128(to + j, _mm_load_si128(from + j));
 }
 inline void StreamFence() { _mm_sfence(); }
 #else
-inline void StoreLine(const Line& line, uint64_t* out) {
-  std::memcpy(out, line.keys, sizeof(Line));
+template <class T>
+inline void StoreLine(const Line<T>& line, T* out) {
+  std::memcpy(out, line.items, sizeof(Line<T>));
 }
 inline void StreamFence() {}
 #endif
 
-// Writes src[b, e) (through `load`) to dst[pos[digit]++], in order. A cache
-// line is streamed out only when all of it is this chunk's: the lines a
-// bucket shares with its neighbours (or with another thread's chunk of the
-// same bucket) get plain stores of this chunk's positions alone.
-template <class Load>
-void ScatterChunk(uint64_t b, uint64_t e, unsigned shift, uint64_t mask, Load& load, uint64_t* pos,
-                  uint64_t* dst) {
-  const size_t buckets = mask + 1;
-  const std::unique_ptr<Line[]> lines(new Line[buckets]);
+// Writes item(i).second for i in [b, e) to dst[pos[item(i).first]++], in
+// order. A cache line is streamed out only when all of it is this chunk's:
+// the lines a bucket shares with its neighbours (or with another thread's
+// chunk of the same bucket) get plain stores of this chunk's positions alone.
+template <class T, class Item>
+void ScatterChunk(uint64_t b, uint64_t e, size_t buckets, Item& item, uint64_t* pos, T* dst) {
+  constexpr size_t kItems = Line<T>::kItems;
+  const std::unique_ptr<Line<T>[]> lines(new Line<T>[buckets]);
   const std::vector<uint64_t> first(pos, pos + buckets);
   for (uint64_t i = b; i < e; ++i) {
-    const uint64_t k = load(i);
-    const uint64_t d = (k >> shift) & mask;
+    const auto [d, x] = item(i);
     const uint64_t p = pos[d]++;
     const size_t slot = SlotOf(dst, p);
-    lines[d].keys[slot] = k;
-    if (slot != kLineKeys - 1) continue;
-    if (p + 1 >= first[d] + kLineKeys) {
-      StoreLine(lines[d], dst + p + 1 - kLineKeys);
+    lines[d].items[slot] = x;
+    if (slot != kItems - 1) continue;
+    if (p + 1 >= first[d] + kItems) {
+      StoreLine(lines[d], dst + p + 1 - kItems);
     } else {
       StorePart(lines[d], dst, first[d], p + 1);
     }
@@ -101,28 +104,55 @@ void ScatterChunk(uint64_t b, uint64_t e, unsigned shift, uint64_t mask, Load& l
   StreamFence();
 }
 
-// One stable counting pass on digit (key >> shift) & mask, from src (read
-// through `load`) to dst. Per-thread histograms keep it stable and deterministic.
-template <class Load>
-void CountingPass(uint64_t n, unsigned shift, uint64_t mask, unsigned threads, Load&& load,
-                  uint64_t* dst) {
-  const size_t buckets = mask + 1;
+// One stable counting pass: item(i) = (bucket < buckets, element) for i in
+// [0, n), elements written to dst bucket by bucket. Per-thread histograms
+// keep it stable and deterministic. `totals`, if given, receives each
+// bucket's count.
+template <class T, class Item>
+void CountingPass(uint64_t n, size_t buckets, unsigned threads, Item&& item, T* dst,
+                  std::vector<uint64_t>* totals = nullptr) {
   threads = (threads <= 1 || n < (1u << 16)) ? 1 : threads;
   std::vector<std::vector<uint64_t>> hist(threads, std::vector<uint64_t>(buckets, 0));
   ParallelChunks(n, threads, [&](unsigned t, uint64_t b, uint64_t e) {
     uint64_t* h = hist[t].data();
-    for (uint64_t i = b; i < e; ++i) ++h[(load(i) >> shift) & mask];
+    for (uint64_t i = b; i < e; ++i) ++h[item(i).first];
   });
+  if (totals) totals->assign(buckets, 0);
   uint64_t sum = 0;
   for (size_t d = 0; d < buckets; ++d)
     for (unsigned t = 0; t < threads; ++t) {
       const uint64_t c = hist[t][d];
+      if (totals) (*totals)[d] += c;
       hist[t][d] = sum;
       sum += c;
     }
   ParallelChunks(n, threads, [&](unsigned t, uint64_t b, uint64_t e) {
-    ScatterChunk(b, e, shift, mask, load, hist[t].data(), dst);
+    ScatterChunk(b, e, buckets, item, hist[t].data(), dst);
   });
+}
+
+// A counting pass of keys on the digit (key >> shift) & mask.
+template <class Load>
+void KeyPass(uint64_t n, unsigned shift, uint64_t mask, unsigned threads, Load&& load,
+             uint64_t* dst) {
+  auto item = [&](uint64_t i) {
+    const uint64_t k = load(i);
+    return std::pair<uint64_t, uint64_t>((k >> shift) & mask, k);
+  };
+  CountingPass(n, mask + 1, threads, item, dst);
+}
+
+// Each values[i] - value_min as a 16-bit offset (the caller checked the range).
+std::vector<uint16_t> ValueOffsets(const std::vector<int64_t>& values, int64_t value_min,
+                                   unsigned threads) {
+  const uint64_t n = values.size();
+  std::vector<uint16_t> offsets = HugePageVector<uint16_t>(n);
+  ParallelChunks(n, threads, [&](unsigned, uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i)
+      offsets[i] = static_cast<uint16_t>(static_cast<uint64_t>(values[i]) -
+                                         static_cast<uint64_t>(value_min));
+  });
+  return offsets;
 }
 
 // Consecutive ids and at most 16 value bits: one counting pass on the value
@@ -135,11 +165,7 @@ std::vector<uint64_t> SortBySmallValues(std::vector<int64_t>&& values, int64_t f
                                         const KeyCodec<uint64_t>& codec, unsigned threads) {
   const uint64_t n = values.size();
   const uint64_t value_min = static_cast<uint64_t>(codec.layout.value_min);
-  std::vector<uint16_t> offsets = HugePageVector<uint16_t>(n);
-  ParallelChunks(n, threads, [&](unsigned, uint64_t b, uint64_t e) {
-    for (uint64_t i = b; i < e; ++i)
-      offsets[i] = static_cast<uint16_t>(static_cast<uint64_t>(values[i]) - value_min);
-  });
+  const std::vector<uint16_t> offsets = ValueOffsets(values, codec.layout.value_min, threads);
   std::vector<int64_t>().swap(values);
   std::vector<uint64_t> keys = HugePageVector<uint64_t>(n);
   auto encode = [&](uint64_t i) {
@@ -147,8 +173,52 @@ std::vector<uint64_t> SortBySmallValues(std::vector<int64_t>&& values, int64_t f
                         first_id + static_cast<int64_t>(i));
   };
   const uint64_t mask = (uint64_t{1} << codec.layout.value_bits) - 1;
-  CountingPass(n, codec.layout.id_bits, mask, threads, encode, keys.data());
+  KeyPass(n, codec.layout.id_bits, mask, threads, encode, keys.data());
   return keys;
+}
+
+// Shrinks the n int64 values at `base` to 16-bit offsets from value_min in
+// place: offset i ends up at byte 2i. Each thread shrinks its own chunk
+// [b, e) to the chunk's start, which is safe in order: offset i goes to byte
+// 8b + 2(i - b), at or below value i's first byte (read just before) and
+// below every later value's. Then the chunks slide down, in order, to meet. Through memcpy, so no
+// pointer of another type aliases the values. Why in place: a separate
+// offsets array is fresh memory, which costs more to fault in on a VM than
+// the pass (docs/benchmarks.md).
+void ShrinkToOffsets(std::byte* base, uint64_t n, int64_t value_min, unsigned threads) {
+  threads = (threads <= 1 || n < (1u << 16)) ? 1 : threads;
+  ParallelChunks(n, threads, [&](unsigned, uint64_t b, uint64_t e) {
+    std::byte* to = base + 8 * b;
+    for (uint64_t i = b; i < e; ++i) {
+      int64_t v;
+      std::memcpy(&v, base + 8 * i, sizeof(v));
+      const auto o =
+          static_cast<uint16_t>(static_cast<uint64_t>(v) - static_cast<uint64_t>(value_min));
+      std::memcpy(to + 2 * (i - b), &o, sizeof(o));
+    }
+  });
+  for (unsigned t = 1; t < threads; ++t) {
+    const SampleRange r = SplitRange({0, n}, threads, t);
+    std::memmove(base + 2 * r.begin, base + 8 * r.begin, 2 * (r.end - r.begin));
+  }
+}
+
+// Calls f(ids), `dst` as an array of the unsigned type of id_bytes bytes.
+template <class F>
+void WithIdType(size_t id_bytes, void* dst, F&& f) {
+  switch (id_bytes) {
+    case 1:
+      f(static_cast<uint8_t*>(dst));
+      break;
+    case 2:
+      f(static_cast<uint16_t*>(dst));
+      break;
+    case 4:
+      f(static_cast<uint32_t*>(dst));
+      break;
+    default:
+      f(static_cast<uint64_t*>(dst));
+  }
 }
 
 }  // namespace
@@ -172,11 +242,11 @@ std::vector<uint64_t> SortPairs(std::vector<int64_t>&& values, const LocalIds& i
   const unsigned digit = (hi - lo + passes - 1) / passes;
   const uint64_t mask = (uint64_t{1} << digit) - 1;
   uint64_t* scratch = reinterpret_cast<uint64_t*>(values.data());
-  CountingPass(n, lo, mask, threads, encode, keys.data());
+  KeyPass(n, lo, mask, threads, encode, keys.data());
   for (unsigned p = 1; p < passes; ++p) {
     uint64_t* src = p % 2 ? keys.data() : scratch;
     uint64_t* dst = p % 2 ? scratch : keys.data();
-    CountingPass(
+    KeyPass(
         n, lo + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, dst);
   }
   std::vector<int64_t>().swap(values);
@@ -197,7 +267,7 @@ void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, uint64_t hi, unsigned so
   scratch->resize(n);
   for (unsigned p = 0; p < passes; ++p) {
     const uint64_t* src = keys->data();
-    CountingPass(
+    KeyPass(
         n, from + p * digit, mask, threads, [src](uint64_t i) { return src[i]; }, scratch->data());
     keys->swap(*scratch);
   }
@@ -207,6 +277,44 @@ void SortKeys(std::vector<WideKey>* keys, const WideKey& /*lo*/, const WideKey& 
               unsigned /*sorted_low_bits*/, unsigned /*threads*/,
               std::vector<WideKey>* /*scratch*/) {
   std::sort(keys->begin(), keys->end());
+}
+
+IdGroups GroupIdsByValue(std::vector<int64_t>&& values, int64_t first_id, int64_t value_min,
+                         size_t buckets, size_t id_bytes, unsigned threads) {
+  IdGroups g;
+  g.value_min = value_min;
+  g.id_bytes = id_bytes;
+  const uint64_t n = values.size();
+  g.storage = std::move(values);
+  std::byte* base = reinterpret_cast<std::byte*>(g.storage.data());
+  ShrinkToOffsets(base, n, value_min, threads);
+  const auto* offsets = reinterpret_cast<const uint16_t*>(base);
+  // The ids go after the offsets, 64-byte aligned, when they fit there.
+  g.ids_at = (2 * n + 63) / 64 * 64;
+  if (n > 0 && g.ids_at + id_bytes * n > 8 * n) {
+    g.wide_ids = HugePageVector<int64_t>((id_bytes * n + 7) / 8);
+    g.ids_at = 0;
+  }
+  void* dst = const_cast<std::byte*>(g.bytes());
+  auto group = [&]<class T>(T* ids) {
+    auto item = [&](uint64_t i) {
+      return std::pair<uint64_t, T>(offsets[i], static_cast<T>(first_id + static_cast<int64_t>(i)));
+    };
+    CountingPass(n, buckets, threads, item, ids, &g.counts);
+  };
+  WithIdType(id_bytes, dst, group);
+  return g;
+}
+
+void ScatterIdBatch(std::span<const uint16_t> buckets, std::span<const int64_t> ids,
+                    size_t id_bytes, std::vector<uint64_t>* pos, std::byte* dst) {
+  auto scatter = [&]<class T>(T* out) {
+    auto item = [&](uint64_t i) {
+      return std::pair<uint64_t, T>(buckets[i], static_cast<T>(ids[i]));
+    };
+    ScatterChunk(0, buckets.size(), pos->size(), item, pos->data(), out);
+  };
+  WithIdType(id_bytes, dst, scatter);
 }
 
 std::vector<WideKey> SortPairs(std::vector<int64_t>&& values, const LocalIds& ids,

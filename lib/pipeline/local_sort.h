@@ -52,4 +52,43 @@ void SortKeys(std::vector<uint64_t>* keys, uint64_t lo, uint64_t hi, unsigned so
 void SortKeys(std::vector<WideKey>* keys, const WideKey& lo, const WideKey& hi,
               unsigned sorted_low_bits, unsigned threads, std::vector<WideKey>* scratch);
 
+// The widest value range GroupIdsByValue takes.
+inline constexpr uint64_t kMaxIdGroups = uint64_t{1} << 16;
+
+// A rank's sample ids grouped by value: group v (the value value_min + v)
+// holds counts[v] ids, ascending, and the groups follow each other in value
+// order at bytes(), each id an unsigned integer of id_bytes bytes in native
+// byte order, as index_to_sample's .bin holds them.
+struct IdGroups {
+  int64_t value_min = 0;
+  std::vector<uint64_t> counts;  // one per value of the range
+  size_t id_bytes = 8;
+  // The values' memory: their 16-bit offsets, then (from byte ids_at) the
+  // ids, unless they did not fit there and are in wide_ids.
+  std::vector<int64_t> storage;
+  std::vector<int64_t> wide_ids;
+  size_t ids_at = 0;
+  const std::byte* bytes() const {
+    const std::vector<int64_t>& v = wide_ids.empty() ? storage : wide_ids;
+    return reinterpret_cast<const std::byte*>(v.data()) + ids_at;
+  }
+};
+
+// Groups the ids first_id + i of values[i] by value, for values in
+// [value_min, value_min + buckets) with buckets <= kMaxIdGroups, in one
+// counting pass (stable, so each group's ids ascend), and ids that fit
+// id_bytes (1, 2, 4 or 8) bytes unsigned. The values shrink to 16-bit
+// offsets in their own memory, and ids of up to 4 bytes go there too: no new
+// pages at all, 8 bytes a value at the peak (16 with 8-byte ids). Threads as
+// SortPairs.
+IdGroups GroupIdsByValue(std::vector<int64_t>&& values, int64_t first_id, int64_t value_min,
+                         size_t buckets, size_t id_bytes, unsigned threads);
+
+// One batch of a grouping built a batch at a time (the out-of-core passes):
+// ids[i] goes to element pos[buckets[i]]++ of `dst`, in order, as an
+// unsigned integer of id_bytes bytes; staged by cache line as the counting
+// passes are.
+void ScatterIdBatch(std::span<const uint16_t> buckets, std::span<const int64_t> ids,
+                    size_t id_bytes, std::vector<uint64_t>* pos, std::byte* dst);
+
 }  // namespace dsanalyze

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <numeric>
 #include <vector>
 
 #include "pipeline/sample_sort.h"
@@ -222,6 +223,85 @@ Status OutOfCoreSort(const Comm& comm, ValueStore& store, const LocalIds& ids,
     clock.Restart();
     DSA_RETURN_IF_ERROR(gather.Add(slice));
     buffers.keys = std::move(slice);  // the next pass's keys buffer
+    clock.Lap(kStageWrite);
+  }
+  return Status::OK();
+}
+
+Result<std::vector<uint64_t>> CountValues(ValueStore& store, int64_t value_min, size_t buckets) {
+  std::vector<uint64_t> counts(buckets, 0);
+  std::vector<int64_t> values;
+  for (size_t b = 0; b < store.num_blocks(); ++b) {
+    DSA_RETURN_IF_ERROR(store.ReadBlock(b, &values));
+    for (int64_t v : values) ++counts[static_cast<size_t>(v - value_min)];
+  }
+  return counts;
+}
+
+std::vector<ValuePass> GroupPasses(const Comm& comm, const std::vector<uint64_t>& local_counts,
+                                   uint64_t pass_ids) {
+  const std::vector<uint64_t> most = comm.Allreduce<uint64_t>(local_counts, MPI_MAX);
+  std::vector<ValuePass> passes;
+  uint64_t in_pass = 0;
+  for (size_t v = 0; v < most.size(); ++v) {
+    if (most[v] > pass_ids) return {};
+    if (passes.empty() || in_pass + most[v] > pass_ids) {
+      passes.push_back({v, v});
+      in_pass = 0;
+    }
+    passes.back().second = v + 1;
+    in_pass += most[v];
+  }
+  return passes;
+}
+
+namespace {
+
+// This rank's ids of the values [pass.first, pass.second), grouped by value
+// into `ids` (sized for them), from one scan of the store.
+Status GroupPass(ValueStore& store, int64_t first_id, int64_t value_min,
+                 const std::vector<uint64_t>& local_counts, const ValuePass& pass, size_t id_bytes,
+                 std::byte* ids) {
+  std::vector<uint64_t> pos(pass.second - pass.first);
+  for (size_t v = pass.first + 1; v < pass.second; ++v)
+    pos[v - pass.first] = pos[v - pass.first - 1] + local_counts[v - 1];
+  const int64_t lo = value_min + static_cast<int64_t>(pass.first);
+  const int64_t hi = value_min + static_cast<int64_t>(pass.second - 1);
+  std::vector<int64_t> values, batch_ids;
+  std::vector<uint16_t> batch_buckets;
+  for (size_t b = 0; b < store.num_blocks(); ++b) {
+    if (store.block_max(b) < lo || store.block_min(b) > hi) continue;
+    DSA_RETURN_IF_ERROR(store.ReadBlock(b, &values));
+    batch_buckets.clear();
+    batch_ids.clear();
+    const int64_t first = first_id + static_cast<int64_t>(store.block_begin(b));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i] < lo || values[i] > hi) continue;
+      batch_buckets.push_back(static_cast<uint16_t>(values[i] - lo));
+      batch_ids.push_back(first + static_cast<int64_t>(i));
+    }
+    ScatterIdBatch(batch_buckets, batch_ids, id_bytes, &pos, ids);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status GroupOutOfCore(const Comm& comm, ValueStore& store, int64_t first_id, int64_t value_min,
+                      const std::vector<uint64_t>& local_counts,
+                      const std::vector<ValuePass>& passes, size_t id_bytes,
+                      GroupedIndexWriter& writer, StageClock& clock) {
+  uint64_t most = 0;  // this rank's most ids in one pass
+  for (const ValuePass& p : passes)
+    most = std::max(most, std::accumulate(local_counts.begin() + p.first,
+                                          local_counts.begin() + p.second, uint64_t{0}));
+  std::vector<int64_t> buffer = HugePageVector<int64_t>((most * id_bytes + 7) / 8);
+  auto* ids = reinterpret_cast<std::byte*>(buffer.data());
+  for (const ValuePass& pass : passes) {
+    const Status grouped = GroupPass(store, first_id, value_min, local_counts, pass, id_bytes, ids);
+    DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(grouped));  // also each pass's interruption checkpoint
+    clock.Lap(kStageLocalSort);
+    DSA_RETURN_IF_ERROR(writer.Write(pass.first, pass.second, ids));
     clock.Lap(kStageWrite);
   }
   return Status::OK();

@@ -29,9 +29,12 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "comm/comm.h"
 #include "pipeline/gather_write.h"
+#include "pipeline/group_write.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/sort_key.h"
 #include "pipeline/stage_clock.h"
@@ -60,5 +63,34 @@ template <class Key>
 Status OutOfCoreSort(const Comm& comm, ValueStore& store, const LocalIds& ids,
                      const KeyCodec<Key>& codec, const OutOfCoreSortOptions& options,
                      IndexGather<Key>& gather, StageClock& clock, OutOfCoreSortStats* stats);
+
+// The out-of-core form of grouping ids by value (local_sort.h
+// GroupIdsByValue, group_write.h), for the same case: consecutive ids
+// ascending by rank, at most kMaxIdGroups values. No keys at all:
+//
+//  1. CountValues: this rank's count of each value, one scan of the store.
+//  2. GroupPasses: consecutive value ranges whose ids fit `pass_ids` on every
+//     rank (planned on the largest count of each value over the ranks, so
+//     every rank plans the same). Empty when one value alone does not fit:
+//     then the keyed sort above, which can split a value, must do.
+//  3. GroupOutOfCore: per pass, every rank scans its store for the pass's
+//     values, scatters their ids into one buffer of pass_ids ids, grouped by
+//     value, and writes its groups into place (GroupedIndexWriter::Write).
+//
+// The bytes are the in-memory grouping's: the same groups land at the same
+// places. Local errors in CountValues; the rest collective.
+Result<std::vector<uint64_t>> CountValues(ValueStore& store, int64_t value_min, size_t buckets);
+
+// Value ranges [first, end) over all of the counts' values.
+using ValuePass = std::pair<size_t, size_t>;
+std::vector<ValuePass> GroupPasses(const Comm& comm, const std::vector<uint64_t>& local_counts,
+                                   uint64_t pass_ids);
+
+// The ids of value i are first_id + i; local_counts and value_min as given
+// to writer.Open. Times: scanning and grouping to local_sort, writes to write.
+Status GroupOutOfCore(const Comm& comm, ValueStore& store, int64_t first_id, int64_t value_min,
+                      const std::vector<uint64_t>& local_counts,
+                      const std::vector<ValuePass>& passes, size_t id_bytes,
+                      GroupedIndexWriter& writer, StageClock& clock);
 
 }  // namespace dsanalyze

@@ -7,6 +7,7 @@
 
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
+#include "pipeline/group_write.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/metric_jobs.h"
 #include "pipeline/out_of_core_sort.h"
@@ -27,13 +28,19 @@ IndexFilePrefixes ChosenPrefixes(const RunState& run, const PlannedMetric& m) {
           ChosenPrefix(run, m, kIndexToSamplePercentile)};
 }
 
-// Collective: whether every id on each rank lies below every id on the next
-// non-empty rank (gather_write.h WriteIndexFilesRankOrdered).
-bool IdsAscendByRank(const Comm& comm, const LocalIds& ids, uint64_t count) {
+// How the ranks' ids lie, as the index writers need to know.
+struct IdOrder {
+  bool ascending_by_rank = false;  // every id on a rank below every id on the next non-empty rank
+  bool consecutive = false;        // and each rank's ids are first_id, first_id + 1, ...
+};
+
+// Collective.
+IdOrder IdOrderOf(const Comm& comm, const LocalIds& ids, uint64_t count) {
   struct IdSpan {
     uint64_t count;
     int64_t min, max;
-  } local{count, 0, 0};
+    bool consecutive;
+  } local{count, 0, 0, ids.consecutive()};
   if (count > 0 && ids.consecutive()) {
     local.min = ids.first_id;
     local.max = ids.first_id + static_cast<int64_t>(count) - 1;
@@ -42,23 +49,46 @@ bool IdsAscendByRank(const Comm& comm, const LocalIds& ids, uint64_t count) {
     local.min = *mn;
     local.max = *mx;
   }
+  IdOrder order{true, true};
   std::optional<int64_t> below;  // the previous non-empty rank's largest id
   for (const IdSpan& s : comm.Allgather(local)) {
+    order.consecutive = order.consecutive && s.consecutive;
     if (s.count == 0) continue;
-    if (below && s.min <= *below) return false;
+    if (below && s.min <= *below) order.ascending_by_rank = false;
     below = s.max;
   }
-  return true;
+  order.consecutive = order.consecutive && order.ascending_by_rank;
+  return order;
+}
+
+// Groups each rank's ids by value and has every rank write its own groups
+// (group_write.h): consecutive ids ascending by rank, at most kMaxIdGroups
+// values, ranks on one node.
+Status GroupAndIndex(RunState& run, PlannedMetric& m, const ValueRange& values,
+                     DType metric_dtype) {
+  run.Begin("sort", m.name() + ": sort");
+  FaultPoint("sort");  // test-only (util/fault_point.h)
+  const IdGroups groups =
+      GroupIdsByValue(std::move(m.mapped), run.samples.local_ids.first_id, values.min,
+                      static_cast<size_t>(values.max - values.min) + 1,
+                      ItemSize(run.samples.id_dtype), run.config.map.threads);
+  run.clock.Lap(kStageLocalSort);
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
+  run.Begin("write", m.name() + ": write", run.samples.count, "keys");
+  Status st = WriteIndexFilesFromGroups(run.comm, groups, ChosenPrefixes(run, m), metric_dtype,
+                                        run.samples.id_dtype, run.write);
+  run.clock.Lap(kStageWrite);
+  return st;
 }
 
 // Sorts the metric's (value, id) pairs across ranks and writes its index
 // files. When the ranks hold ascending id ranges and the values are few
 // enough, rank 0 takes the pairs from each rank in order, without the exchange.
 template <class Key>
-Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DType metric_dtype) {
+Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DType metric_dtype,
+                    bool ascending_by_rank) {
   const KeyCodec<Key> codec{layout};
-  const bool rank_ordered = layout.value_bits <= kRankOrderedMaxValueBits &&
-                            IdsAscendByRank(run.comm, run.samples.local_ids, m.mapped.size());
+  const bool rank_ordered = layout.value_bits <= kRankOrderedMaxValueBits && ascending_by_rank;
   run.Begin("sort", m.name() + ": sort");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   std::vector<Key> keys =
@@ -109,6 +139,36 @@ Status SortOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& l
   return st;
 }
 
+// The out-of-core grouping (out_of_core_sort.h GroupOutOfCore) of the
+// metric's stored values into its index files; nullopt, having written
+// nothing, when one value has more ids than a pass holds (the keyed sort
+// then splits it).
+std::optional<Status> GroupOutOfCoreAndIndex(RunState& run, PlannedMetric& m,
+                                             const ValueRange& values, DType metric_dtype) {
+  run.Begin("sort", m.name() + ": sort and write", run.samples.count, "keys");
+  FaultPoint("sort");  // test-only (util/fault_point.h)
+  const size_t buckets = static_cast<size_t>(values.max - values.min) + 1;
+  const size_t id_bytes = ItemSize(run.samples.id_dtype);
+  Result<std::vector<uint64_t>> counts = CountValues(*m.store, values.min, buckets);
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(counts.status()));
+  // A keyed pass holds two 8-byte keys per pass key; a grouped one, one id.
+  const uint64_t pass_ids = run.memory.pass_keys * 16 / id_bytes;
+  const std::vector<ValuePass> passes = GroupPasses(run.comm, *counts, pass_ids);
+  if (passes.empty()) return std::nullopt;
+  run.clock.Lap(kStageLocalSort);
+  GroupedIndexWriter writer(run.comm, run.write);
+  DSA_RETURN_IF_ERROR(writer.Open(ChosenPrefixes(run, m), values.min, *counts, id_bytes));
+  DSA_RETURN_IF_ERROR(GroupOutOfCore(run.comm, *m.store, run.samples.local_ids.first_id, values.min,
+                                     *counts, passes, id_bytes, writer, run.clock));
+  m.sort_passes = passes.size();
+  m.store.reset();  // frees its memory and scratch file before the next metric
+  const Status st = writer.Finish(metric_dtype, run.samples.id_dtype);
+  run.clock.Lap(kStageWrite);
+  if (run.comm.is_root())
+    spdlog::info("metric {}: grouped by value out of core in {} pass(es)", m.name(), passes.size());
+  return st;
+}
+
 }  // namespace
 
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
@@ -138,12 +198,21 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
 
   const KeyLayout layout =
       MakeKeyLayout(values.min, values.max, run.samples.id_min, run.samples.id_max);
+  const IdOrder order =
+      IdOrderOf(run.comm, run.samples.local_ids, m.store ? m.store->size() : m.mapped.size());
+  const bool groups = order.consecutive && (uint64_t{1} << layout.value_bits) <= kMaxIdGroups &&
+                      run.comm.OnOneNode();
+  if (m.store && groups) {
+    if (std::optional<Status> st = GroupOutOfCoreAndIndex(run, m, values, metric_dtype)) return *st;
+  }
   if (m.store) {
     if (layout.fits_u64()) return SortOutOfCoreAndIndex<uint64_t>(run, m, layout, metric_dtype);
     return SortOutOfCoreAndIndex<WideKey>(run, m, layout, metric_dtype);
   }
-  if (layout.fits_u64()) return SortAndIndex<uint64_t>(run, m, layout, metric_dtype);
-  return SortAndIndex<WideKey>(run, m, layout, metric_dtype);
+  if (groups) return GroupAndIndex(run, m, values, metric_dtype);
+  if (layout.fits_u64())
+    return SortAndIndex<uint64_t>(run, m, layout, metric_dtype, order.ascending_by_rank);
+  return SortAndIndex<WideKey>(run, m, layout, metric_dtype, order.ascending_by_rank);
 }
 
 }  // namespace dsanalyze

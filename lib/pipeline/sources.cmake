@@ -3,6 +3,7 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dependencies.cc
   ${CMAKE_CURRENT_LIST_DIR}/gather_write.cc
   ${CMAKE_CURRENT_LIST_DIR}/global_reduce.cc
+  ${CMAKE_CURRENT_LIST_DIR}/group_write.cc
   ${CMAKE_CURRENT_LIST_DIR}/local_sort.cc
   ${CMAKE_CURRENT_LIST_DIR}/map.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_plan.cc

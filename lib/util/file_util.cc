@@ -94,6 +94,15 @@ Result<OutputFile> OutputFile::Create(const std::string& path) {
   return f;
 }
 
+Result<OutputFile> OutputFile::OpenExisting(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(path + ": cannot open for writing: " + ErrnoText(errno));
+  OutputFile f;
+  f.fd_ = fd;
+  f.path_ = path;
+  return f;
+}
+
 Status OutputFile::WriteAt(uint64_t offset, const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {

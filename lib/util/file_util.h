@@ -54,6 +54,9 @@ class OutputFile {
 
   // Creates or truncates `path`.
   static Result<OutputFile> Create(const std::string& path);
+  // Opens the existing `path` for writing, keeping its contents (for writers
+  // in other processes filling their own parts of one file).
+  static Result<OutputFile> OpenExisting(const std::string& path);
 
   Status WriteAt(uint64_t offset, const void* data, size_t size);
   // Closes the file, first flushing it to stable storage when `sync` is set

@@ -12,6 +12,8 @@
 // on rank 0 stopping the write with no file left. WriteIndexFilesRankOrdered
 // gets the same pairs split by id instead (ranks hold ascending id ranges),
 // with the same splits and chunk sizes, up to 24 value bits, and wide keys.
+// WriteIndexFilesFromGroups gets them with consecutive ids split by id (each
+// rank grouping its own on 2 threads), up to 16 value bits and ids past 2^32.
 // Exits non-zero if any check failed, naming each failure.
 #include <mpi.h>
 
@@ -31,6 +33,8 @@
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
 #include "pipeline/gather_write.h"
+#include "pipeline/group_write.h"
+#include "pipeline/local_sort.h"
 #include "pipeline/sort_key.h"
 #include "support/mpi_check.h"
 #include "support/shared_temp_dir.h"
@@ -59,6 +63,12 @@ Status CallWriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& 
                                       const WriteOptions& options) {
   return WriteIndexFilesRankOrdered(comm, sorted, codec, prefixes, metric_dtype, sample_dtype,
                                     options);
+}
+
+Status CallWriteIndexFilesFromGroups(const Comm& comm, const IdGroups& groups,
+                                     const IndexFilePrefixes& prefixes, DType metric_dtype,
+                                     DType sample_dtype, const WriteOptions& options) {
+  return WriteIndexFilesFromGroups(comm, groups, prefixes, metric_dtype, sample_dtype, options);
 }
 
 Status CallWriteOrderedScalars(const Comm& comm, const std::vector<int64_t>& local,
@@ -387,6 +397,70 @@ void RunRankOrderedDatasets(const Comm& comm, CaseSetup* setup) {
       comm, setup, SpreadIds(MakeDataset("wide keys, U = 300", 300, 1200, 9, 1, 0, 40, rng), 50));
 }
 
+// The pairs with their ids relabelled id_base, id_base + 1, ... in id order.
+Dataset ConsecutiveIds(Dataset d, int64_t id_base) {
+  std::sort(d.pairs.begin(), d.pairs.end(),
+            [](const Pair& a, const Pair& b) { return a.second < b.second; });
+  for (size_t i = 0; i < d.pairs.size(); ++i) d.pairs[i].second = id_base + static_cast<int64_t>(i);
+  std::sort(d.pairs.begin(), d.pairs.end());
+  d.name += ", consecutive ids from " + std::to_string(id_base);
+  SetLayout(&d);
+  return d;
+}
+
+// Rank r's part of d's pairs split in id order by `bounds`, its ids grouped by
+// value over d's whole value range (GroupIdsByValue).
+IdGroups LocalGroups(const Comm& comm, const Dataset& d, const std::vector<uint64_t>& bounds,
+                     unsigned threads) {
+  std::vector<Pair> by_id = d.pairs;
+  std::sort(by_id.begin(), by_id.end(),
+            [](const Pair& a, const Pair& b) { return a.second < b.second; });
+  std::vector<int64_t> values;
+  for (uint64_t i = bounds[comm.rank()]; i < bounds[comm.rank() + 1]; ++i)
+    values.push_back(by_id[i].first);
+  const int64_t first_id = values.empty() ? 0 : by_id[bounds[comm.rank()]].second;
+  const int64_t vmin = d.pairs.empty() ? 0 : d.pairs.front().first;
+  const int64_t vmax = d.pairs.empty() ? 0 : d.pairs.back().first;
+  return GroupIdsByValue(std::move(values), first_id, vmin, static_cast<size_t>(vmax - vmin) + 1,
+                         ItemSize(d.sample_dtype), threads);
+}
+
+// WriteIndexFilesFromGroups: ranks hold consecutive ascending id ranges (how
+// many each gets: `split`) and write their own groups; the files must be
+// those of the whole list, and the ids' temporary file must be gone.
+void RunGroupedCase(const Comm& comm, CaseSetup* setup, const Dataset& d, Split split) {
+  const std::string label = "grouped, " + d.name + ", " + SplitName(split);
+  const std::vector<uint64_t> bounds = Bounds(split, d.pairs.size(), comm.size(), setup->rng);
+  const IdGroups groups = LocalGroups(comm, d, bounds, 2);
+  std::string ids_file;
+  WriteAndCheck<uint64_t>(comm, setup, d, label + ": WriteIndexFilesFromGroups", 0,
+                          [&](const IndexFilePrefixes& prefixes, const WriteOptions& options) {
+                            ids_file = prefixes.index_to_sample + ".ids.bin";
+                            return CallWriteIndexFilesFromGroups(
+                                comm, groups, prefixes, d.metric_dtype, d.sample_dtype, options);
+                          });
+  Check(comm, !comm.is_root() || !std::filesystem::exists(ids_file),
+        label + ": " + ids_file + " left behind");
+}
+
+void RunGroupedDatasets(const Comm& comm, CaseSetup* setup) {
+  std::mt19937_64& rng = setup->rng;
+  const std::vector<Dataset> sets = {
+      ConsecutiveIds(MakeDataset("N = 0", 0, 0, 0, 1, 0, 0, rng), 0),
+      ConsecutiveIds(MakeDataset("U = 1", 1, 500, 42, 1, 0, 0, rng), 0),
+      ConsecutiveIds(MakeDataset("U = 50, one heavy value", 50, 2000, -20, 1, 0, 70, rng), 7),
+      ConsecutiveIds(MakeDataset("U = 251", 251, 1500, 0, 1, 0, 10, rng), 1000000),
+      ConsecutiveIds(MakeDataset("U = 1234", 1234, 4000, 0, 1, 0, 30, rng), 0),
+      // Every value distinct, over the widest range grouped (2^16 values).
+      ConsecutiveIds(MakeDataset("U = N = 3000, 16 value bits", 3000, 3000, -5, 21, 0, 0, rng), 0),
+      // Ids past 2^32 (uint64 in the files).
+      ConsecutiveIds(MakeDataset("U = 300", 300, 1200, 9, 1, 0, 40, rng), int64_t{1} << 40)};
+  for (const Dataset& d : sets)
+    for (Split split : {Split::kEven, Split::kOddRanksEmpty, Split::kFirstAndLastEmpty,
+                        Split::kAllOnOne, Split::kRandom})
+      RunGroupedCase(comm, setup, d, split);
+}
+
 // WriteOrderedScalars: rank r contributes counts[r] values; the file must hold
 // them one per row, rank 0's first, in rank order.
 void RunScalarCase(const Comm& comm, CaseSetup* setup, const std::string& name,
@@ -481,6 +555,22 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
         if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
   Check(comm, left.empty(), "signal on rank 0, rank-ordered: files left behind:" + left);
 
+  // So does the grouped write, leaving no ids' file either.
+  const IndexFilePrefixes grouped = NextPrefixes(setup);
+  const Dataset c = ConsecutiveIds(d, 0);
+  const IdGroups groups =
+      LocalGroups(comm, c, Bounds(Split::kEven, c.pairs.size(), comm.size(), setup->rng), 1);
+  const Status gst =
+      CallWriteIndexFilesFromGroups(comm, groups, grouped, c.metric_dtype, c.sample_dtype, options);
+  Check(comm, gst.code() == Status::Code::kInterrupted && gst.signal() == SIGINT,
+        "signal on rank 0: WriteIndexFilesFromGroups returned '" + gst.message() + "'");
+  if (comm.is_root())
+    for (const std::string& prefix :
+         {grouped.index_to_metric, grouped.index_to_sample, grouped.percentile_merged})
+      for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp", ".ids.bin"})
+        if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
+  Check(comm, left.empty(), "signal on rank 0, grouped: files left behind:" + left);
+
   // sample_to_metric stops too, also before rank 0's own rows (at np1 it has
   // no other rows to receive).
   const std::string scalars = NextPrefixes(setup).index_to_metric;
@@ -532,6 +622,7 @@ int main(int argc, char** argv) {
   if (!setup.dir.empty()) {
     RunIndexDatasets(comm, &setup);
     RunRankOrderedDatasets(comm, &setup);
+    RunGroupedDatasets(comm, &setup);
     RunScalarCases(comm, &setup);
     RunInterruptedCase(comm, &setup);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <random>
 
 #include "pipeline/sort_key.h"
@@ -85,6 +86,53 @@ TEST_CASE("Radix sort is exact for every small size and at thread boundaries", "
     const std::vector<uint64_t> expected = Reference(values, ids, c);
     CHECK(SortPairs(std::move(values), ids, c, 3) == expected);
   }
+}
+
+// GroupIdsByValue against the ids of each value collected in a plain loop:
+// counts, and the ids (stored in id_bytes bytes each) in value order.
+void CheckGroups(std::vector<int64_t> values, int64_t first_id, int64_t value_min, size_t buckets,
+                 size_t id_bytes, unsigned threads) {
+  std::vector<std::vector<uint64_t>> want(buckets);
+  for (size_t i = 0; i < values.size(); ++i)
+    want[static_cast<size_t>(values[i] - value_min)].push_back(static_cast<uint64_t>(first_id) + i);
+  const IdGroups g =
+      GroupIdsByValue(std::move(values), first_id, value_min, buckets, id_bytes, threads);
+  INFO("buckets " << buckets << ", id bytes " << id_bytes << ", threads " << threads);
+  REQUIRE(g.counts.size() == buckets);
+  CHECK(g.value_min == value_min);
+  uint64_t at = 0;
+  bool ids_match = true;
+  for (size_t v = 0; v < buckets; ++v) {
+    CHECK(g.counts[v] == want[v].size());
+    for (uint64_t id : want[v]) {
+      uint64_t got = 0;
+      std::memcpy(&got, g.bytes() + at * id_bytes, id_bytes);  // little-endian, as the files
+      ids_match = ids_match && got == id;
+      ++at;
+    }
+  }
+  CHECK(ids_match);
+}
+
+// Sizes around a cache line of each id width and across the thread split,
+// one value, a few, the seed benchmark's 10^4 and the widest range (2^16).
+TEST_CASE("GroupIdsByValue gives each value's ids in order, in every id width", "[sort]") {
+  std::mt19937_64 rng(11);
+  for (size_t id_bytes : {1u, 2u, 4u, 8u})
+    for (int64_t n : {0, 1, 15, 17, 64, 65, 200}) {
+      std::vector<int64_t> values(n);
+      for (auto& v : values) v = static_cast<int64_t>(rng() % 5) - 2;
+      CheckGroups(values, 3, -2, 5, id_bytes, 1);
+    }
+  for (size_t buckets : {size_t{1}, size_t{7}, size_t{10000}, kMaxIdGroups})
+    for (size_t id_bytes : {4u, 8u})
+      for (unsigned threads : {1u, 2u, 3u}) {
+        const int64_t n = 3 * (1 << 16) + 7;
+        std::vector<int64_t> values(n);
+        for (auto& v : values) v = 1000 + static_cast<int64_t>(rng() % buckets);
+        const int64_t first = id_bytes == 8 ? (int64_t{1} << 40) : 12345;
+        CheckGroups(values, first, 1000, buckets, id_bytes, threads);
+      }
 }
 
 TEST_CASE("Radix sort on full keys when ids are explicit", "[sort]") {

@@ -9,7 +9,10 @@
 // docs/format.md §2.2-2.3 define, computed here from the global list; the
 // sort took several passes (and, for the skewed case, refined its plan); the
 // store spilled; sample_to_metric from the store equals the one from memory;
-// nothing is left in the scratch directory. Cases: many values, one value,
+// nothing is left in the scratch directory. For consecutive ids and at most
+// 2^16 values, the grouped out-of-core run (GroupOutOfCore) too: its files
+// byte-identical to the in-memory run's, in several passes, and none planned
+// when a value alone is bigger than a pass. Cases: many values, one value,
 // a heavy value among 40-bit values, wide keys with explicit ids above 2^32,
 // no samples, fewer samples than ranks.
 // Exits non-zero if any check failed, naming each failure.
@@ -29,6 +32,7 @@
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
 #include "pipeline/gather_write.h"
+#include "pipeline/group_write.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/out_of_core_sort.h"
 #include "pipeline/sample_sort.h"
@@ -50,6 +54,7 @@ struct Case {
   std::function<int64_t(uint64_t)> id;     // null: the position
   uint64_t pass_keys = 2000;
   bool expect_refined = false;  // the plan needs a second histogram
+  bool expect_too_big = false;  // a value has more ids than a grouped pass holds
 };
 
 std::string ReadFile(const std::string& path) {
@@ -144,17 +149,23 @@ void RunInMemory(const Comm& comm, const Local& l, const std::string& dir) {
   Check(comm, s2.ok(), "in memory sample_to_metric: " + s2.message());
 }
 
+// The rank's values in a store that keeps a few blocks of 700 in memory and
+// spills the rest, appended in pieces that do not line up with the blocks.
+void FillStore(const Comm& comm, const Case& c, const Local& l, ValueStore* store) {
+  Status appended;
+  for (size_t at = 0; appended.ok() && at < l.values.size(); at += 1234)
+    appended = store->Append(
+        std::span(l.values).subspan(at, std::min<size_t>(1234, l.values.size() - at)));
+  if (appended.ok()) appended = store->Seal();
+  Check(comm, appended.ok(), c.name + ": append: " + appended.message());
+}
+
 template <class Key>
 OutOfCoreSortStats RunOutOfCore(const Comm& comm, const Case& c, const Local& l,
                                 const std::string& dir, const std::string& scratch,
                                 uint64_t* spilled) {
-  ValueStore store(2000, scratch, 700);  // a few blocks in memory, the rest spilled
-  Status appended;                       // in pieces that do not line up with the blocks
-  for (size_t at = 0; appended.ok() && at < l.values.size(); at += 1234)
-    appended =
-        store.Append(std::span(l.values).subspan(at, std::min<size_t>(1234, l.values.size() - at)));
-  if (appended.ok()) appended = store.Seal();
-  Check(comm, appended.ok(), c.name + ": append: " + appended.message());
+  ValueStore store(2000, scratch, 700);
+  FillStore(comm, c, l, &store);
   *spilled = store.spilled_bytes();
   const KeyCodec<Key> codec{l.layout};
   WriteOptions options;
@@ -171,6 +182,38 @@ OutOfCoreSortStats RunOutOfCore(const Comm& comm, const Case& c, const Local& l,
   st = WriteOrderedScalars(comm, store, dir + "/sample_to_metric", l.metric_dtype, options);
   Check(comm, st.ok(), c.name + ": sample_to_metric from the store: " + st.message());
   return stats;
+}
+
+// The grouped out-of-core run (CountValues, GroupPasses, GroupOutOfCore) into
+// `dir`, for consecutive ids and at most 2^16 values, in passes of at most
+// c.pass_keys ids. Returns the number of passes; 0 when GroupPasses found a
+// value too big for a pass (then nothing is written).
+size_t RunGroupedOutOfCore(const Comm& comm, const Case& c, const Local& l, const std::string& dir,
+                           const std::string& scratch) {
+  ValueStore store(2000, scratch, 700);
+  FillStore(comm, c, l, &store);
+  const int64_t vmin = l.layout.value_min;
+  const size_t buckets = (size_t{1} << l.layout.value_bits);
+  Result<std::vector<uint64_t>> counts = CountValues(store, vmin, buckets);
+  Status st = comm.AgreeOnStatus(counts.status());
+  Check(comm, st.ok(), c.name + ": grouped: count: " + st.message());
+  if (!st.ok()) return 0;
+  const std::vector<ValuePass> passes = GroupPasses(comm, *counts, c.pass_keys);
+  if (passes.empty()) return 0;
+  WriteOptions options;
+  GroupedIndexWriter writer(comm, options);
+  const size_t id_bytes = ItemSize(l.sample_dtype);
+  st = writer.Open(Prefixes(dir), vmin, *counts, id_bytes);
+  StageClock clock;
+  clock.Start();
+  if (st.ok())
+    st = GroupOutOfCore(comm, store, l.local_ids.first_id, vmin, *counts, passes, id_bytes, writer,
+                        clock);
+  if (st.ok()) st = writer.Finish(l.metric_dtype, l.sample_dtype);
+  Check(comm, st.ok(), c.name + ": grouped out of core: " + st.message());
+  st = WriteOrderedScalars(comm, store, dir + "/sample_to_metric", l.metric_dtype, options);
+  Check(comm, st.ok(), c.name + ": grouped: sample_to_metric: " + st.message());
+  return passes.size();
 }
 
 // Rank 0's comparison of the two runs' folders; an error text, empty if none.
@@ -210,6 +253,23 @@ void RunCase(const Comm& comm, const std::string& root, const Case& c) {
   Check(comm, std::filesystem::is_empty(scratch), c.name + ": the scratch directory is not empty");
   const std::string err = comm.is_root() ? CompareFolders(c, a, b) : "";
   Check(comm, err.empty(), c.name + ": " + err);
+  if (c.id || l.layout.value_bits > 16) return;  // not grouped
+  const std::string g = root + "/" + c.name + "-grouped";
+  if (comm.is_root()) std::filesystem::create_directories(g);
+  comm.Barrier();
+  const size_t passes = RunGroupedOutOfCore(comm, c, l, g, scratch);
+  if (c.expect_too_big) {
+    Check(comm, passes == 0,
+          c.name + ": grouped: planned " + std::to_string(passes) +
+              " passes for a value bigger than a pass");
+    return;
+  }
+  Check(comm, passes >= std::max<uint64_t>(min_passes, 1),
+        c.name + ": grouped: " + std::to_string(passes) + " passes, expected at least " +
+            std::to_string(min_passes));
+  Check(comm, std::filesystem::is_empty(scratch), c.name + ": grouped: the scratch is not empty");
+  const std::string gerr = comm.is_root() ? CompareFolders(c, a, g) : "";
+  Check(comm, gerr.empty(), c.name + ": grouped: " + gerr);
 }
 
 uint64_t Mix(uint64_t i) { return (i * 0x9E3779B97F4A7C15ULL) >> 20; }
@@ -218,8 +278,14 @@ void RunCases(const Comm& comm, const std::string& root) {
   RunCase<uint64_t>(
       comm, root,
       {"mod 997", 60000, [](uint64_t i) { return int64_t((i * 7 + 3) % 997); }, nullptr, 3000});
-  RunCase<uint64_t>(comm, root,
-                    {"one value", 30000, [](uint64_t) { return int64_t{5}; }, nullptr, 2500});
+  RunCase<uint64_t>(
+      comm, root,
+      {"one value", 30000, [](uint64_t) { return int64_t{5}; }, nullptr, 2500, false, true});
+  // Few ranks hold a value's ids: groups of one value from several ranks, and
+  // passes that end between any two values.
+  RunCase<uint64_t>(
+      comm, root,
+      {"runs of 5000", 40000, [](uint64_t i) { return int64_t(i / 5000 * 3 - 7); }, nullptr, 6000});
   RunCase<uint64_t>(
       comm, root,
       {"heavy value in 40 bits", 40000,

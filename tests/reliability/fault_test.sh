@@ -38,6 +38,7 @@
 # writes its pid to a file and stops itself (SIGSTOP) at the named point, so
 # "kill one rank during the exchange" happens at exactly that point.
 set -euo pipefail
+shopt -s extglob  # check_stage's patterns
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
 mode=${1:?usage: fault_test.sh kill POINT RANK | interrupt SIG POINT RANK TO | lock | disk_full | disk_full_old}
 
@@ -164,7 +165,9 @@ check_stage() {  # POINT SAVE
       ! compgen -G "$staging/v/v_index_to_sample*" > /dev/null ||
         fail "exchange: index files exist before the exchange" ;;
     write)
-      wait_for_glob "$staging/v/v_index_to_sample.bin.tmp" "write: index file being written"
+      # Under its temporary name, or (ranks writing their own ids, group_write.h)
+      # the ids' element file.
+      wait_for_glob "$staging/v/v_index_to_sample.@(bin.tmp|ids.bin)" "write: index file being written"
       ! compgen -G "$staging/v/v_index_to_sample.bin" > /dev/null ||
         fail "write: index file finished before the kill" ;;
   esac
