@@ -7,11 +7,12 @@
 // The global count of each value and, per rank, the count of the ranks below
 // (one reduction and one exclusive scan of the value histograms) then give
 // every group its place in the file, so each rank writes its groups there
-// itself: no key leaves its rank, and the ranks copy into the page cache in
-// parallel. Rank 0 then writes everything else (the .idx files,
-// index_to_metric, the percentile-merged grouping) from the global counts
-// alone, through IndexFilesWriter, so the files are byte for byte those of
-// WriteIndexFiles (gather_write.h) over the same pairs.
+// itself: no key leaves its rank, and rank 0 neither receives nor converts the
+// others' ids (a local file system may still take one file's writes one at a
+// time: ext4 does, under the inode's lock). Rank 0 then writes everything else
+// (the .idx files, index_to_metric, the percentile-merged grouping) from the
+// global counts alone, through IndexFilesWriter, so the files are byte for byte
+// those of WriteIndexFiles (gather_write.h) over the same pairs.
 //
 // Needs every rank to be able to write into the file rank 0 creates, at the
 // same path, with the others' bytes beside its own: ranks on one node
