@@ -106,7 +106,7 @@ Status IndexFilesWriter::OpenDeferred(const IndexFilePrefixes& p, DType metric_d
   d->base.rows.reset();
   DSA_ASSIGN_OR_RETURN(d->rows, ScratchFile::Create(scratch_dir));
   if (!p.index_to_sample.empty()) {
-    d->ids_prefix = p.index_to_sample + ".ids";
+    d->ids_prefix = IdsFilePrefix(p.index_to_sample);
     // base.sync applies here: this .bin becomes index_to_sample's by a link.
     DSA_ASSIGN_OR_RETURN(d->ids, IndexedWriter::Create(d->ids_prefix, sample_dtype, d->base));
   }

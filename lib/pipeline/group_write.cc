@@ -69,7 +69,7 @@ Status GroupedIndexWriter::Open(const IndexFilePrefixes& prefixes, int64_t value
   for (size_t v = 1; v < global_.size(); ++v) row_start_[v] = row_start_[v - 1] + global_[v - 1];
   Status st;
   if (comm_.is_root() && !prefixes.index_to_sample.empty()) {
-    path_ = prefixes.index_to_sample + ".ids.bin";
+    path_ = IdsFilePrefix(prefixes.index_to_sample) + ".bin";
     Result<OutputFile> created = OutputFile::Create(path_);
     if (created.ok()) file_ = std::move(created).value();
     st = created.status();
@@ -102,8 +102,8 @@ Status GroupedIndexWriter::WritePieces(size_t first, size_t end, const std::byte
   std::vector<Piece> pieces;
   uint64_t at_local = 0;
   for (size_t v = first; v < end; ++v) {
-    const uint64_t at = row_start_[v] + below_[v];
     if (local_[v] == 0) continue;
+    const uint64_t at = row_start_[v] + below_[v];
     if (!pieces.empty() && pieces.back().file_element + pieces.back().count == at) {
       pieces.back().count += local_[v];
     } else {

@@ -181,10 +181,10 @@ std::vector<uint64_t> SortBySmallValues(std::vector<int64_t>&& values, int64_t f
 // place: offset i ends up at byte 2i. Each thread shrinks its own chunk
 // [b, e) to the chunk's start, which is safe in order: offset i goes to byte
 // 8b + 2(i - b), at or below value i's first byte (read just before) and
-// below every later value's. Then the chunks slide down, in order, to meet. Through memcpy, so no
-// pointer of another type aliases the values. Why in place: a separate
-// offsets array is fresh memory, which costs more to fault in on a VM than
-// the pass (docs/benchmarks.md).
+// below every later value's. Then the chunks slide down, in order, to meet.
+// Through memcpy, so no pointer of another type aliases the values. Why in
+// place: a separate offsets array is fresh memory, which costs more to fault
+// in on a VM than the pass (docs/benchmarks.md).
 void ShrinkToOffsets(std::byte* base, uint64_t n, int64_t value_min, unsigned threads) {
   threads = (threads <= 1 || n < (1u << 16)) ? 1 : threads;
   ParallelChunks(n, threads, [&](unsigned, uint64_t b, uint64_t e) {

@@ -85,6 +85,25 @@ struct Dataset {
   DType sample_dtype = DType::kU8;
 };
 
+// The pairs sorted by id.
+std::vector<Pair> ById(std::vector<Pair> pairs) {
+  std::sort(pairs.begin(), pairs.end(),
+            [](const Pair& a, const Pair& b) { return a.second < b.second; });
+  return pairs;
+}
+
+// Rank 0: which of the files of `prefixes`, under their final, temporary or
+// ids' element names, exist (" name" each); empty on other ranks.
+std::string LeftBehind(const Comm& comm, const IndexFilePrefixes& prefixes) {
+  std::string left;
+  if (!comm.is_root()) return left;
+  for (const std::string& prefix :
+       {prefixes.index_to_metric, prefixes.index_to_sample, prefixes.percentile_merged})
+    for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp", ".ids.bin"})
+      if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
+  return left;
+}
+
 // The key layout and dtypes of d->pairs (sorted by (value, id)).
 void SetLayout(Dataset* d) {
   int64_t vmin = 0, vmax = 0, imin = 0, imax = 0;
@@ -355,9 +374,7 @@ void RunRankOrderedCase(const Comm& comm, CaseSetup* setup, const Dataset& d, Sp
   const std::string label = "rank-ordered, " + d.name + ", " + SplitName(split) + ", chunk " +
                             (chunk_keys ? std::to_string(chunk_keys) + " keys" : "default");
   const KeyCodec<Key> codec{d.layout};
-  std::vector<Pair> by_id = d.pairs;
-  std::sort(by_id.begin(), by_id.end(),
-            [](const Pair& a, const Pair& b) { return a.second < b.second; });
+  const std::vector<Pair> by_id = ById(d.pairs);
   const std::vector<uint64_t> bounds = Bounds(split, by_id.size(), comm.size(), setup->rng);
   std::vector<Key> local;
   for (uint64_t i = bounds[comm.rank()]; i < bounds[comm.rank() + 1]; ++i)
@@ -399,8 +416,7 @@ void RunRankOrderedDatasets(const Comm& comm, CaseSetup* setup) {
 
 // The pairs with their ids relabelled id_base, id_base + 1, ... in id order.
 Dataset ConsecutiveIds(Dataset d, int64_t id_base) {
-  std::sort(d.pairs.begin(), d.pairs.end(),
-            [](const Pair& a, const Pair& b) { return a.second < b.second; });
+  d.pairs = ById(std::move(d.pairs));
   for (size_t i = 0; i < d.pairs.size(); ++i) d.pairs[i].second = id_base + static_cast<int64_t>(i);
   std::sort(d.pairs.begin(), d.pairs.end());
   d.name += ", consecutive ids from " + std::to_string(id_base);
@@ -412,9 +428,7 @@ Dataset ConsecutiveIds(Dataset d, int64_t id_base) {
 // value over d's whole value range (GroupIdsByValue).
 IdGroups LocalGroups(const Comm& comm, const Dataset& d, const std::vector<uint64_t>& bounds,
                      unsigned threads) {
-  std::vector<Pair> by_id = d.pairs;
-  std::sort(by_id.begin(), by_id.end(),
-            [](const Pair& a, const Pair& b) { return a.second < b.second; });
+  const std::vector<Pair> by_id = ById(d.pairs);
   std::vector<int64_t> values;
   for (uint64_t i = bounds[comm.rank()]; i < bounds[comm.rank() + 1]; ++i)
     values.push_back(by_id[i].first);
@@ -532,13 +546,7 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
   Check(comm, st.code() == Status::Code::kInterrupted && st.signal() == SIGINT,
         "signal on rank 0: WriteIndexFiles returned code " +
             std::to_string(static_cast<int>(st.code())) + " '" + st.message() + "'");
-  std::string left;
-  if (comm.is_root()) {
-    for (const std::string& prefix :
-         {prefixes.index_to_metric, prefixes.index_to_sample, prefixes.percentile_merged})
-      for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
-        if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
-  }
+  std::string left = LeftBehind(comm, prefixes);
   Check(comm, left.empty(), "signal on rank 0: files left behind:" + left);
 
   // So does the rank-ordered write (its precondition on ids does not matter:
@@ -548,11 +556,7 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
                                                     d.sample_dtype, options);
   Check(comm, ost.code() == Status::Code::kInterrupted && ost.signal() == SIGINT,
         "signal on rank 0: WriteIndexFilesRankOrdered returned '" + ost.message() + "'");
-  if (comm.is_root())
-    for (const std::string& prefix :
-         {ordered.index_to_metric, ordered.index_to_sample, ordered.percentile_merged})
-      for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
-        if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
+  left = LeftBehind(comm, ordered);
   Check(comm, left.empty(), "signal on rank 0, rank-ordered: files left behind:" + left);
 
   // So does the grouped write, leaving no ids' file either.
@@ -564,11 +568,7 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
       CallWriteIndexFilesFromGroups(comm, groups, grouped, c.metric_dtype, c.sample_dtype, options);
   Check(comm, gst.code() == Status::Code::kInterrupted && gst.signal() == SIGINT,
         "signal on rank 0: WriteIndexFilesFromGroups returned '" + gst.message() + "'");
-  if (comm.is_root())
-    for (const std::string& prefix :
-         {grouped.index_to_metric, grouped.index_to_sample, grouped.percentile_merged})
-      for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp", ".ids.bin"})
-        if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
+  left = LeftBehind(comm, grouped);
   Check(comm, left.empty(), "signal on rank 0, grouped: files left behind:" + left);
 
   // sample_to_metric stops too, also before rank 0's own rows (at np1 it has
