@@ -37,6 +37,11 @@ struct ElementView {
   }
 };
 
+// `values` as an ElementView of int64.
+inline ElementView ViewOf(std::span<const int64_t> values) {
+  return {DType::kI64, reinterpret_cast<const std::byte*>(values.data()), values.size()};
+}
+
 // out[k] = element from + k of `view` (an integer dtype), as int64, for every
 // k < out.size(); uint64 values past INT64_MAX wrap. Requires from +
 // out.size() <= view.count.

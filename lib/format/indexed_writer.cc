@@ -14,10 +14,21 @@ namespace {
 // Rows per metadata batch: 256 KiB of sizes and 512 KiB of pointers.
 constexpr size_t kMetaBatchRows = 1 << 16;
 
-template <class T>
-void Narrow(const int64_t* in, size_t n, std::byte* out) {
-  T* o = reinterpret_cast<T*>(out);
-  for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(in[i]);
+// n elements of dtype `from` at `in` as dtype `to` at `out`: a copy when the
+// dtypes match, else each element through int64.
+void Convert(DType from, const std::byte* in, size_t n, DType to, std::byte* out) {
+  if (from == to) {
+    std::memcpy(out, in, n * ItemSize(to));
+    return;
+  }
+  VisitIntDType(from, [&](auto i) {
+    VisitIntDType(to, [&](auto o) {
+      const auto* src = reinterpret_cast<const decltype(i)*>(in);
+      auto* dst = reinterpret_cast<decltype(o)*>(out);
+      for (size_t k = 0; k < n; ++k)
+        dst[k] = static_cast<decltype(o)>(static_cast<int64_t>(src[k]));
+    });
+  });
 }
 
 }  // namespace
@@ -77,22 +88,22 @@ Status IndexedWriter::WriteBuffered(OutputFile* file, uint64_t offset, const voi
   return io_->Write(file, offset, std::move(b));
 }
 
-Status IndexedWriter::Append(std::span<const int64_t> elements) {
-  const int64_t* p = elements.data();
-  size_t n = elements.size();
+Status IndexedWriter::Append(const ElementView& elements) {
+  const std::byte* p = elements.data;
+  const size_t in_item = ItemSize(elements.dtype);
+  uint64_t n = elements.count;
   while (n > 0) {
-    size_t take = std::min(n, (bin_buf_.capacity - bin_buf_.size) / itemsize_);
+    const uint64_t take = std::min<uint64_t>(n, (bin_buf_.capacity - bin_buf_.size) / itemsize_);
     if (take == 0) {
       DSA_RETURN_IF_ERROR(FlushBin());
       continue;
     }
-    std::byte* out = bin_buf_.data.get() + bin_buf_.size;
-    VisitIntDType(dtype_, [&](auto t) { Narrow<decltype(t)>(p, take, out); });
+    Convert(elements.dtype, p, take, dtype_, bin_buf_.data.get() + bin_buf_.size);
     bin_buf_.size += take * itemsize_;
-    p += take;
+    p += take * in_item;
     n -= take;
   }
-  elements_ += elements.size();
+  elements_ += elements.count;
   return Status::OK();
 }
 
@@ -139,23 +150,24 @@ Status IndexedWriter::AddRow(std::span<const int64_t> elements) {
   return EndRow();
 }
 
-Status IndexedWriter::AddScalarRows(std::span<const int64_t> values) {
+Status IndexedWriter::AddScalarRows(const ElementView& values) {
   if (row_start_element_ != elements_)
     return Status::Internal(prefix_ + ": scalar rows added while a row is open");
-  if (options_.rows && rows_ + values.size() > *options_.rows)
+  const uint64_t count = values.count;
+  if (options_.rows && rows_ + count > *options_.rows)
     return Status::Internal(prefix_ + ": more rows than the " + std::to_string(*options_.rows) +
                             " promised");
   DSA_RETURN_IF_ERROR(Append(values));
   if (!options_.rows) {
-    all_sizes_.insert(all_sizes_.end(), values.size(), 1);
-    row_start_element_ += values.size();
-    rows_ += values.size();
+    all_sizes_.insert(all_sizes_.end(), count, 1);
+    row_start_element_ += count;
+    rows_ += count;
     return Status::OK();
   }
   // Rows of one element: sizes are all 1 and pointers step by the item size,
   // filled a metadata batch at a time.
-  for (size_t done = 0; done < values.size();) {
-    const size_t take = std::min(values.size() - done, kMetaBatchRows - meta_rows_);
+  for (uint64_t done = 0; done < count;) {
+    const uint64_t take = std::min<uint64_t>(count - done, kMetaBatchRows - meta_rows_);
     int32_t* sizes = reinterpret_cast<int32_t*>(sizes_buf_.data.get()) + meta_rows_;
     int64_t* pointers = reinterpret_cast<int64_t*>(pointers_buf_.data.get()) + meta_rows_;
     const int64_t first = static_cast<int64_t>(row_start_element_ * itemsize_);

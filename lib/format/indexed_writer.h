@@ -7,8 +7,9 @@
 // stays bounded however many rows there are. Without a row count the sizes are
 // kept (4 bytes a row) and the .idx is written at the end.
 //
-// Elements are passed as int64 and narrowed to the output dtype; the caller
-// guarantees they fit (FitIntDType). Both files are written under temporary
+// Elements are passed as int64, or as an ElementView of any integer dtype, and
+// converted to the output dtype (a plain copy when they are in it already);
+// the caller guarantees they fit (FitIntDType). Both files are written under temporary
 // names (PREFIX.bin.tmp, PREFIX.idx.tmp) and renamed into place only by a
 // successful Finish(); a writer destroyed without Finish() removes them.
 //
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "format/dtype.h"
+#include "format/indexed_dataset.h"
 #include "util/file_util.h"
 #include "util/status.h"
 #include "util/write_behind.h"
@@ -62,7 +64,8 @@ class IndexedWriter {
   ~IndexedWriter();
 
   // Appends elements to the row being built.
-  Status Append(std::span<const int64_t> elements);
+  Status Append(const ElementView& elements);
+  Status Append(std::span<const int64_t> elements) { return Append(ViewOf(elements)); }
   // Counts `count` elements whose bytes are in Options::bin_from.
   Status AppendElsewhere(uint64_t count);
   // Ends the row being built (which may be empty).
@@ -70,7 +73,8 @@ class IndexedWriter {
   // Append(elements) then EndRow().
   Status AddRow(std::span<const int64_t> elements);
   // Adds one row of one element per value (sample_to_metric, index_to_metric).
-  Status AddScalarRows(std::span<const int64_t> values);
+  Status AddScalarRows(const ElementView& values);
+  Status AddScalarRows(std::span<const int64_t> values) { return AddScalarRows(ViewOf(values)); }
   // Ends a row of `size` elements already passed to Append (for rows whose
   // elements and sizes arrive separately, e.g. percentile groups sharing the
   // element stream of another writer). Requires size <= pending elements.

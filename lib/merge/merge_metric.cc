@@ -96,19 +96,14 @@ DType FitSample(const SingleValueFiles& f) {
   return SampleIdDType(UnionSamples(f), id_min, id_max);
 }
 
+// The inputs' elements in order; copied as they are when their dtype is the
+// union's, so no element passes through int64.
 Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
   DSA_ASSIGN_OR_RETURN(
       std::unique_ptr<IndexedWriter> w,
       IndexedWriter::Create(MetricFilePrefix(job.out_dir, job.name, kSampleToMetric), FitMetric(f),
                             WriterOptions(job, UnionSamples(f))));
-  std::vector<int64_t> buf;
-  for (const IndexedDataset& s2m : f.s2m) {
-    const ElementView v = s2m.elements();
-    for (uint64_t b = 0; b < v.count; b += kChunk) {
-      Widen(v, b, std::min(v.count, b + kChunk), &buf);
-      DSA_RETURN_IF_ERROR(w->AddScalarRows(buf));
-    }
-  }
+  for (const IndexedDataset& s2m : f.s2m) DSA_RETURN_IF_ERROR(w->AddScalarRows(s2m.elements()));
   return w->Finish();
 }
 
@@ -135,15 +130,6 @@ Status ForEachValue(const std::vector<IndexedDataset>& i2m, Visit&& visit) {
     DSA_RETURN_IF_ERROR(visit(v, holders, rows));
     for (size_t k : holders) ++rows[k];
   }
-}
-
-// Appends `ids` (one input's ids of one value), widened a chunk at a time.
-Status AppendIds(const ElementView& ids, std::vector<int64_t>* buf, IndexFilesWriter* out) {
-  for (uint64_t b = 0; b < ids.count; b += kChunk) {
-    Widen(ids, b, std::min(ids.count, b + kChunk), buf);
-    DSA_RETURN_IF_ERROR(out->AppendIds(*buf));
-  }
-  return Status::OK();
 }
 
 // One input's ids of one value, read a widened chunk at a time.
@@ -206,8 +192,7 @@ Result<uint64_t> MergeIdRows(const SingleValueFiles& f, const std::vector<size_t
     DSA_RETURN_IF_ERROR(MergeIds(std::move(runs), out));
     return total;
   }
-  std::vector<int64_t> buf;
-  for (const ElementView& r : runs) DSA_RETURN_IF_ERROR(AppendIds(r, &buf, out));
+  for (const ElementView& r : runs) DSA_RETURN_IF_ERROR(out->AppendIds(r));
   return total;
 }
 

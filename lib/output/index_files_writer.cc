@@ -52,13 +52,19 @@ struct IndexFilesWriter::Deferred {
     std::remove((ids_prefix + ".idx").c_str());
   }
 
-  Status AppendIds(std::span<const int64_t> part) {
+  // Rows of the ids file end every kIdsPerTempRow ids, however they arrive.
+  Status AppendIds(ElementView part) {
     if (!ids) return Status::OK();
-    DSA_RETURN_IF_ERROR(ids->Append(part));
-    ids_in_row += part.size();
-    if (ids_in_row < kIdsPerTempRow) return Status::OK();
-    ids_in_row = 0;
-    return ids->EndRow();
+    while (part.count > 0) {
+      const uint64_t take = std::min(part.count, kIdsPerTempRow - ids_in_row);
+      DSA_RETURN_IF_ERROR(ids->Append({part.dtype, part.data, take}));
+      part.data += take * ItemSize(part.dtype);
+      part.count -= take;
+      if ((ids_in_row += take) < kIdsPerTempRow) continue;
+      ids_in_row = 0;
+      DSA_RETURN_IF_ERROR(ids->EndRow());
+    }
+    return Status::OK();
   }
 
   // Moves the ids' .bin into place; its .idx is not needed.
@@ -137,10 +143,10 @@ Status IndexFilesWriter::OpenWriters(const IndexFilePrefixes& p, DType metric_dt
   return Status::OK();
 }
 
-Status IndexFilesWriter::AppendIds(std::span<const int64_t> ids) {
+Status IndexFilesWriter::AppendIds(const ElementView& ids) {
   if (deferred_) return deferred_->AppendIds(ids);
   if (sample_) DSA_RETURN_IF_ERROR(sample_->Append(ids));
-  return percentile_ ? percentile_->AppendElsewhere(ids.size()) : Status::OK();
+  return percentile_ ? percentile_->AppendElsewhere(ids.count) : Status::OK();
 }
 
 Status IndexFilesWriter::EndValue(int64_t value, uint64_t ids) {

@@ -75,8 +75,10 @@ class IndexFilesWriter {
                      IndexedWriter::Options base, uint64_t distinct, const std::string& ids_bin);
   // Whether index_to_sample is written: else AppendIds need not be called.
   bool writes_ids() const { return writes_ids_; }
-  // Appends ids of the current and following values, in order.
-  Status AppendIds(std::span<const int64_t> ids);
+  // Appends ids of the current and following values, in order: int64, or
+  // any integer dtype (copied as they are when in the sample dtype already).
+  Status AppendIds(const ElementView& ids);
+  Status AppendIds(std::span<const int64_t> ids) { return AppendIds(ViewOf(ids)); }
   // Ends the row of `value`, which holds the next `ids` ids appended.
   Status EndValue(int64_t value, uint64_t ids);
   // Completes the chosen files and moves them into place.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/indexed_dataset.h"
@@ -170,6 +171,58 @@ TEST_CASE("EndRowOfSize splits appended elements into rows", "[format][writer]")
   CHECK(ds->row_size(1) == 0);
   CHECK(ds->typed_row<int64_t>(2)[0] == 12);
   CHECK(ds->typed_row<int64_t>(2)[3] == 15);
+}
+
+TEST_CASE("elements of any integer dtype are converted to the writer's", "[format][writer]") {
+  // Each pair of dtypes: values that fit both, written from a view in the
+  // first (a copy when it is the writer's dtype) and from int64, must give the
+  // same files. 3000 elements cross several 4 KiB buffers.
+  const DType kInts[] = {DType::kU8,  DType::kI8,  DType::kI16, DType::kI32,
+                         DType::kI64, DType::kU16, DType::kU32, DType::kU64};
+  const int64_t kCandidates[] = {0,           1,          -1,        127,      -128,
+                                 255,         32767,      -32768,    65535,    2147483647,
+                                 -2147483648, 4294967295, INT64_MAX, INT64_MIN};
+  const auto fits = [](DType t, int64_t v) {
+    return VisitIntDType(t, [&](auto tag) { return std::in_range<decltype(tag)>(v); });
+  };
+  test::ScratchDir dir;
+  for (DType from : kInts) {
+    for (DType to : kInts) {
+      std::vector<int64_t> values;
+      for (int i = 0; values.size() < 3000; ++i)
+        for (int64_t v : kCandidates)
+          if (fits(from, v) && fits(to, v)) values.push_back(i % 2 ? v : v / (i + 2));
+      std::vector<std::byte> typed(values.size() * ItemSize(from));
+      VisitIntDType(from, [&](auto tag) {
+        auto* out = reinterpret_cast<decltype(tag)*>(typed.data());
+        for (size_t k = 0; k < values.size(); ++k) out[k] = static_cast<decltype(tag)>(values[k]);
+      });
+      const ElementView view{from, typed.data(), values.size()};
+      INFO(DTypeName(from) << " -> " << DTypeName(to));
+      for (bool known : {false, true}) {
+        IndexedWriter::Options o;
+        o.buffer_bytes = 4096;
+        if (known) o.rows = values.size() + 1;
+        auto a = MakeWriter(dir / "a", to, o), b = MakeWriter(dir / "b", to, o);
+        REQUIRE(a->AddScalarRows(view).ok());
+        REQUIRE(b->AddScalarRows(values).ok());
+        REQUIRE(a->Append({view.dtype, view.data, 7}).ok());
+        REQUIRE(b->Append(std::span(values).first(7)).ok());
+        REQUIRE(a->EndRow().ok());
+        REQUIRE(b->EndRow().ok());
+        REQUIRE(a->Finish().ok());
+        REQUIRE(b->Finish().ok());
+        CHECK(test::ReadBytes(dir / "a.bin") == test::ReadBytes(dir / "b.bin"));
+        CHECK(test::ReadBytes(dir / "a.idx") == test::ReadBytes(dir / "b.idx"));
+        auto ds = IndexedDataset::Open(dir / "a");
+        REQUIRE(ds.ok());
+        CHECK(ds->num_rows() == values.size() + 1);
+        std::vector<int64_t> back(values.size());
+        WidenElements(ds->elements(), 0, back);
+        CHECK(back == values);
+      }
+    }
+  }
 }
 
 TEST_CASE("the code table decides the dtype byte", "[format][writer]") {
