@@ -1,7 +1,9 @@
 #include "format/indexed_dataset.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace dsanalyze {
@@ -137,25 +139,48 @@ Status PointerError(const IndexedDataset& ds, const IndexedDataset::Options& opt
                                    std::to_string(offset) + hint);
 }
 
-// Sizes non-negative, pointers exactly the running byte offset. Returns the
-// total: the .bin size the .idx describes.
-Result<uint64_t> CheckRows(const IndexedDataset& ds, const IndexedDataset::Options& options) {
+// Rows [first, first + sizes.size()), whose sizes and pointers are given,
+// with row `first` at byte `*offset`: sizes non-negative and pointers exactly
+// the running offset, which is advanced past them.
+Status CheckRowBlock(const IndexedDataset& ds, const IndexedDataset::Options& options,
+                     uint64_t first, std::span<const int32_t> sizes,
+                     std::span<const int64_t> pointers, uint64_t* offset) {
   const uint64_t itemsize = ItemSize(ds.dtype());
   const uint64_t max_bytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  uint64_t offset = 0;  // bytes
-  for (uint64_t i = 0; i < ds.num_rows(); ++i) {
-    const int32_t size = ds.row_size(i);
-    if (size < 0)
-      return IdxError(ds.prefix(),
-                      "row " + std::to_string(i) + " has negative size " + std::to_string(size));
-    const int64_t pointer = ds.row_pointer(i);
-    if (pointer < 0 || static_cast<uint64_t>(pointer) != offset)
-      return PointerError(ds, options, i, pointer, offset);
-    const uint64_t row_bytes = static_cast<uint64_t>(size) * itemsize;
-    if (offset > max_bytes - row_bytes)
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const uint64_t i = first + k;
+    if (sizes[k] < 0)
+      return IdxError(ds.prefix(), "row " + std::to_string(i) + " has negative size " +
+                                       std::to_string(sizes[k]));
+    if (pointers[k] < 0 || static_cast<uint64_t>(pointers[k]) != *offset)
+      return PointerError(ds, options, i, pointers[k], *offset);
+    const uint64_t row_bytes = static_cast<uint64_t>(sizes[k]) * itemsize;
+    if (*offset > max_bytes - row_bytes)
       return IdxError(ds.prefix(),
                       "row sizes overflow the 64-bit byte offset at row " + std::to_string(i));
-    offset += row_bytes;
+    *offset += row_bytes;
+  }
+  return Status::OK();
+}
+
+// Every row (CheckRowBlock). Returns the total: the .bin size the .idx
+// describes. The rows are read from `idx` a block at a time, not through the
+// mapping: one pass over a large .idx is faster that way (util/file_util.h).
+Result<uint64_t> CheckRows(const IndexedDataset& ds, const InputFile& idx,
+                           const IndexedDataset::Options& options) {
+  constexpr uint64_t kRowsPerRead = uint64_t{1} << 16;
+  const uint64_t rows = ds.num_rows();
+  std::vector<int32_t> sizes(std::min(rows, kRowsPerRead));
+  std::vector<int64_t> pointers(sizes.size());
+  uint64_t offset = 0;  // bytes
+  for (uint64_t first = 0; first < rows; first += kRowsPerRead) {
+    const uint64_t n = std::min(rows - first, kRowsPerRead);
+    DSA_RETURN_IF_ERROR(
+        idx.ReadAt(IdxSizesOffset() + kIdxSizeBytes * first, sizes.data(), kIdxSizeBytes * n));
+    DSA_RETURN_IF_ERROR(idx.ReadAt(IdxPointersOffset(rows) + kIdxPointerBytes * first,
+                                   pointers.data(), kIdxPointerBytes * n));
+    DSA_RETURN_IF_ERROR(CheckRowBlock(ds, options, first, std::span(sizes).first(n),
+                                      std::span(pointers).first(n), &offset));
   }
   return offset;
 }
@@ -246,7 +271,8 @@ Result<DetectedTable> DetectCodeTable(const std::string& prefix, CodeTable fallb
 Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Options& options) {
   IndexedDataset ds;
   ds.prefix_ = prefix;
-  DSA_ASSIGN_OR_RETURN(ds.idx_, MappedFile::Open(prefix + ".idx"));
+  DSA_ASSIGN_OR_RETURN(const InputFile idx_file, InputFile::Open(prefix + ".idx"));
+  DSA_ASSIGN_OR_RETURN(ds.idx_, idx_file.Map());
   const std::span<const std::byte> idx = ds.idx_.bytes();
 
   DSA_ASSIGN_OR_RETURN(const IdxHeader header, ReadHeader(prefix, idx));
@@ -260,7 +286,7 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
   ds.pointers_ = idx.data() + IdxPointersOffset(ds.rows_);
   ds.doc_idx_ = idx.data() + IdxDocIdxOffset(ds.rows_);
 
-  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes, CheckRows(ds, options));
+  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes, CheckRows(ds, idx_file, options));
   ds.elements_ = described_bytes / ds.itemsize_;
   DSA_RETURN_IF_ERROR(CheckDocIdx(ds));
 

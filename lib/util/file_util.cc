@@ -33,38 +33,68 @@ MappedFile::~MappedFile() {
   size_ = 0;
 }
 
-Result<MappedFile> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+InputFile::InputFile(InputFile&& other) noexcept
+    : fd_(other.fd_), size_(other.size_), path_(std::move(other.path_)) {
+  other.fd_ = -1;
+}
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+  if (this != &other) {
+    this->~InputFile();
+    new (this) InputFile(std::move(other));
+  }
+  return *this;
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Result<InputFile> InputFile::Open(const std::string& path) {
+  InputFile f;
+  f.path_ = path;
+  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd_ < 0) {
     int err = errno;
     if (err == ENOENT) return Status::BadInput(path + ": file not found");
     return Status::BadInput(path + ": cannot open: " + ErrnoText(err));
   }
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Status::IoError(path + ": cannot stat: " + ErrnoText(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::BadInput(path + ": not a regular file");
-  }
-  MappedFile f;
-  f.path_ = path;
-  f.size_ = static_cast<size_t>(st.st_size);
-  if (f.size_ > 0) {
-    void* p = mmap(nullptr, f.size_, PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
-      f.size_ = 0;
-      return Status::IoError(path + ": cannot map: " + ErrnoText(err));
-    }
-    f.data_ = static_cast<const std::byte*>(p);
-  }
-  ::close(fd);  // the mapping keeps the file alive
+  if (fstat(f.fd_, &st) != 0) return Status::IoError(path + ": cannot stat: " + ErrnoText(errno));
+  if (!S_ISREG(st.st_mode)) return Status::BadInput(path + ": not a regular file");
+  f.size_ = static_cast<uint64_t>(st.st_size);
   return f;
+}
+
+Status InputFile::ReadAt(uint64_t offset, void* dst, size_t size) const {
+  char* p = static_cast<char*>(dst);
+  while (size > 0) {
+    const ssize_t n = ::pread(fd_, p, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::IoError(path_ + ": read failed: " + ErrnoText(errno));
+    if (n == 0) return Status::IoError(path_ + ": file ends at byte " + std::to_string(offset));
+    p += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+Result<MappedFile> InputFile::Map() const {
+  MappedFile m;
+  m.path_ = path_;
+  if (size_ == 0) return m;
+  void* p = mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) return Status::IoError(path_ + ": cannot map: " + ErrnoText(errno));
+  m.data_ = static_cast<const std::byte*>(p);
+  m.size_ = static_cast<size_t>(size_);
+  return m;
+}
+
+Result<MappedFile> MappedFile::Open(const std::string& path) {
+  DSA_ASSIGN_OR_RETURN(const InputFile file, InputFile::Open(path));
+  return file.Map();  // the mapping keeps the file alive after the close
 }
 
 OutputFile::OutputFile(OutputFile&& other) noexcept

@@ -1,7 +1,15 @@
-// Files: read-only memory maps and an unbuffered-by-the-kernel-only output file.
+// Files: input files, read-only memory maps and an output file.
 //
+// InputFile owns a file descriptor opened for reading, with positional reads.
 // MappedFile owns a read-only mapping of a whole file; views into it are valid
 // while the MappedFile lives (it is move-only, and moving keeps the address).
+// A single pass over a large file is steadier through InputFile::ReadAt than
+// through a mapping: the kernel copies through its own huge-page map, while
+// every 4 KiB page of a mapping costs a TLB miss, and on a VM each miss is a
+// two-level page walk. Checking two 6 GB .idx files (docs/benchmarks.md) took
+// 0.9 s of CPU through their mappings while the page cache held them as the
+// writer had left them, 6.0 s once they had been read back from disk, and
+// 1.5 s through read(2).
 // OutputFile owns a file descriptor opened for writing, with positional writes
 // that report short writes and ENOSPC as errors naming the file. After every
 // 256 MiB it writes, it asks the kernel to drop the file's pages that have
@@ -9,7 +17,7 @@
 // back, and left in the page cache they crowd out memory and stall the writer
 // at the kernel's dirty limit. Measured on the 2-core VM of
 // docs/benchmarks.md, 8 GiB written in 16 MiB pwrites then fdatasync: 20.2
-// and 21.7 s plainly, 5.4 and 5.6 s with drop-behind. Neither class is safe
+// and 21.7 s plainly, 5.4 and 5.6 s with drop-behind. None of the classes is safe
 // for concurrent use of one object from several threads.
 #pragma once
 
@@ -21,6 +29,35 @@
 #include "util/status.h"
 
 namespace dsanalyze {
+
+class MappedFile;
+
+class InputFile {
+ public:
+  InputFile() = default;
+  InputFile(InputFile&& other) noexcept;
+  InputFile& operator=(InputFile&& other) noexcept;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile();
+
+  // Opens the regular file `path`: BadInput when it is missing, unreadable or
+  // not a regular file.
+  static Result<InputFile> Open(const std::string& path);
+
+  uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+  // Copies bytes [offset, offset + size) into `dst`; IoError when the file
+  // ends before them or the read fails.
+  Status ReadAt(uint64_t offset, void* dst, size_t size) const;
+  // Maps the whole file read-only (the mapping outlives this InputFile).
+  Result<MappedFile> Map() const;
+
+ private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string path_;
+};
 
 class MappedFile {
  public:
@@ -38,6 +75,7 @@ class MappedFile {
   const std::string& path() const { return path_; }
 
  private:
+  friend class InputFile;
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
   std::string path_;
