@@ -185,20 +185,31 @@ Result<uint64_t> CheckRows(const IndexedDataset& ds, const InputFile& idx,
   return offset;
 }
 
-// doc_idx starts at 0, stays within [0, rows] and never decreases.
-Status CheckDocIdx(const IndexedDataset& ds) {
+// doc_idx starts at 0, stays within [0, rows] and never decreases. Read from
+// `idx` a block at a time, as CheckRows reads the rows.
+Status CheckDocIdx(const IndexedDataset& ds, const InputFile& idx) {
+  constexpr uint64_t kDocsPerRead = uint64_t{1} << 16;
   const uint64_t rows = ds.num_rows();
-  for (uint64_t i = 0; i < ds.doc_count(); ++i) {
-    const int64_t d = ds.doc_idx(i);
-    if (i == 0 && d != 0)
-      return IdxError(ds.prefix(), "doc_idx[0] is " + std::to_string(d) + ", expected 0");
-    if (d < 0 || static_cast<uint64_t>(d) > rows)
-      return IdxError(ds.prefix(), "doc_idx[" + std::to_string(i) + "] = " + std::to_string(d) +
-                                       " is out of range [0, " + std::to_string(rows) + "]");
-    if (i > 0 && d < ds.doc_idx(i - 1))
-      return IdxError(ds.prefix(), "doc_idx decreases at entry " + std::to_string(i) + " (" +
-                                       std::to_string(ds.doc_idx(i - 1)) + " then " +
-                                       std::to_string(d) + ")");
+  std::vector<int64_t> docs(std::min(ds.doc_count(), kDocsPerRead));
+  int64_t previous = 0;
+  for (uint64_t first = 0; first < ds.doc_count(); first += kDocsPerRead) {
+    const uint64_t n = std::min(ds.doc_count() - first, kDocsPerRead);
+    DSA_RETURN_IF_ERROR(idx.ReadAt(IdxDocIdxOffset(rows) + kIdxDocIdxBytes * first, docs.data(),
+                                   kIdxDocIdxBytes * n));
+    for (uint64_t k = 0; k < n; ++k) {
+      const uint64_t i = first + k;
+      const int64_t d = docs[k];
+      if (i == 0 && d != 0)
+        return IdxError(ds.prefix(), "doc_idx[0] is " + std::to_string(d) + ", expected 0");
+      if (d < 0 || static_cast<uint64_t>(d) > rows)
+        return IdxError(ds.prefix(), "doc_idx[" + std::to_string(i) + "] = " + std::to_string(d) +
+                                         " is out of range [0, " + std::to_string(rows) + "]");
+      if (d < previous)
+        return IdxError(ds.prefix(), "doc_idx decreases at entry " + std::to_string(i) + " (" +
+                                         std::to_string(previous) + " then " + std::to_string(d) +
+                                         ")");
+      previous = d;
+    }
   }
   return Status::OK();
 }
@@ -288,7 +299,7 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
 
   DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes, CheckRows(ds, idx_file, options));
   ds.elements_ = described_bytes / ds.itemsize_;
-  DSA_RETURN_IF_ERROR(CheckDocIdx(ds));
+  DSA_RETURN_IF_ERROR(CheckDocIdx(ds, idx_file));
 
   DSA_ASSIGN_OR_RETURN(ds.bin_, MappedFile::Open(prefix + ".bin"));
   DSA_RETURN_IF_ERROR(CheckBinSize(ds, options, ds.bin_.bytes().size(), described_bytes));

@@ -399,3 +399,39 @@ TEST_CASE("corrupt pairs are rejected with the file and the problem", "[format][
 }
 
 }  // namespace dsanalyze
+
+namespace dsanalyze {
+
+// Open reads the rows and doc_idx in blocks of 2^16 entries: errors past the
+// first block, and at a block's first entry, name the right entry.
+TEST_CASE("errors past the first block of rows name the right row", "[format][reader]") {
+  test::ScratchDir dir;
+  constexpr uint64_t kRows = 200000;
+  IndexedWriter::Options o;
+  o.rows = kRows;
+  o.doc_idx_per_row = true;
+  auto w = IndexedWriter::Create(dir / "big", DType::kU16, o);
+  REQUIRE(w.ok());
+  for (uint64_t i = 0; i < kRows; ++i)
+    REQUIRE((*w)->AddRow(std::vector<int64_t>{int64_t(i % 3), 1}).ok());
+  REQUIRE((*w)->Finish().ok());
+  REQUIRE(IndexedDataset::Open(dir / "big").ok());
+  const std::vector<uint8_t> good = test::ReadBytes(dir / "big.idx");
+  const auto with = [&](uint64_t offset, int64_t value, int bytes) {
+    std::vector<uint8_t> b = good;
+    std::memcpy(b.data() + offset, &value, bytes);
+    test::WriteBytes(dir / "big.idx", b);
+    return IndexedDataset::Open(dir / "big").status().message();
+  };
+  const uint64_t pointers = IdxPointersOffset(kRows), docs = IdxDocIdxOffset(kRows);
+  CHECK_THAT(with(pointers + 8 * 65536, 7, 8), Contains("pointer of row 65536 is 7 but the sizes "
+                                                        "before it give 262144"));
+  CHECK_THAT(with(IdxSizesOffset() + 4 * 131073, -2, 4),
+             Contains("row 131073 has negative size -2"));
+  CHECK_THAT(with(docs + 8 * 131072, 5, 8),
+             Contains("doc_idx decreases at entry 131072 (131071 then 5)"));
+  CHECK_THAT(with(docs + 8 * 199999, 0, 8), Contains("doc_idx decreases at entry 199999 (199998 "
+                                                     "then 0)"));
+}
+
+}  // namespace dsanalyze
