@@ -5,8 +5,9 @@
 // returning: magic, version, dtype code, .idx size, sizes, pointers, .bin size,
 // doc_idx. After a successful Open no accessor can read out of bounds, whatever
 // the bytes were; errors name the file and the exact problem. The rows' sizes
-// and pointers (12 bytes a row) are checked through read(2), not the mapping
-// (util/file_util.h says why), so the check leaves the .idx pages unmapped.
+// and pointers (12 bytes a row) and doc_idx are checked through read(2), not
+// the mapping (util/file_util.h says why), so the check faults none of the
+// .idx pages into the mapping.
 //
 // Ownership: IndexedDataset owns its mappings. Row views (spans) point into the
 // mapping and are valid only while the IndexedDataset they came from is alive.

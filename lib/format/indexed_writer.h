@@ -9,9 +9,9 @@
 //
 // Elements are passed as int64, or as an ElementView of any integer dtype, and
 // converted to the output dtype (a plain copy when they are in it already);
-// the caller guarantees they fit (FitIntDType). Both files are written under temporary
-// names (PREFIX.bin.tmp, PREFIX.idx.tmp) and renamed into place only by a
-// successful Finish(); a writer destroyed without Finish() removes them.
+// the caller guarantees they fit (FitIntDType). Both files are written under
+// temporary names (PREFIX.bin.tmp, PREFIX.idx.tmp) and renamed into place only
+// by a successful Finish(); a writer destroyed without Finish() removes them.
 //
 // doc_idx is [0, rows] (one document spanning all rows), as DeepSpeed's
 // DistributedDataAnalyzer writes; with Options::doc_idx_per_row it is

@@ -67,17 +67,24 @@ Result<InputFile> InputFile::Open(const std::string& path) {
   return f;
 }
 
-Status InputFile::ReadAt(uint64_t offset, void* dst, size_t size) const {
+ssize_t ReadFully(int fd, uint64_t offset, void* dst, size_t size) {
   char* p = static_cast<char*>(dst);
-  while (size > 0) {
-    const ssize_t n = ::pread(fd_, p, size, static_cast<off_t>(offset));
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, p + done, size - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::IoError(path_ + ": read failed: " + ErrnoText(errno));
-    if (n == 0) return Status::IoError(path_ + ": file ends at byte " + std::to_string(offset));
-    p += n;
-    size -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
+    if (n < 0) return -1;
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
   }
+  return static_cast<ssize_t>(done);
+}
+
+Status InputFile::ReadAt(uint64_t offset, void* dst, size_t size) const {
+  const ssize_t n = ReadFully(fd_, offset, dst, size);
+  if (n < 0) return Status::IoError(path_ + ": read failed: " + ErrnoText(errno));
+  if (static_cast<size_t>(n) < size)
+    return Status::IoError(path_ + ": file ends at byte " + std::to_string(offset + n));
   return Status::OK();
 }
 

@@ -21,6 +21,8 @@
 // for concurrent use of one object from several threads.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -121,6 +123,11 @@ Status LinkOrCopyFile(const std::string& from, const std::string& to);
 
 // Writes `text` to `path` through a temporary file renamed into place.
 Status WriteFileAtomic(const std::string& path, const std::string& text, bool sync = false);
+
+// pread(2) until `size` bytes at `offset` of `fd` are in `dst`, through short
+// reads and EINTR. Returns the bytes read (fewer than `size` only where the
+// file ends), or -1 with errno set.
+ssize_t ReadFully(int fd, uint64_t offset, void* dst, size_t size);
 
 // Returns strerror(errno) text for messages.
 std::string ErrnoText(int err);

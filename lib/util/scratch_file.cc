@@ -114,14 +114,9 @@ Status ScratchFile::Flush() {
 Status ScratchFile::ReadAt(uint64_t offset, void* data, size_t size) {
   if (offset + size > size_) return Status::Internal("scratch " + dir_ + ": read past the end");
   if (offset + size > written_) DSA_RETURN_IF_ERROR(Flush());
-  char* p = static_cast<char*>(data);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t r = ::pread(fd_, p + done, size - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return Fail("cannot read", r < 0 ? errno : EIO);
-    done += static_cast<size_t>(r);
-  }
+  const ssize_t r = ReadFully(fd_, offset, data, size);
+  if (r < 0) return Fail("cannot read", errno);
+  if (static_cast<size_t>(r) < size) return Fail("cannot read", EIO);
   return Status::OK();
 }
 
