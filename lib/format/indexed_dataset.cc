@@ -166,8 +166,8 @@ Status CheckRowBlock(const IndexedDataset& ds, const IndexedDataset::Options& op
 // Every row (CheckRowBlock). Returns the total: the .bin size the .idx
 // describes. The rows are read from `idx` a block at a time, not through the
 // mapping: one pass over a large .idx is faster that way (util/file_util.h).
-Result<uint64_t> CheckRows(const IndexedDataset& ds, const InputFile& idx,
-                           const IndexedDataset::Options& options) {
+Result<uint64_t> CheckSizesAndPointers(const IndexedDataset& ds, const InputFile& idx,
+                                       const IndexedDataset::Options& options) {
   constexpr uint64_t kRowsPerRead = uint64_t{1} << 16;
   const uint64_t rows = ds.num_rows();
   std::vector<int32_t> sizes(std::min(rows, kRowsPerRead));
@@ -186,7 +186,7 @@ Result<uint64_t> CheckRows(const IndexedDataset& ds, const InputFile& idx,
 }
 
 // doc_idx starts at 0, stays within [0, rows] and never decreases. Read from
-// `idx` a block at a time, as CheckRows reads the rows.
+// `idx` a block at a time, as CheckSizesAndPointers reads the rows.
 Status CheckDocIdx(const IndexedDataset& ds, const InputFile& idx) {
   constexpr uint64_t kDocsPerRead = uint64_t{1} << 16;
   const uint64_t rows = ds.num_rows();
@@ -279,10 +279,10 @@ Result<DetectedTable> DetectCodeTable(const std::string& prefix, CodeTable fallb
                                : " (" + options.table_setting + " names one to read anyway)"));
 }
 
-Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Options& options) {
+Result<IndexedDataset> IndexedDataset::OpenIdx(const std::string& prefix, const InputFile& idx_file,
+                                               const Options& options) {
   IndexedDataset ds;
   ds.prefix_ = prefix;
-  DSA_ASSIGN_OR_RETURN(const InputFile idx_file, InputFile::Open(prefix + ".idx"));
   DSA_ASSIGN_OR_RETURN(ds.idx_, idx_file.Map());
   const std::span<const std::byte> idx = ds.idx_.bytes();
 
@@ -296,14 +296,41 @@ Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Opt
   ds.sizes_ = idx.data() + IdxSizesOffset();
   ds.pointers_ = idx.data() + IdxPointersOffset(ds.rows_);
   ds.doc_idx_ = idx.data() + IdxDocIdxOffset(ds.rows_);
+  return ds;
+}
 
-  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes, CheckRows(ds, idx_file, options));
+Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Options& options) {
+  DSA_ASSIGN_OR_RETURN(const InputFile idx_file, InputFile::Open(prefix + ".idx"));
+  DSA_ASSIGN_OR_RETURN(IndexedDataset ds, OpenIdx(prefix, idx_file, options));
+  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes,
+                       CheckSizesAndPointers(ds, idx_file, options));
   ds.elements_ = described_bytes / ds.itemsize_;
   DSA_RETURN_IF_ERROR(CheckDocIdx(ds, idx_file));
 
   DSA_ASSIGN_OR_RETURN(ds.bin_, MappedFile::Open(prefix + ".bin"));
   DSA_RETURN_IF_ERROR(CheckBinSize(ds, options, ds.bin_.bytes().size(), described_bytes));
   return ds;
+}
+
+Result<IndexedDataset> IndexedDataset::OpenScalarRows(const std::string& prefix,
+                                                      const Options& options) {
+  DSA_ASSIGN_OR_RETURN(const InputFile idx_file, InputFile::Open(prefix + ".idx"));
+  DSA_ASSIGN_OR_RETURN(IndexedDataset ds, OpenIdx(prefix, idx_file, options));
+  ds.elements_ = ds.rows_;  // rows <= the .idx's size / 12: no overflow below
+  DSA_ASSIGN_OR_RETURN(ds.bin_, MappedFile::Open(prefix + ".bin"));
+  DSA_RETURN_IF_ERROR(CheckBinSize(ds, options, ds.bin_.bytes().size(), ds.rows_ * ds.itemsize_));
+  return ds;
+}
+
+Status IndexedDataset::CheckRows(const Options& options) const {
+  DSA_ASSIGN_OR_RETURN(const InputFile idx_file, InputFile::Open(prefix_ + ".idx"));
+  if (idx_file.size() != idx_.bytes().size())
+    return IdxError(prefix_, "changed while it was read (" + std::to_string(idx_.bytes().size()) +
+                                 " bytes, now " + std::to_string(idx_file.size()) + ")");
+  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes,
+                       CheckSizesAndPointers(*this, idx_file, options));
+  DSA_RETURN_IF_ERROR(CheckDocIdx(*this, idx_file));
+  return CheckBinSize(*this, options, bin_.bytes().size(), described_bytes);
 }
 
 void WidenElements(const ElementView& view, uint64_t from, std::span<int64_t> out) {

@@ -9,6 +9,9 @@
 // the mapping (util/file_util.h says why), so the check faults none of the
 // .idx pages into the mapping.
 //
+// OpenScalarRows and CheckRows split Open in two for a caller that checks
+// the rows while it already reads the elements.
+//
 // Ownership: IndexedDataset owns its mappings. Row views (spans) point into the
 // mapping and are valid only while the IndexedDataset they came from is alive.
 // It is move-only; moving keeps views valid. Const accessors are safe to call
@@ -68,6 +71,19 @@ class IndexedDataset {
   static Result<IndexedDataset> Open(const std::string& prefix, const Options& options);
   static Result<IndexedDataset> Open(const std::string& prefix) { return Open(prefix, Options{}); }
 
+  // Open without the pass over the rows, for a pair of one element a row
+  // (sample_to_metric) whose elements a caller streams while it checks the
+  // rows on another thread: the header, dtype and .idx size are checked as
+  // Open checks them, and the .bin must hold one element per row. Until
+  // CheckRows() has returned OK, only num_rows() and elements() may be used.
+  static Result<IndexedDataset> OpenScalarRows(const std::string& prefix, const Options& options);
+  // The rest of Open's checks, for a pair opened with OpenScalarRows: every
+  // row's size and pointer, doc_idx, and the .bin's size against the rows,
+  // with Open's messages. Reads PREFIX.idx again through a descriptor of its
+  // own (held only during the call), so that many pairs can wait for their
+  // check without holding one each.
+  Status CheckRows(const Options& options) const;
+
   const std::string& prefix() const { return prefix_; }
   DType dtype() const { return dtype_; }
   uint8_t dtype_code() const { return code_; }
@@ -99,6 +115,10 @@ class IndexedDataset {
   }
 
  private:
+  // Maps PREFIX.idx (opened as `idx_file`) and checks its header, dtype and
+  // size: what Open and OpenScalarRows share.
+  static Result<IndexedDataset> OpenIdx(const std::string& prefix, const InputFile& idx_file,
+                                        const Options& options);
   template <class T>
   static T Load(const std::byte* p) {
     T v;

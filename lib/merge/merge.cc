@@ -1,11 +1,13 @@
 #include "merge/merge.h"
 
 #include <chrono>
+#include <thread>
 
 #include "merge/merge_inputs.h"
 #include "merge/merge_metric.h"
 #include "output/output_commit.h"
 #include "report/report.h"
+#include "util/interrupt.h"
 #include "util/memory_usage.h"
 
 namespace dsanalyze {
@@ -63,6 +65,17 @@ Result<CheckedInputs> CheckAndSum(MetricMergeJob job, const std::vector<MetricEn
   return checked;
 }
 
+// The checks CheckAndSum left for later (merge_metric.h CheckSampleToMetricRows).
+Status CheckDeferred(MetricMergeJob job, const std::vector<MetricEntry>& entries,
+                     const CheckedInputs& checked) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    job.name = entries[i].name;
+    if (entries[i].type == MetricType::kSingleValuePerSample)
+      DSA_RETURN_IF_ERROR(CheckSampleToMetricRows(job, checked.files[i]));
+  }
+  return Status::OK();
+}
+
 Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
                     const CheckedInputs& checked, StagedOutput* staged) {
   job.out_dir = staged->staging_dir();
@@ -100,7 +113,14 @@ Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const s
   const MetricMergeJob job = JobOf(inputs);
   DSA_ASSIGN_OR_RETURN(const CheckedInputs checked, CheckAndSum(job, entries));
   DSA_ASSIGN_OR_RETURN(StagedOutput staged, StagedOutput::Create(out, names));
-  DSA_RETURN_IF_ERROR(WriteMetrics(job, entries, checked, &staged));
+  // The output is written while a thread finishes checking the inputs; an
+  // error there is reported first, and nothing is committed.
+  Status deferred;
+  std::thread checker = StartWorkerThread([&] { deferred = CheckDeferred(job, entries, checked); });
+  const Status written = WriteMetrics(job, entries, checked, &staged);
+  checker.join();
+  DSA_RETURN_IF_ERROR(deferred);
+  DSA_RETURN_IF_ERROR(written);
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   DSA_ASSIGN_OR_RETURN(
       std::vector<std::string> files,

@@ -6,8 +6,11 @@
 // output_commit.h): the save-path lock, a hidden staging folder, every metric
 // folder and the reports staged there and committed in one step, so nothing
 // under its final name is ever half-written and a failed merge leaves `out`
-// as it was; every input file is opened and every accumulate sum checked
-// before `out` is touched. The reports (report/report.h) are rewritten from the merged
+// as it was (a folder it created is removed again). Every input file is
+// opened and every accumulate sum checked before `out` is touched, except
+// the rows of sample_to_metric: a thread checks those while the output is
+// written (they are a pass over the inputs' largest files), and their error
+// is the merge's. The reports (report/report.h) are rewritten from the merged
 // files; summary.json's config is the inputs' (merge_inputs.h MergedConfig),
 // its run fields describe the merge: ranks 1, threads 1, config_hash "",
 // one timing "merge_analyses", and "merged_from", the input paths in position order.

@@ -29,12 +29,20 @@ void Widen(const ElementView& v, uint64_t begin, uint64_t end, std::vector<int64
   WidenElements(v, begin, *out);
 }
 
+IndexedDataset::Options InputOptions(const MetricMergeJob& job) {
+  return IndexedDataset::Options(job.table, /*integer=*/true, "output.dtype_codes");
+}
+
+// An input's errors are the merge's bad input.
+Status AsMergeInput(const Status& st) {
+  return st.ok() ? st : Status::BadInput("merge: " + st.message());
+}
+
 Result<IndexedDataset> OpenKind(const MetricMergeJob& job, const std::string& save,
                                 std::string_view kind) {
-  Result<IndexedDataset> ds = IndexedDataset::Open(
-      MetricFilePrefix(save, job.name, kind),
-      IndexedDataset::Options(job.table, /*integer=*/true, "output.dtype_codes"));
-  if (!ds.ok()) return Status::BadInput("merge: " + ds.status().message());
+  Result<IndexedDataset> ds =
+      IndexedDataset::Open(MetricFilePrefix(save, job.name, kind), InputOptions(job));
+  DSA_RETURN_IF_ERROR(AsMergeInput(ds.status()));
   return ds;
 }
 
@@ -49,10 +57,14 @@ IndexedWriter::Options WriterOptions(const MetricMergeJob& job, uint64_t rows) {
 // One input's files.
 Result<SingleValueFiles> OpenInput(const MetricMergeJob& job, const std::string& save) {
   SingleValueFiles f;
-  DSA_ASSIGN_OR_RETURN(IndexedDataset s2m, OpenKind(job, save, kSampleToMetric));
+  // Its rows are checked later (CheckSampleToMetricRows), while the output is
+  // written: they are a pass over 12 bytes a sample.
+  Result<IndexedDataset> s2m = IndexedDataset::OpenScalarRows(
+      MetricFilePrefix(save, job.name, kSampleToMetric), InputOptions(job));
+  DSA_RETURN_IF_ERROR(AsMergeInput(s2m.status()));
   DSA_ASSIGN_OR_RETURN(IndexedDataset i2m, OpenKind(job, save, kIndexToMetric));
   DSA_ASSIGN_OR_RETURN(IndexedDataset i2s, OpenKind(job, save, kIndexToSample));
-  f.s2m.push_back(std::move(s2m));
+  f.s2m.push_back(std::move(s2m).value());
   f.i2m.push_back(std::move(i2m));
   f.i2s.push_back(std::move(i2s));
   return f;
@@ -246,6 +258,14 @@ Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job) {
     f.i2s.push_back(std::move(input->i2s.front()));
   }
   return f;
+}
+
+Status CheckSampleToMetricRows(const MetricMergeJob& job, const SingleValueFiles& f) {
+  for (const IndexedDataset& s2m : f.s2m) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    DSA_RETURN_IF_ERROR(AsMergeInput(s2m.CheckRows(InputOptions(job))));
+  }
+  return Status::OK();
 }
 
 Status MergeSingleValueMetric(const MetricMergeJob& job, const SingleValueFiles& f) {

@@ -47,7 +47,15 @@ struct SingleValueFiles {
 
 // Opens every input's files: BadInput when one is missing or invalid. Writes
 // nothing, so a merge can refuse bad inputs before it touches its output.
+// Every check is made but one: the rows of sample_to_metric (a pass over 12
+// bytes a sample, the inputs' largest files) are opened with
+// IndexedDataset::OpenScalarRows and left to CheckSampleToMetricRows.
 Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job);
+
+// The sample_to_metric rows OpenSingleValueInputs left unchecked, input by
+// input: BadInput naming the file and row. Safe to run while
+// MergeSingleValueMetric reads the same files.
+Status CheckSampleToMetricRows(const MetricMergeJob& job, const SingleValueFiles& files);
 
 // Writes the metric's merged files. sample_to_metric is written on a thread
 // of its own while the calling thread merges the index files.

@@ -62,6 +62,21 @@ fs::path NonDirectoryOnPath(fs::path p) {
   return {};
 }
 
+// The directories that creating `path` would make: `path` and each missing
+// parent, deepest first.
+std::vector<std::string> MissingDirectories(const std::string& save_path) {
+  std::vector<std::string> missing;
+  fs::path path = fs::path(save_path).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();  // a trailing '/'
+  for (; !path.empty(); path = path.parent_path()) {
+    std::error_code ec;
+    if (fs::symlink_status(path, ec).type() != fs::file_type::not_found) break;
+    missing.push_back(path.string());
+    if (path == path.parent_path()) break;
+  }
+  return missing;
+}
+
 bool Contains(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
@@ -84,10 +99,12 @@ Status CheckMetricNamesAreFree(const std::string& save_path,
 
 }  // namespace
 
-StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock lock)
+StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock lock,
+                           std::vector<std::string> created)
     : lock_(std::move(lock)),
       save_path_(std::move(save_path)),
       staging_(std::move(staging)),
+      created_(std::move(created)),
       active_(true) {}
 
 Result<StagedOutput> StagedOutput::Create(const std::string& save_path,
@@ -97,6 +114,7 @@ Result<StagedOutput> StagedOutput::Create(const std::string& save_path,
   if (const fs::path file = NonDirectoryOnPath(save_path); !file.empty())
     return Status::BadInput("output.path " + save_path + ": " + file.string() +
                             " exists and is not a directory");
+  std::vector<std::string> created = MissingDirectories(save_path);
   std::error_code ec;
   fs::create_directories(save_path, ec);
   if (ec) return Status::IoError(save_path + ": cannot create save path: " + ec.message());
@@ -106,13 +124,14 @@ Result<StagedOutput> StagedOutput::Create(const std::string& save_path,
   std::string tmpl = (fs::path(save_path) / (std::string(kStagingPrefix) + "XXXXXX")).string();
   if (mkdtemp(tmpl.data()) == nullptr)
     return Status::IoError(save_path + ": cannot create a staging directory: " + ErrnoText(errno));
-  return StagedOutput(save_path, std::move(tmpl), std::move(lock));
+  return StagedOutput(save_path, std::move(tmpl), std::move(lock), std::move(created));
 }
 
 StagedOutput::StagedOutput(StagedOutput&& other) noexcept
     : lock_(std::move(other.lock_)),
       save_path_(std::move(other.save_path_)),
       staging_(std::move(other.staging_)),
+      created_(std::move(other.created_)),
       active_(other.active_) {
   other.active_ = false;
 }
@@ -121,6 +140,9 @@ StagedOutput::~StagedOutput() {
   if (!active_) return;
   std::error_code ec;
   fs::remove_all(staging_, ec);
+  lock_.reset();  // deletes the lock file
+  for (const std::string& dir : created_)
+    if (!fs::remove(dir, ec)) break;  // not empty (or gone): a parent is not either
 }
 
 Result<std::string> StagedOutput::MakeMetricDir(const std::string& name) {

@@ -19,12 +19,15 @@
 // one rename: a kill between them leaves whole directories and the old
 // summary.json, and verify reports a metric it lists that is gone.
 // If the run fails before Commit, the destructor removes
-// the staging directory and the save path keeps its previous results. A run
+// the staging directory and the save path keeps its previous results; a save
+// path that Create made (with any parents it made) is removed again once the
+// lock is released, if still empty, so a failed run leaves no trace. A run
 // killed before Commit leaves only hidden entries (the staging directory, the
 // lock file), which the next run removes or takes over. The lock is released
 // when the StagedOutput is destroyed, after the staging directory is gone.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,15 +63,17 @@ class StagedOutput {
                 const std::vector<std::string>& files);
 
  private:
-  StagedOutput(std::string save_path, std::string staging, SaveLock lock);
+  StagedOutput(std::string save_path, std::string staging, SaveLock lock,
+               std::vector<std::string> created);
   // Moves the entries of `previous` (the save path's analysis before this
   // run) that are in neither list into the staging directory.
   Status RemoveStale(const std::vector<std::string>& previous,
                      const std::vector<std::string>& metric_names,
                      const std::vector<std::string>& files);
-  SaveLock lock_;  // declared first: released last
+  std::optional<SaveLock> lock_;  // released after the staging directory is gone
   std::string save_path_;
   std::string staging_;
+  std::vector<std::string> created_;  // directories Create made, the save path first
   bool active_ = false;
 };
 

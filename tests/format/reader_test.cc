@@ -435,3 +435,84 @@ TEST_CASE("errors past the first block of rows name the right row", "[format][re
 }
 
 }  // namespace dsanalyze
+
+namespace dsanalyze {
+
+// OpenScalarRows checks what needs no pass over the rows; CheckRows the rest,
+// with the message Open gives for the same file.
+TEST_CASE("OpenScalarRows then CheckRows reports what Open reports", "[format][reader]") {
+  test::ScratchDir dir;
+  constexpr uint64_t kRows = 70000;  // past one block of rows
+  const std::string prefix = dir / "s2m";
+  {
+    IndexedWriter::Options o;
+    o.rows = kRows;
+    auto w = IndexedWriter::Create(prefix, DType::kU16, o);
+    REQUIRE(w.ok());
+    std::vector<int64_t> values(kRows);
+    for (uint64_t i = 0; i < kRows; ++i) values[i] = static_cast<int64_t>(i * 7 % 1000);
+    REQUIRE((*w)->AddScalarRows(values).ok());
+    REQUIRE((*w)->Finish().ok());
+  }
+  const std::vector<uint8_t> idx = test::ReadBytes(prefix + ".idx");
+  const std::vector<uint8_t> bin = test::ReadBytes(prefix + ".bin");
+  const IndexedDataset::Options options;
+
+  SECTION("a valid pair opens, checks and reads as Open reads it") {
+    auto whole = IndexedDataset::Open(prefix);
+    auto scalar = IndexedDataset::OpenScalarRows(prefix, options);
+    REQUIRE(whole.ok());
+    REQUIRE(scalar.ok());
+    CHECK(scalar->CheckRows(options).ok());
+    CHECK(scalar->num_rows() == kRows);
+    REQUIRE(scalar->elements().count == kRows);
+    CHECK(std::memcmp(scalar->elements().data, whole->elements().data, 2 * kRows) == 0);
+  }
+  SECTION("corrupt rows: opened, then the check gives Open's message") {
+    const uint64_t pointers = IdxPointersOffset(kRows), docs = IdxDocIdxOffset(kRows);
+    struct Patch {
+      uint64_t offset;
+      int64_t value;
+      int bytes;
+    };
+    for (const Patch& p : {Patch{pointers + 8 * 65536, 7, 8}, Patch{IdxSizesOffset() + 12, -1, 4},
+                           Patch{IdxSizesOffset() + 20, 2, 4}, Patch{docs + 8, 70001, 8}}) {
+      std::vector<uint8_t> b = idx;
+      std::memcpy(b.data() + p.offset, &p.value, p.bytes);
+      test::WriteBytes(prefix + ".idx", b);
+      const Status open = IndexedDataset::Open(prefix).status();
+      REQUIRE_FALSE(open.ok());
+      auto scalar = IndexedDataset::OpenScalarRows(prefix, options);
+      REQUIRE(scalar.ok());
+      CHECK(scalar->CheckRows(options).message() == open.message());
+    }
+  }
+  SECTION("a .bin that is not one element a row is refused at once, as Open refuses it") {
+    test::WriteBytes(prefix + ".bin", std::vector<uint8_t>(bin.begin(), bin.end() - 2));
+    const Status open = IndexedDataset::Open(prefix).status();
+    const Status scalar = IndexedDataset::OpenScalarRows(prefix, options).status();
+    REQUIRE_FALSE(open.ok());
+    CHECK(scalar.message() == open.message());
+    CHECK_THAT(scalar.message(), Contains(".bin is too short"));
+  }
+  SECTION("a bad header is refused at once, as Open refuses it") {
+    std::vector<uint8_t> b = idx;
+    b[17] = 200;  // no dtype has this code
+    test::WriteBytes(prefix + ".idx", b);
+    const Status scalar = IndexedDataset::OpenScalarRows(prefix, options).status();
+    REQUIRE_FALSE(scalar.ok());
+    CHECK(scalar.message() == IndexedDataset::Open(prefix).status().message());
+  }
+  SECTION("an .idx replaced by one of another size before the check") {
+    auto scalar = IndexedDataset::OpenScalarRows(prefix, options);
+    REQUIRE(scalar.ok());
+    std::vector<uint8_t> longer = idx;
+    longer.resize(idx.size() + 8);
+    test::WriteBytes(prefix + ".idx", longer);
+    CHECK(scalar->CheckRows(options).message() == prefix + ".idx: changed while it was read (" +
+                                                      std::to_string(idx.size()) + " bytes, now " +
+                                                      std::to_string(longer.size()) + ")");
+  }
+}
+
+}  // namespace dsanalyze

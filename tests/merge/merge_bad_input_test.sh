@@ -28,6 +28,11 @@ run other_table "[60, 120]" "" "" ', "dtype_codes": "deepspeed-legacy"'
 run other_dataset "[60, 120]" ', "ignore_token_ids": [0]'
 cp -r out/b broken
 rm broken/seqlen/seqlen_index_to_sample.idx
+# sample_to_metric's rows are checked while the merge writes: row 5's pointer
+# (60 rows: sizes at 34, pointers at 34 + 4 * 60) made 127.
+cp -r out/b bad_row
+printf '\x7f' | dd of=bad_row/seqlen/seqlen_sample_to_metric.idx bs=1 seek=$((34 + 240 + 8 * 5)) \
+  conv=notrunc status=none
 # Two parts whose sums fit int64 but whose merged sum does not.
 for part in 0 1; do
   cat > "big$part.json" <<JSON
@@ -66,4 +71,8 @@ expect one_input "at least two analyses" "$DSANALYZE" merge out/a
 expect missing_file "seqlen_index_to_sample" "$DSANALYZE" merge out/a broken
 expect overflow "merge: metric total: the sum of element 0 overflows int64" \
   "$DSANALYZE" merge out/big0 out/big1
+# Refused after the output was staged: the folders it made are gone again.
+expect bad_row "bad_row/seqlen/seqlen_sample_to_metric.idx: pointer of row 5 is 127 but the sizes before it give 5" \
+  "$DSANALYZE" merge out/a bad_row
+[[ ! -e merged ]] || fail "bad_row: the merge left $(find merged)"
 echo "merge bad input: $n cases refused as expected"

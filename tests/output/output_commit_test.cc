@@ -45,6 +45,25 @@ TEST_CASE("A run that never commits leaves the save path as it was", "[commit]")
   CHECK_FALSE(fs::exists(save / "m" / "new.bin"));
 }
 
+TEST_CASE("A run that never commits removes the folders it created, and only those", "[commit]") {
+  test::ScratchDir dir;
+  fs::create_directories(dir.path() / "kept");
+  {
+    auto out = StagedOutput::Create((dir.path() / "kept" / "new" / "save").string() + "/");
+    REQUIRE(out.ok());
+    CHECK(fs::is_directory(dir.path() / "kept" / "new" / "save"));
+  }
+  CHECK_FALSE(fs::exists(dir.path() / "kept" / "new"));
+  CHECK(fs::is_directory(dir.path() / "kept"));
+  {
+    auto out = StagedOutput::Create((dir.path() / "kept" / "new" / "save").string());
+    REQUIRE(out.ok());
+    Touch(dir.path() / "kept" / "new" / "user.txt", "a user's file");  // written meanwhile
+  }
+  CHECK_FALSE(fs::exists(dir.path() / "kept" / "new" / "save"));
+  CHECK(Slurp(dir.path() / "kept" / "new" / "user.txt") == "a user's file");
+}
+
 TEST_CASE("Commit swaps a previous result for the new one whole", "[commit]") {
   test::ScratchDir dir;
   const fs::path save = dir.path() / "deep" / "save";  // parents are created
