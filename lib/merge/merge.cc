@@ -49,7 +49,8 @@ struct CheckedInputs {
 };
 
 // What can fail on the inputs' files, before the output is touched: every
-// file opens, and the accumulate sums do not overflow.
+// file opens, and the accumulate sums do not overflow. The rows of
+// sample_to_metric are left to CheckDeferred.
 Result<CheckedInputs> CheckAndSum(MetricMergeJob job, const std::vector<MetricEntry>& entries) {
   CheckedInputs checked;
   checked.files.resize(entries.size());

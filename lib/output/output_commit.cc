@@ -62,8 +62,8 @@ fs::path NonDirectoryOnPath(fs::path p) {
   return {};
 }
 
-// The directories that creating `path` would make: `path` and each missing
-// parent, deepest first.
+// The directories that creating `save_path` would make: the save path and
+// each missing parent, deepest first.
 std::vector<std::string> MissingDirectories(const std::string& save_path) {
   std::vector<std::string> missing;
   fs::path path = fs::path(save_path).lexically_normal();
