@@ -214,6 +214,15 @@ Status CheckDocIdx(const IndexedDataset& ds, const InputFile& idx) {
   return Status::OK();
 }
 
+// Every row, then doc_idx (in that order, so that of several errors the same
+// one is reported first). Returns the .bin size the .idx describes.
+Result<uint64_t> CheckRowsAndDocIdx(const IndexedDataset& ds, const InputFile& idx,
+                                    const IndexedDataset::Options& options) {
+  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes, CheckSizesAndPointers(ds, idx, options));
+  DSA_RETURN_IF_ERROR(CheckDocIdx(ds, idx));
+  return described_bytes;
+}
+
 // The .bin is exactly the `described` bytes the .idx gives its rows.
 Status CheckBinSize(const IndexedDataset& ds, const IndexedDataset::Options& options,
                     uint64_t bin_size, uint64_t described) {
@@ -302,10 +311,8 @@ Result<IndexedDataset> IndexedDataset::OpenIdx(const std::string& prefix, const 
 Result<IndexedDataset> IndexedDataset::Open(const std::string& prefix, const Options& options) {
   DSA_ASSIGN_OR_RETURN(const InputFile idx_file, InputFile::Open(prefix + ".idx"));
   DSA_ASSIGN_OR_RETURN(IndexedDataset ds, OpenIdx(prefix, idx_file, options));
-  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes,
-                       CheckSizesAndPointers(ds, idx_file, options));
+  DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes, CheckRowsAndDocIdx(ds, idx_file, options));
   ds.elements_ = described_bytes / ds.itemsize_;
-  DSA_RETURN_IF_ERROR(CheckDocIdx(ds, idx_file));
 
   DSA_ASSIGN_OR_RETURN(ds.bin_, MappedFile::Open(prefix + ".bin"));
   DSA_RETURN_IF_ERROR(CheckBinSize(ds, options, ds.bin_.bytes().size(), described_bytes));
@@ -328,8 +335,7 @@ Status IndexedDataset::CheckRows(const Options& options) const {
     return IdxError(prefix_, "changed while it was read (" + std::to_string(idx_.bytes().size()) +
                                  " bytes, now " + std::to_string(idx_file.size()) + ")");
   DSA_ASSIGN_OR_RETURN(const uint64_t described_bytes,
-                       CheckSizesAndPointers(*this, idx_file, options));
-  DSA_RETURN_IF_ERROR(CheckDocIdx(*this, idx_file));
+                       CheckRowsAndDocIdx(*this, idx_file, options));
   return CheckBinSize(*this, options, bin_.bytes().size(), described_bytes);
 }
 

@@ -63,7 +63,11 @@ fs::path NonDirectoryOnPath(fs::path p) {
 }
 
 // The directories that creating `save_path` would make: the save path and
-// each missing parent, deepest first.
+// each missing parent, deepest first. A walk of its own, not a second answer
+// of NonDirectoryOnPath's: that one follows the path as mkdir does (through
+// symbolic links and each "..": "a/file/../b" is refused for "a/file"),
+// while the folders removed again must be named without "..", and a
+// dangling link ends this walk (create_directories fails there first).
 std::vector<std::string> MissingDirectories(const std::string& save_path) {
   std::vector<std::string> missing;
   fs::path path = fs::path(save_path).lexically_normal();

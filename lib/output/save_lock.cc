@@ -45,40 +45,32 @@ Result<SaveLock> SaveLock::Acquire(const std::string& save_path) {
   // A retry happens only when a finishing run deletes the file in the instant
   // between our open() and flock(); a few attempts are plenty.
   for (int attempt = 0; attempt < 8; ++attempt) {
-    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return Status::IoError(path + ": cannot create the lock file: " + ErrnoText(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (!fd.valid())
+      return Status::IoError(path + ": cannot create the lock file: " + ErrnoText(errno));
+    if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
-      const std::string holder = ReadHolder(fd);
-      close(fd);
+      const std::string holder = ReadHolder(fd.get());
       if (err == EWOULDBLOCK)
         return Status::IoError("output.path " + save_path +
                                ": another dsanalyze run is writing here (lock " + path +
                                " held by " + holder + ")");
       return Status::IoError(path + ": cannot lock: " + ErrnoText(err));
     }
-    if (!SameFile(fd, path)) {
-      close(fd);
-      continue;
-    }
+    if (!SameFile(fd.get(), path)) continue;
     // The holder's name is only for the message a second run prints: a failed
     // write costs nothing but that.
     const std::string holder = HolderText();
-    if (ftruncate(fd, 0) == 0) (void)!pwrite(fd, holder.data(), holder.size(), 0);
-    return SaveLock(fd, path);
+    if (ftruncate(fd.get(), 0) == 0) (void)!pwrite(fd.get(), holder.data(), holder.size(), 0);
+    return SaveLock(std::move(fd), path);
   }
   return Status::IoError(path + ": cannot lock: the lock file keeps being replaced");
 }
 
-SaveLock::SaveLock(SaveLock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
-  other.fd_ = -1;
-}
-
 SaveLock::~SaveLock() {
-  if (fd_ < 0) return;
-  // Delete only our own file (not one a user put there after deleting ours).
-  if (SameFile(fd_, path_)) unlink(path_.c_str());
-  close(fd_);
+  // Delete only our own file (not one a user put there after deleting ours);
+  // fd_ then releases the lock as it closes.
+  if (fd_.valid() && SameFile(fd_.get(), path_)) unlink(path_.c_str());
 }
 
 }  // namespace dsanalyze

@@ -29,6 +29,7 @@
 #include <string>
 
 #include "util/status.h"
+#include "util/unique_fd.h"
 
 namespace dsanalyze {
 
@@ -40,14 +41,14 @@ class SaveLock {
   // `save_path` must exist and be a directory.
   static Result<SaveLock> Acquire(const std::string& save_path);
 
-  SaveLock(SaveLock&& other) noexcept;
+  SaveLock(SaveLock&& other) noexcept = default;
   SaveLock& operator=(SaveLock&&) = delete;
   SaveLock(const SaveLock&) = delete;
   ~SaveLock();  // deletes the lock file, then releases the lock
 
  private:
-  SaveLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  int fd_ = -1;
+  SaveLock(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  UniqueFd fd_;
   std::string path_;
 };
 

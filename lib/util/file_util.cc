@@ -33,35 +33,18 @@ MappedFile::~MappedFile() {
   size_ = 0;
 }
 
-InputFile::InputFile(InputFile&& other) noexcept
-    : fd_(other.fd_), size_(other.size_), path_(std::move(other.path_)) {
-  other.fd_ = -1;
-}
-
-InputFile& InputFile::operator=(InputFile&& other) noexcept {
-  if (this != &other) {
-    this->~InputFile();
-    new (this) InputFile(std::move(other));
-  }
-  return *this;
-}
-
-InputFile::~InputFile() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
-
 Result<InputFile> InputFile::Open(const std::string& path) {
   InputFile f;
   f.path_ = path;
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd_ < 0) {
+  f.fd_ = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!f.fd_.valid()) {
     int err = errno;
     if (err == ENOENT) return Status::BadInput(path + ": file not found");
     return Status::BadInput(path + ": cannot open: " + ErrnoText(err));
   }
   struct stat st {};
-  if (fstat(f.fd_, &st) != 0) return Status::IoError(path + ": cannot stat: " + ErrnoText(errno));
+  if (fstat(f.fd_.get(), &st) != 0)
+    return Status::IoError(path + ": cannot stat: " + ErrnoText(errno));
   if (!S_ISREG(st.st_mode)) return Status::BadInput(path + ": not a regular file");
   f.size_ = static_cast<uint64_t>(st.st_size);
   return f;
@@ -81,7 +64,7 @@ ssize_t ReadFully(int fd, uint64_t offset, void* dst, size_t size) {
 }
 
 Status InputFile::ReadAt(uint64_t offset, void* dst, size_t size) const {
-  const ssize_t n = ReadFully(fd_, offset, dst, size);
+  const ssize_t n = ReadFully(fd_.get(), offset, dst, size);
   if (n < 0) return Status::IoError(path_ + ": read failed: " + ErrnoText(errno));
   if (static_cast<size_t>(n) < size)
     return Status::IoError(path_ + ": file ends at byte " + std::to_string(offset + n));
@@ -92,7 +75,7 @@ Result<MappedFile> InputFile::Map() const {
   MappedFile m;
   m.path_ = path_;
   if (size_ == 0) return m;
-  void* p = mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+  void* p = mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_.get(), 0);
   if (p == MAP_FAILED) return Status::IoError(path_ + ": cannot map: " + ErrnoText(errno));
   m.data_ = static_cast<const std::byte*>(p);
   m.size_ = static_cast<size_t>(size_);
@@ -104,29 +87,11 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   return file.Map();  // the mapping keeps the file alive after the close
 }
 
-OutputFile::OutputFile(OutputFile&& other) noexcept
-    : fd_(other.fd_), path_(std::move(other.path_)), undropped_(other.undropped_) {
-  other.fd_ = -1;
-}
-
-OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
-  if (this != &other) {
-    this->~OutputFile();
-    new (this) OutputFile(std::move(other));
-  }
-  return *this;
-}
-
-OutputFile::~OutputFile() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
-
 Result<OutputFile> OutputFile::Create(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IoError(path + ": cannot create: " + ErrnoText(errno));
   OutputFile f;
-  f.fd_ = fd;
+  f.fd_ = UniqueFd(fd);
   f.path_ = path;
   return f;
 }
@@ -135,7 +100,7 @@ Result<OutputFile> OutputFile::OpenExisting(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return Status::IoError(path + ": cannot open for writing: " + ErrnoText(errno));
   OutputFile f;
-  f.fd_ = fd;
+  f.fd_ = UniqueFd(fd);
   f.path_ = path;
   return f;
 }
@@ -143,7 +108,7 @@ Result<OutputFile> OutputFile::OpenExisting(const std::string& path) {
 Status OutputFile::WriteAt(uint64_t offset, const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
-    ssize_t n = ::pwrite(fd_, p, size, static_cast<off_t>(offset));
+    ssize_t n = ::pwrite(fd_.get(), p, size, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::IoError(path_ + ": write failed: " + ErrnoText(errno));
@@ -163,13 +128,12 @@ void OutputFile::DropBehind(uint64_t written) {
   undropped_ = 0;
   // Starts writeback of the dirty pages and drops the clean ones; only advice,
   // so an error (a file system without it) changes nothing.
-  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+  ::posix_fadvise(fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
 }
 
 Status OutputFile::Close(bool sync) {
-  if (fd_ < 0) return Status::OK();
-  int fd = fd_;
-  fd_ = -1;
+  if (!fd_.valid()) return Status::OK();
+  const int fd = fd_.Release();
   if (sync && ::fdatasync(fd) != 0) {
     int err = errno;
     ::close(fd);

@@ -1,6 +1,7 @@
 // Files: input files, read-only memory maps and an output file.
 //
 // InputFile owns a file descriptor opened for reading, with positional reads.
+// InputFile and OutputFile are move-only (they hold a UniqueFd).
 // MappedFile owns a read-only mapping of a whole file; views into it are valid
 // while the MappedFile lives (it is move-only, and moving keeps the address).
 // A single pass over a large file is steadier through InputFile::ReadAt than
@@ -29,6 +30,7 @@
 #include <string>
 
 #include "util/status.h"
+#include "util/unique_fd.h"
 
 namespace dsanalyze {
 
@@ -36,13 +38,6 @@ class MappedFile;
 
 class InputFile {
  public:
-  InputFile() = default;
-  InputFile(InputFile&& other) noexcept;
-  InputFile& operator=(InputFile&& other) noexcept;
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-  ~InputFile();
-
   // Opens the regular file `path`: BadInput when it is missing, unreadable or
   // not a regular file.
   static Result<InputFile> Open(const std::string& path);
@@ -56,7 +51,7 @@ class InputFile {
   Result<MappedFile> Map() const;
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
   uint64_t size_ = 0;
   std::string path_;
 };
@@ -83,15 +78,9 @@ class MappedFile {
   std::string path_;
 };
 
+// Destroying an OutputFile closes it; it never removes the file.
 class OutputFile {
  public:
-  OutputFile() = default;
-  OutputFile(OutputFile&& other) noexcept;
-  OutputFile& operator=(OutputFile&& other) noexcept;
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-  ~OutputFile();  // closes; does not remove the file
-
   // Creates or truncates `path`.
   static Result<OutputFile> Create(const std::string& path);
   // Opens the existing `path` for writing, keeping its contents (for writers
@@ -109,7 +98,7 @@ class OutputFile {
   static constexpr uint64_t kDropBehindBytes = uint64_t{256} << 20;
   void DropBehind(uint64_t written);
 
-  int fd_ = -1;
+  UniqueFd fd_;
   std::string path_;
   uint64_t undropped_ = 0;  // bytes written since the last drop-behind
 };

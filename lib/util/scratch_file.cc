@@ -48,31 +48,11 @@ int OpenUnnamed(const std::string& dir) {
 
 }  // namespace
 
-ScratchFile::ScratchFile(ScratchFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      dir_(std::move(other.dir_)),
-      size_(std::exchange(other.size_, 0)),
-      written_(std::exchange(other.written_, 0)),
-      buffer_(std::move(other.buffer_)) {}
-
-ScratchFile& ScratchFile::operator=(ScratchFile&& other) noexcept {
-  if (this != &other) {
-    this->~ScratchFile();
-    new (this) ScratchFile(std::move(other));
-  }
-  return *this;
-}
-
-ScratchFile::~ScratchFile() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
-
 Result<ScratchFile> ScratchFile::Create(const std::string& dir) {
   ScratchFile f;
   f.dir_ = dir;
-  f.fd_ = OpenUnnamed(dir);
-  if (f.fd_ < 0) return f.Fail("cannot create a scratch file", errno);
+  f.fd_ = UniqueFd(OpenUnnamed(dir));
+  if (!f.fd_.valid()) return f.Fail("cannot create a scratch file", errno);
   f.buffer_.reserve(kBufferBytes);
   return f;
 }
@@ -100,7 +80,7 @@ Status ScratchFile::Flush() {
   if (!TakeTestBytes(buffer_.size())) return Fail("cannot write", ENOSPC);
   size_t done = 0;
   while (done < buffer_.size()) {
-    const ssize_t w = ::pwrite(fd_, buffer_.data() + done, buffer_.size() - done,
+    const ssize_t w = ::pwrite(fd_.get(), buffer_.data() + done, buffer_.size() - done,
                                static_cast<off_t>(written_ + done));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return Fail("cannot write", w < 0 ? errno : ENOSPC);
@@ -114,7 +94,7 @@ Status ScratchFile::Flush() {
 Status ScratchFile::ReadAt(uint64_t offset, void* data, size_t size) {
   if (offset + size > size_) return Status::Internal("scratch " + dir_ + ": read past the end");
   if (offset + size > written_) DSA_RETURN_IF_ERROR(Flush());
-  const ssize_t r = ReadFully(fd_, offset, data, size);
+  const ssize_t r = ReadFully(fd_.get(), offset, data, size);
   if (r < 0) return Fail("cannot read", errno);
   if (static_cast<size_t>(r) < size) return Fail("cannot read", EIO);
   return Status::OK();

@@ -22,31 +22,26 @@
 #include <vector>
 
 #include "util/status.h"
+#include "util/unique_fd.h"
 
 namespace dsanalyze {
 
+// Move-only. Destroying it closes the file, and the kernel frees it.
 class ScratchFile {
  public:
-  ScratchFile() = default;
-  ScratchFile(ScratchFile&& other) noexcept;
-  ScratchFile& operator=(ScratchFile&& other) noexcept;
-  ScratchFile(const ScratchFile&) = delete;
-  ScratchFile& operator=(const ScratchFile&) = delete;
-  ~ScratchFile();  // closes: the kernel frees the file
-
   static Result<ScratchFile> Create(const std::string& dir);
 
   Status Append(const void* data, size_t size);
   // Reads [offset, offset + size) of what was appended.
   Status ReadAt(uint64_t offset, void* data, size_t size);
   uint64_t size() const { return size_; }
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return fd_.valid(); }
 
  private:
   Status Flush();
   Status Fail(const std::string& what, int err) const;
 
-  int fd_ = -1;
+  UniqueFd fd_;
   std::string dir_;
   uint64_t size_ = 0;     // bytes appended
   uint64_t written_ = 0;  // bytes in the file (the rest wait in buffer_)
