@@ -306,13 +306,15 @@ IdGroups GroupIdsByValue(std::vector<int64_t>&& values, int64_t first_id, int64_
   return g;
 }
 
-void ScatterIdBatch(std::span<const uint16_t> buckets, std::span<const int64_t> ids,
-                    size_t id_bytes, std::vector<uint64_t>* pos, std::byte* dst) {
+void ScatterIds(std::span<const uint16_t> offsets, std::span<const uint32_t> at, uint16_t lo,
+                int64_t first_id, size_t id_bytes, std::vector<uint64_t>* pos, std::byte* dst) {
   auto scatter = [&]<class T>(T* out) {
     auto item = [&](uint64_t i) {
-      return std::pair<uint64_t, T>(buckets[i], static_cast<T>(ids[i]));
+      const uint64_t index = at.empty() ? i : at[i];
+      return std::pair<uint64_t, T>(static_cast<uint16_t>(offsets[i] - lo),
+                                    static_cast<T>(first_id + static_cast<int64_t>(index)));
     };
-    ScatterChunk(0, buckets.size(), pos->size(), item, pos->data(), out);
+    ScatterChunk(0, offsets.size(), pos->size(), item, pos->data(), out);
   };
   WithIdType(id_bytes, dst, scatter);
 }

@@ -84,11 +84,12 @@ struct IdGroups {
 IdGroups GroupIdsByValue(std::vector<int64_t>&& values, int64_t first_id, int64_t value_min,
                          size_t buckets, size_t id_bytes, unsigned threads);
 
-// One batch of a grouping built a batch at a time (the out-of-core passes):
-// ids[i] goes to element pos[buckets[i]]++ of `dst`, in order, as an
-// unsigned integer of id_bytes bytes; staged by cache line as the counting
-// passes are.
-void ScatterIdBatch(std::span<const uint16_t> buckets, std::span<const int64_t> ids,
-                    size_t id_bytes, std::vector<uint64_t>* pos, std::byte* dst);
+// One batch of a grouping built a batch at a time (the passes of
+// out_of_core_sort.h GroupOutOfCore): the id first_id + at[i] (first_id + i
+// when `at` is empty) goes to element pos[offsets[i] - lo]++ of `dst`, in
+// order, as an unsigned integer of id_bytes bytes; staged by cache line as
+// the counting passes are. Every offset must lie in [lo, lo + pos->size()).
+void ScatterIds(std::span<const uint16_t> offsets, std::span<const uint32_t> at, uint16_t lo,
+                int64_t first_id, size_t id_bytes, std::vector<uint64_t>* pos, std::byte* dst);
 
 }  // namespace dsanalyze

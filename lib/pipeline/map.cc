@@ -9,7 +9,7 @@ namespace dsanalyze {
 
 MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
                std::vector<MapMetric> accumulate, SampleRange range, unsigned threads,
-               uint64_t batch_size)
+               uint64_t batch_size, std::vector<std::vector<int64_t>> buffers)
     : dataset_(dataset),
       single_(std::move(single)),
       accumulate_(std::move(accumulate)),
@@ -18,8 +18,12 @@ MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
   threads = std::max(1u, threads);
   workers_.resize(threads);
   for (unsigned t = 0; t < threads; ++t) workers_[t].range = SplitRange(range, threads, t);
+  result_.values = std::move(buffers);
   result_.values.resize(single_.size());
-  for (auto& v : result_.values) v = HugePageVector<int64_t>(range.size());
+  for (auto& v : result_.values) {
+    ReserveReusing(v, range.size());
+    v.resize(range.size());
+  }
 }
 
 MapJob::~MapJob() {

@@ -44,8 +44,12 @@ struct MapMetric {
 
 class MapJob {
  public:
+  // `buffers`: arrays to map the single-value metrics into, one per metric,
+  // reused (a previous result's values, handed back) so that a run of
+  // windows touches their memory once; missing or small ones are allocated.
   MapJob(const Dataset& dataset, std::vector<MapMetric> single, std::vector<MapMetric> accumulate,
-         SampleRange range, unsigned threads, uint64_t batch_size);
+         SampleRange range, unsigned threads, uint64_t batch_size,
+         std::vector<std::vector<int64_t>> buffers = {});
   ~MapJob();  // joins the workers
   MapJob(const MapJob&) = delete;
   MapJob& operator=(const MapJob&) = delete;

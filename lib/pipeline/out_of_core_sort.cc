@@ -230,10 +230,10 @@ Status OutOfCoreSort(const Comm& comm, ValueStore& store, const LocalIds& ids,
 
 Result<std::vector<uint64_t>> CountValues(ValueStore& store, int64_t value_min, size_t buckets) {
   std::vector<uint64_t> counts(buckets, 0);
-  std::vector<int64_t> values;
+  std::vector<uint16_t> offsets;
   for (size_t b = 0; b < store.num_blocks(); ++b) {
-    DSA_RETURN_IF_ERROR(store.ReadBlock(b, &values));
-    for (int64_t v : values) ++counts[static_cast<size_t>(v - value_min)];
+    DSA_RETURN_IF_ERROR(store.ReadBlockOffsets(b, value_min, &offsets));
+    for (uint16_t o : offsets) ++counts[o];
   }
   return counts;
 }
@@ -258,29 +258,39 @@ std::vector<ValuePass> GroupPasses(const Comm& comm, const std::vector<uint64_t>
 namespace {
 
 // This rank's ids of the values [pass.first, pass.second), grouped by value
-// into `ids` (sized for them), from one scan of the store.
+// into `ids` (sized for them), from one scan of the store. A block whose
+// values all lie in the pass is scattered whole; of another, the positions
+// of the pass's values are picked out first, without a branch (values in
+// and out of a pass alternate unpredictably).
 Status GroupPass(ValueStore& store, int64_t first_id, int64_t value_min,
                  const std::vector<uint64_t>& local_counts, const ValuePass& pass, size_t id_bytes,
                  std::byte* ids) {
-  std::vector<uint64_t> pos(pass.second - pass.first);
-  for (size_t v = pass.first + 1; v < pass.second; ++v)
-    pos[v - pass.first] = pos[v - pass.first - 1] + local_counts[v - 1];
+  const size_t width = pass.second - pass.first;
+  std::vector<uint64_t> pos(width);
+  for (size_t v = 1; v < width; ++v) pos[v] = pos[v - 1] + local_counts[pass.first + v - 1];
   const int64_t lo = value_min + static_cast<int64_t>(pass.first);
   const int64_t hi = value_min + static_cast<int64_t>(pass.second - 1);
-  std::vector<int64_t> values, batch_ids;
-  std::vector<uint16_t> batch_buckets;
+  const auto first_offset = static_cast<uint16_t>(pass.first);
+  std::vector<uint16_t> offsets, picked;
+  std::vector<uint32_t> at;
   for (size_t b = 0; b < store.num_blocks(); ++b) {
     if (store.block_max(b) < lo || store.block_min(b) > hi) continue;
-    DSA_RETURN_IF_ERROR(store.ReadBlock(b, &values));
-    batch_buckets.clear();
-    batch_ids.clear();
+    DSA_RETURN_IF_ERROR(store.ReadBlockOffsets(b, value_min, &offsets));
     const int64_t first = first_id + static_cast<int64_t>(store.block_begin(b));
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (values[i] < lo || values[i] > hi) continue;
-      batch_buckets.push_back(static_cast<uint16_t>(values[i] - lo));
-      batch_ids.push_back(first + static_cast<int64_t>(i));
+    if (store.block_min(b) >= lo && store.block_max(b) <= hi) {
+      ScatterIds(offsets, {}, first_offset, first, id_bytes, &pos, ids);
+      continue;
     }
-    ScatterIdBatch(batch_buckets, batch_ids, id_bytes, &pos, ids);
+    picked.resize(offsets.size());
+    at.resize(offsets.size());
+    size_t n = 0;
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      picked[n] = offsets[i];
+      at[n] = static_cast<uint32_t>(i);
+      n += static_cast<uint16_t>(offsets[i] - first_offset) < width;  // below wraps high
+    }
+    ScatterIds(std::span(picked).first(n), std::span(at).first(n), first_offset, first, id_bytes,
+               &pos, ids);
   }
   return Status::OK();
 }

@@ -155,7 +155,9 @@ void MakeStores(const RunState& run, const MapTargets& t) {
 }
 
 // The map stage, in one window or (under a spilled memory plan) in windows
-// of run.memory.window samples, with job-wide progress on rank 0.
+// of run.memory.window samples, with job-wide progress on rank 0. The
+// windows reuse one array per metric (values a store has taken), so the map
+// touches its memory once.
 Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
   MapTargets t = MapTargetsOf(run, plan);
   MakeStores(run, t);
@@ -164,16 +166,18 @@ Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
   const uint64_t window = run.memory.spill ? run.memory.window : std::max<uint64_t>(most, 1);
   run.Begin("map", "map", run.samples.count, "samples");
   uint64_t done = 0;
+  std::vector<std::vector<int64_t>> buffers;
   for (uint64_t off = 0; off == 0 || off < most; off += window) {
     const uint64_t begin = std::min(range.end, range.begin + off);
     MapJob job(dataset, t.single, t.accumulate, {begin, std::min(range.end, begin + window)},
-               run.config.map.threads, run.config.map.batch_size);
+               run.config.map.threads, run.config.map.batch_size, std::move(buffers));
     job.Start();
     done += WaitForMap(run.comm, job, &run.progress, run.progress_interval, done);
     Result<MapResult> mapped = job.Finish();
     Status st = mapped.status();
     if (st.ok()) st = KeepWindow(*mapped, t);
     DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(st));
+    buffers = std::move(mapped->values);
   }
   for (PlannedMetric* m : t.single_of) {
     if (!m->store) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace dsanalyze {
 namespace {
@@ -25,6 +26,13 @@ void Decode(const uint8_t* in, size_t n, int64_t base, int64_t* out) {
   const T* src = reinterpret_cast<const T*>(in);
   for (size_t i = 0; i < n; ++i)
     out[i] = static_cast<int64_t>(static_cast<uint64_t>(src[i]) + static_cast<uint64_t>(base));
+}
+
+// Offsets of at most 16 bits: the stored ones plus `shift`.
+template <class T>
+void Shift(const uint8_t* in, size_t n, uint16_t shift, uint16_t* out) {
+  const T* src = reinterpret_cast<const T*>(in);
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint16_t>(src[i] + shift);
 }
 
 }  // namespace
@@ -89,14 +97,17 @@ Status ValueStore::StoreBlock(std::span<const int64_t> values) {
   return Status::OK();
 }
 
+Result<const uint8_t*> ValueStore::BlockBytes(size_t index) {
+  const Block& b = blocks_[index];
+  if (!b.spilled) return b.bytes.data();
+  io_.resize(size_t{b.count} * b.width);
+  DSA_RETURN_IF_ERROR(spill_.ReadAt(b.spill_offset, io_.data(), io_.size()));
+  return static_cast<const uint8_t*>(io_.data());
+}
+
 Status ValueStore::ReadBlock(size_t index, std::vector<int64_t>* out) {
   const Block& b = blocks_[index];
-  const uint8_t* bytes = b.bytes.data();
-  if (b.spilled) {
-    io_.resize(size_t{b.count} * b.width);
-    DSA_RETURN_IF_ERROR(spill_.ReadAt(b.spill_offset, io_.data(), io_.size()));
-    bytes = io_.data();
-  }
+  DSA_ASSIGN_OR_RETURN(const uint8_t* bytes, BlockBytes(index));
   out->resize(b.count);
   switch (b.width) {
     case 1:
@@ -111,6 +122,22 @@ Status ValueStore::ReadBlock(size_t index, std::vector<int64_t>* out) {
     default:
       Decode<uint64_t>(bytes, b.count, b.min, out->data());
       break;
+  }
+  return Status::OK();
+}
+
+Status ValueStore::ReadBlockOffsets(size_t index, int64_t base, std::vector<uint16_t>* out) {
+  const Block& b = blocks_[index];
+  if (b.min < base || static_cast<uint64_t>(b.max) - static_cast<uint64_t>(base) > 0xFFFF)
+    return Status::Internal("value store: block " + std::to_string(index) +
+                            " has values outside a 16-bit range from " + std::to_string(base));
+  DSA_ASSIGN_OR_RETURN(const uint8_t* bytes, BlockBytes(index));
+  out->resize(b.count);
+  const auto shift = static_cast<uint16_t>(b.min - base);
+  if (b.width == 1) {
+    Shift<uint8_t>(bytes, b.count, shift, out->data());
+  } else {
+    Shift<uint16_t>(bytes, b.count, shift, out->data());
   }
   return Status::OK();
 }

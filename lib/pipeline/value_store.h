@@ -55,6 +55,10 @@ class ValueStore {
   Status ReadBlock(size_t b, std::vector<int64_t>* out);
   // Decodes values [offset, offset + out.size()) into `out`.
   Status Read(uint64_t offset, std::span<int64_t> out);
+  // Decodes block b as offsets from `base` (value - base) into `out`, resized
+  // to the block's length. Every value of the block must lie in [base,
+  // base + 65535] (so it is stored at 1 or 2 bytes); else an internal error.
+  Status ReadBlockOffsets(size_t b, int64_t base, std::vector<uint16_t>* out);
 
  private:
   struct Block {
@@ -67,6 +71,8 @@ class ValueStore {
     std::vector<uint8_t> bytes;  // when in memory
   };
   Status StoreBlock(std::span<const int64_t> values);
+  // Block b's stored bytes: its own, or read from the scratch file into io_.
+  Result<const uint8_t*> BlockBytes(size_t b);
 
   uint64_t memory_bytes_;
   std::string scratch_dir_;

@@ -1,5 +1,6 @@
 target_sources(unit_tests PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/local_sort_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/local_sort_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/value_store_test.cc)
 
 # The distributed sort on its own, under mpiexec: order, exact balance, skew, empty ranks.
 add_executable(sample_sort_mpi_test ${CMAKE_CURRENT_LIST_DIR}/sample_sort_mpi_test.cc)
