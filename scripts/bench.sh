@@ -9,7 +9,7 @@
 #
 #   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O,H] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
-#   scripts/bench.sh --only FLOOR,FLOORG,E,F,G,HE   # the 1e9-sample cases, ~40 GB of scratch
+#   scripts/bench.sh --only FLOOR,FLOORG,DISK,E,F,G,HE   # the 1e9-sample cases, ~40 GB of scratch
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
 # same inputs, for before/after figures taken on the same machine (case J uses
@@ -36,12 +36,15 @@
 # (compiled here with g++ -O2 -std=c++20; one core, writes the `value` metric's
 # files of the seed benchmark at N=1e9, byte-identical to dsanalyze's, checked
 # with cmp at N=1e6 first); FLOORG the floor writing only G's index files;
-# E the seed benchmark at N=1e9 on 2 ranks, all outputs; F E with
+# DISK the floor program with --disk: the same files at the same sizes, the
+# large ones zeros, nothing computed, written with drop-behind as dsanalyze
+# writes (the time this file system takes to accept E's bytes); E the seed benchmark at N=1e9 on 2 ranks, all outputs; F E with
 # memory.limit_per_rank 2GiB and a spill directory in the scratch; G E writing
 # only index_to_sample, index_to_metric, percentile_merged (+ metric_value,
 # reports); HE `dsanalyze merge` alone of two 5e8 halves of E's config, made
 # once per scratch directory, checked identical to E's files when E ran in the
-# same invocation. The ratios E/FLOOR, F/E, G/E, HE/E are printed at the end.
+# same invocation. The ratios E/FLOOR, F/E, G/E, HE/E (targets) and G/FLOORG,
+# E/DISK, HE/DISK (no target) are printed at the end.
 # --quick divides every size by 10 (for a smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -87,14 +90,14 @@ want() { [[ ",$only," == *",$1,"* ]]; }
 
 n_a=$((10000000 / scale))
 n_b=$((100000000 / scale))
-n_e=$((1000000000 / scale))  # FLOOR, FLOORG, E, F, G, HE
+n_e=$((1000000000 / scale))  # FLOOR, FLOORG, DISK, E, F, G, HE
 
 # --- free space for the 1e9-sample cases ---
 # One run of E (or FLOOR, F) writes ~18 GB (sample_to_metric.idx alone is 12 GB);
 # F may spill up to ~16 GB more; HE keeps its two halves (~18 GB) in the scratch
 # while the merge writes another ~18 GB. Runs delete their output before the next.
 need_gb=0
-if want FLOOR || want FLOORG || want E || want G; then need_gb=20; fi
+if want FLOOR || want FLOORG || want DISK || want E || want G; then need_gb=20; fi
 if want F; then need_gb=36; fi
 if want HE; then
   if [[ -f "$scratch/out-HE-1/summary.json" ]]; then
@@ -368,23 +371,32 @@ build_floor() {
   done
   ((count == 8)) || { echo "bench: the floor check compared $count files, not 8" >&2; exit 1; }
   echo "bench: floor check: its 8 files equal dsanalyze's at N=$n (cmp)" >&2
+  mkdir -p "$check/disk/mod"
+  "$floor" $n "$check/disk/mod/mod" --disk
+  for f in "$check"/dsanalyze/mod/*.bin "$check"/dsanalyze/mod/*.idx; do
+    [[ $(stat -c %s "$f") == $(stat -c %s "$check/disk/mod/${f##*/}") ]] ||
+      { echo "bench: the floor program's --disk ${f##*/} is not the size of dsanalyze's" >&2; exit 1; }
+  done
+  echo "bench: floor check: its 8 --disk files are the sizes of dsanalyze's" >&2
   rm -rf "$check"
 }
-# run_floor NAME FILES: times the floor program at n_e writing FILES (all|index) $runs times.
+# run_floor NAME FILES [--disk]: times the floor program at n_e writing FILES
+# (all|index) $runs times.
 run_floor() {
-  local name=$1 files=$2 out="$scratch/out-$1"
+  local name=$1 files=$2 out="$scratch/out-$1" mode=("${@:3}")
   for ((i = 1; i <= runs; i++)); do
     rm -rf "$out"
     mkdir -p "$out/mod"
     sync
-    measure "$scratch/$name.measure" "$floor" "$n_e" "$out/mod/mod" --files "$files"
+    measure "$scratch/$name.measure" "$floor" "$n_e" "$out/mod/mod" --files "$files" "${mode[@]}"
     record "$name" 1 "$n_e" "$scratch/$name.measure"
   done
   rm -rf "$out"
 }
-if want FLOOR || want FLOORG; then build_floor; fi
+if want FLOOR || want FLOORG || want DISK; then build_floor; fi
 want FLOOR && run_floor FLOOR all
 want FLOORG && run_floor FLOORG index
+want DISK && run_floor DISK all --disk
 # same_as_e NAME: NAME's metric files (all of them, or for G the ones it
 # writes) must hash as E's did in this invocation; exits 1 when not.
 same_as_e() {
@@ -512,7 +524,7 @@ out["targets"] = [{"target": n, "met": ok, "figure": f} for n, ok, f in checks]
 def wall(c): return med[c]["median_wall_s"]
 ratios = []
 for num, den, limit in (("E", "FLOOR", 1.2), ("F", "E", 1.3), ("G", "E", 0.4), ("HE", "E", 0.5),
-                        ("G", "FLOORG", None)):
+                        ("G", "FLOORG", None), ("E", "DISK", None), ("HE", "DISK", None)):
     if num in med and den in med:
         r = wall(num) / wall(den)
         ratios.append({"ratio": f"{num}/{den}", "value": r, "target": limit,

@@ -5,7 +5,14 @@
 // independently of lib/, so it can be compiled by bench.sh alone:
 //
 //   g++ -O2 -std=c++20 -o bench_floor scripts/bench_floor.cc
-//   bench_floor N PREFIX [--files all|index] [--modulus M]
+//   bench_floor N PREFIX [--files all|index] [--modulus M] [--disk]
+//
+// --disk (case DISK) computes nothing: it writes the same files at the same
+// sizes, the three large ones (sample_to_metric's .bin and .idx,
+// index_to_sample's .bin) as zeros, and writes the way dsanalyze's writers do:
+// after every 256 MiB it asks the kernel to start writeback and drop the
+// written pages (posix_fadvise DONTNEED). Its time is what this file system
+// takes to accept those bytes: a run that must write them cannot be faster.
 //
 // Sample x (x in [0, N)) has the value (x + 7) % M (M = 10000 by default).
 // Writes PREFIX_sample_to_metric, PREFIX_index_to_metric, PREFIX_index_to_sample
@@ -32,6 +39,9 @@ namespace {
 
 constexpr uint64_t kChunk = uint64_t{1} << 20;  // values computed and written per batch
 constexpr size_t kBufBytes = size_t{8} << 20;   // bytes per write(2)
+constexpr uint64_t kDropBehindBytes = uint64_t{256} << 20;
+
+bool g_drop_behind = false;  // --disk
 
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "bench_floor: %s: %s\n", what.c_str(), std::strerror(errno));
@@ -69,6 +79,12 @@ class Out {
     Flush();
     WriteAll(static_cast<const char*>(data), n);
   }
+  void PutZeros(uint64_t n) {
+    Flush();
+    const std::vector<char> zeros(kBufBytes, 0);
+    for (uint64_t done = 0; done < n; done += zeros.size())
+      WriteAll(zeros.data(), std::min<uint64_t>(zeros.size(), n - done));
+  }
 
  private:
   void Flush() {
@@ -84,11 +100,17 @@ class Out {
       }
       p += w;
       n -= static_cast<size_t>(w);
+      undropped_ += static_cast<uint64_t>(w);
+      if (g_drop_behind && undropped_ >= kDropBehindBytes) {
+        undropped_ = 0;
+        ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+      }
     }
   }
   std::string path_;
   std::vector<char> buf_;
   size_t used_ = 0;
+  uint64_t undropped_ = 0;
   int fd_ = -1;
 };
 
@@ -150,29 +172,44 @@ void WriteIdx(const std::string& path, unsigned itemsize, const std::vector<uint
   PutDocIdx(idx, sizes.size());
 }
 
+// Pass 1: the values, in sample order: counted, and written as
+// sample_to_metric's .bin (--disk: counted by formula, the .bin zeros).
 template <class V>
-void Run(uint64_t n, uint64_t modulus, const std::string& prefix, bool all) {
+std::vector<uint64_t> CountAndWriteValues(uint64_t n, uint64_t modulus, const std::string& prefix,
+                                          bool all, bool disk) {
+  const uint64_t offset = 7 % modulus;
+  std::vector<uint64_t> count(modulus, 0);
+  if (disk) {
+    for (uint64_t v = 0; v < modulus; ++v) {
+      const uint64_t first = (v + modulus - offset) % modulus;  // the first x of value v
+      count[v] = first < n ? (n - 1 - first) / modulus + 1 : 0;
+    }
+    if (all) Out(prefix + "_sample_to_metric.bin").PutZeros(sizeof(V) * n);
+    return count;
+  }
+  std::vector<V> values(kChunk);
+  Out* bin = all ? new Out(prefix + "_sample_to_metric.bin") : nullptr;
+  for (uint64_t x0 = 0; x0 < n; x0 += kChunk) {
+    const uint64_t m = std::min(kChunk, n - x0);
+    uint64_t v = (x0 + offset) % modulus;
+    for (uint64_t i = 0; i < m; ++i) {
+      values[i] = static_cast<V>(v);
+      ++count[v];
+      if (++v == modulus) v = 0;
+    }
+    if (bin) bin->Put(values.data(), sizeof(V) * m);
+  }
+  delete bin;
+  return count;
+}
+
+template <class V>
+void Run(uint64_t n, uint64_t modulus, const std::string& prefix, bool all, bool disk) {
   const uint64_t offset = 7 % modulus;
   const unsigned vsize = sizeof(V);
-  std::vector<uint64_t> count(modulus, 0);
-  std::vector<V> values(kChunk);
-
-  // Pass 1: the values, in sample order: counted, and written as sample_to_metric.
-  {
-    Out* bin = all ? new Out(prefix + "_sample_to_metric.bin") : nullptr;
-    for (uint64_t x0 = 0; x0 < n; x0 += kChunk) {
-      const uint64_t m = std::min(kChunk, n - x0);
-      uint64_t v = (x0 + offset) % modulus;
-      for (uint64_t i = 0; i < m; ++i) {
-        values[i] = static_cast<V>(v);
-        ++count[v];
-        if (++v == modulus) v = 0;
-      }
-      if (bin) bin->Put(values.data(), vsize * m);
-    }
-    delete bin;
-  }
-  if (all) WriteScalarIdx(prefix + "_sample_to_metric.idx", vsize, n);
+  const std::vector<uint64_t> count = CountAndWriteValues<V>(n, modulus, prefix, all, disk);
+  if (all && disk) Out(prefix + "_sample_to_metric.idx").PutZeros(34 + 12 * n + 16);  // §1 sizes
+  if (all && !disk) WriteScalarIdx(prefix + "_sample_to_metric.idx", vsize, n);
 
   // The distinct values, ascending, and where each one's ids start.
   std::vector<uint64_t> distinct, sizes, start(modulus, 0);
@@ -195,6 +232,10 @@ void Run(uint64_t n, uint64_t modulus, const std::string& prefix, bool all) {
   const unsigned isize = n == 0 ? 1 : ItemSize(n - 1);
   auto scatter = [&](auto zero) {
     using I = decltype(zero);
+    if (disk) {
+      Out(prefix + "_index_to_sample.bin").PutZeros(sizeof(I) * n);
+      return;
+    }
     std::vector<I> ids(n);
     uint64_t v = offset;
     for (uint64_t x = 0; x < n; ++x) {
@@ -240,21 +281,29 @@ void Run(uint64_t n, uint64_t modulus, const std::string& prefix, bool all) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: bench_floor N PREFIX [--files all|index] [--modulus M]\n");
+    std::fprintf(stderr,
+                 "usage: bench_floor N PREFIX [--files all|index] [--modulus M] [--disk]\n");
     return 2;
   }
   const uint64_t n = std::strtoull(argv[1], nullptr, 10);
   const std::string prefix = argv[2];
   bool all = true;
   uint64_t modulus = 10000;
-  for (int i = 3; i + 1 < argc; i += 2) {
-    std::string_view opt = argv[i], arg = argv[i + 1];
-    if (opt == "--files" && (arg == "all" || arg == "index")) {
-      all = arg == "all";
-    } else if (opt == "--modulus" && std::strtoull(argv[i + 1], nullptr, 10) > 0) {
-      modulus = std::strtoull(argv[i + 1], nullptr, 10);
+  bool disk = false;
+  for (int i = 3; i < argc; ++i) {
+    const std::string_view opt = argv[i];
+    const char* arg = i + 1 < argc ? argv[i + 1] : "";
+    if (opt == "--disk") {
+      disk = g_drop_behind = true;
+    } else if (opt == "--files" &&
+               (std::string_view(arg) == "all" || std::string_view(arg) == "index")) {
+      all = std::string_view(arg) == "all";
+      ++i;
+    } else if (opt == "--modulus" && std::strtoull(arg, nullptr, 10) > 0) {
+      modulus = std::strtoull(arg, nullptr, 10);
+      ++i;
     } else {
-      std::fprintf(stderr, "bench_floor: bad option %s %s\n", argv[i], argv[i + 1]);
+      std::fprintf(stderr, "bench_floor: bad option %s %s\n", argv[i], arg);
       return 2;
     }
   }
@@ -267,16 +316,16 @@ int main(int argc, char** argv) {
   }
   switch (ItemSize(max_value)) {
     case 1:
-      Run<uint8_t>(n, modulus, prefix, all);
+      Run<uint8_t>(n, modulus, prefix, all, disk);
       break;
     case 2:
-      Run<uint16_t>(n, modulus, prefix, all);
+      Run<uint16_t>(n, modulus, prefix, all, disk);
       break;
     case 4:
-      Run<uint32_t>(n, modulus, prefix, all);
+      Run<uint32_t>(n, modulus, prefix, all, disk);
       break;
     default:
-      Run<uint64_t>(n, modulus, prefix, all);
+      Run<uint64_t>(n, modulus, prefix, all, disk);
       break;
   }
   return 0;

@@ -2,9 +2,12 @@
 
 #include <catch2/catch.hpp>
 #include <limits>
+#include <optional>
+#include <random>
 
 #include "dataset/open_dataset.h"
 #include "metrics/batch_builder.h"
+#include "util/checked_add.h"
 
 namespace dsanalyze {
 namespace {
@@ -60,6 +63,58 @@ TEST_CASE("value: a sample without exactly one element is an error naming it", "
   // value is not an accumulate metric.
   int64_t acc = 0;
   CHECK(m->Accumulate(empty.batch, std::span<int64_t>(&acc, 1)).code() == Status::Code::kInternal);
+}
+
+// What ExtractSingleValues must give, worked out sample by sample: the
+// values, or else the first sample that has other than one element.
+struct OneByOne {
+  std::vector<int64_t> values;
+  std::optional<uint64_t> bad_sample;
+};
+
+OneByOne ValuesOneByOne(const SampleBatch& b) {
+  OneByOne r;
+  const auto* elements = reinterpret_cast<const int32_t*>(b.elements);
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (b.length(i) != 1) return {{}, b.first + i};
+    r.values.push_back(elements[b.offsets[i]]);
+  }
+  return r;
+}
+
+TEST_CASE("value: any batch gives what sample-by-sample extraction gives", "[metrics]") {
+  std::unique_ptr<Metric> m = NewValueMetric("mod");
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 1 + rng() % 600;
+    std::vector<std::vector<int32_t>> rows(n);
+    for (auto& row : rows) row = {static_cast<int32_t>(rng())};
+    // Most batches are one element a sample; others break it once, some with
+    // lengths (2 and 0) that keep the element count of a batch of n.
+    const size_t at = rng() % n;
+    if (round % 3 == 1) rows[at].push_back(1);
+    if (round % 3 == 2 && at + 1 < n) {
+      rows[at].push_back(1);
+      rows[at + 1].clear();
+    }
+    OwnedBatch<int32_t> owned(1000, DType::kI32, rows);
+    // A batch that starts inside a reader's buffer: offsets[0] > 0.
+    SampleBatch b = owned.batch;
+    const size_t skip = rng() % n;
+    b.first += skip;
+    b.offsets = b.offsets.subspan(skip);
+    std::vector<int64_t> out(b.size());
+    const Status st = m->Compute(b, out);
+    const OneByOne expected = ValuesOneByOne(b);
+    if (!expected.bad_sample) {
+      REQUIRE(st.ok());
+      CHECK(out == expected.values);
+      continue;
+    }
+    CHECK(st.message() == "metric \"mod\": sample " + std::to_string(*expected.bad_sample) +
+                              " has " + std::to_string(b.length(*expected.bad_sample - b.first)) +
+                              " elements, but this metric needs exactly one per sample");
+  }
 }
 
 TEST_CASE("value: over synthetic_mod batches", "[metrics]") {
@@ -131,6 +186,42 @@ TEST_CASE("sum: int64 overflow is an error naming the sample", "[metrics]") {
   std::vector<int64_t> wide(2);
   CHECK(m->Accumulate(neg.batch, wide).code() == Status::Code::kInternal);
   CHECK(m->Compute(neg.batch, wide).code() == Status::Code::kInternal);
+}
+
+TEST_CASE("sum: the same total, or the same overflowing sample, as adding one value at a time",
+          "[metrics]") {
+  std::unique_ptr<Metric> m = NewSumMetric("total");
+  std::mt19937_64 rng(9);
+  // Magnitudes around the bounds below which values are added unchecked.
+  const int64_t magnitudes[] = {
+      1000, (int64_t{1} << 51) - 1, int64_t{1} << 51, (int64_t{1} << 51) + 1, int64_t{1} << 60,
+      kMax};
+  const int64_t starts[] = {0,        int64_t{1} << 62,        (int64_t{1} << 62) + 1,
+                            kMax - 3, -(int64_t{1} << 62) - 1, std::numeric_limits<int64_t>::min()};
+  for (int round = 0; round < 400; ++round) {
+    const int64_t magnitude = magnitudes[rng() % std::size(magnitudes)];
+    std::vector<std::vector<int64_t>> rows(1 + rng() % 1500);
+    for (auto& row : rows) {
+      const int64_t v = static_cast<int64_t>(rng() % static_cast<uint64_t>(magnitude));
+      row = {rng() % 2 ? v : -v};
+    }
+    if (rng() % 4 == 0) rows[rng() % rows.size()] = {rng() % 2 ? kMax : -kMax};
+    const int64_t start = starts[rng() % std::size(starts)];
+    int64_t expected = start;
+    std::optional<size_t> overflow;
+    for (size_t i = 0; i < rows.size() && !overflow; ++i)
+      if (!AddChecked(&expected, rows[i][0])) overflow = i;
+    OwnedBatch<int64_t> b(100, DType::kI64, rows);
+    int64_t acc = start;
+    const Status st = m->Accumulate(b.batch, std::span<int64_t>(&acc, 1));
+    if (overflow) {
+      CHECK(st.message() == "metric \"total\": the sum overflows int64 at sample " +
+                                std::to_string(100 + *overflow));
+    } else {
+      REQUIRE(st.ok());
+      CHECK(acc == expected);
+    }
+  }
 }
 
 TEST_CASE("seqlen: sample lengths, without elements when nothing is ignored", "[metrics]") {
