@@ -361,23 +361,20 @@ build_floor() {
   local check="$scratch/floor-check" n=1000000
   rm -rf "$check"
   mkdir -p "$check/floor/mod"
+  mkdir -p "$check/disk/mod"
   "$floor" $n "$check/floor/mod/mod"
+  "$floor" $n "$check/disk/mod/mod" --disk
   seed_config $n "$seed_metrics" "$check/dsanalyze" > "$check/config.json"
   mpiexec -n 2 "$bin" --config "$check/config.json" --quiet --progress never
   local count=0
   for f in "$check"/dsanalyze/mod/*.bin "$check"/dsanalyze/mod/*.idx; do
     cmp "$f" "$check/floor/mod/${f##*/}" >&2 || { echo "bench: the floor program's $f differs" >&2; exit 1; }
+    [[ $(stat -c %s "$f") == $(stat -c %s "$check/disk/mod/${f##*/}") ]] ||
+      { echo "bench: the floor program's --disk ${f##*/} is not the size of dsanalyze's" >&2; exit 1; }
     count=$((count + 1))
   done
   ((count == 8)) || { echo "bench: the floor check compared $count files, not 8" >&2; exit 1; }
-  echo "bench: floor check: its 8 files equal dsanalyze's at N=$n (cmp)" >&2
-  mkdir -p "$check/disk/mod"
-  "$floor" $n "$check/disk/mod/mod" --disk
-  for f in "$check"/dsanalyze/mod/*.bin "$check"/dsanalyze/mod/*.idx; do
-    [[ $(stat -c %s "$f") == $(stat -c %s "$check/disk/mod/${f##*/}") ]] ||
-      { echo "bench: the floor program's --disk ${f##*/} is not the size of dsanalyze's" >&2; exit 1; }
-  done
-  echo "bench: floor check: its 8 --disk files are the sizes of dsanalyze's" >&2
+  echo "bench: floor check: its 8 files equal dsanalyze's at N=$n (cmp), its 8 --disk files have their sizes" >&2
   rm -rf "$check"
 }
 # run_floor NAME FILES [--disk]: times the floor program at n_e writing FILES

@@ -127,6 +127,7 @@ void PutUint(Out& out, uint64_t v, unsigned itemsize) {
 }
 
 // The .idx header (§1): magic, version 1, dtype code, rows, doc_idx count 2.
+constexpr uint64_t kHeaderBytes = 9 + 8 + 1 + 8 + 8;
 void PutHeader(Out& idx, unsigned itemsize, uint64_t rows) {
   static const char kMagic[9] = {'M', 'M', 'I', 'D', 'I', 'D', 'X', 0, 0};
   idx.Put(kMagic, 9);
@@ -140,6 +141,9 @@ void PutDocIdx(Out& idx, uint64_t rows) {
   idx.Put(int64_t{0});
   idx.Put(static_cast<int64_t>(rows));
 }
+
+// The size of WriteScalarIdx's file: header, sizes, pointers, doc_idx.
+uint64_t ScalarIdxBytes(uint64_t rows) { return kHeaderBytes + 12 * rows + 16; }
 
 // An .idx of `rows` rows of one element each (sample_to_metric, index_to_metric).
 void WriteScalarIdx(const std::string& path, unsigned itemsize, uint64_t rows) {
@@ -208,7 +212,7 @@ void Run(uint64_t n, uint64_t modulus, const std::string& prefix, bool all, bool
   const uint64_t offset = 7 % modulus;
   const unsigned vsize = sizeof(V);
   const std::vector<uint64_t> count = CountAndWriteValues<V>(n, modulus, prefix, all, disk);
-  if (all && disk) Out(prefix + "_sample_to_metric.idx").PutZeros(34 + 12 * n + 16);  // §1 sizes
+  if (all && disk) Out(prefix + "_sample_to_metric.idx").PutZeros(ScalarIdxBytes(n));
   if (all && !disk) WriteScalarIdx(prefix + "_sample_to_metric.idx", vsize, n);
 
   // The distinct values, ascending, and where each one's ids start.
