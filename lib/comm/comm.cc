@@ -30,6 +30,11 @@ void CompleteRequest(MPI_Request* req) {
 }
 
 MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
+  // The threads MPI starts here (UCX's "async" progress thread) inherit this
+  // mask, so a SIGINT sent to the process is never handled on one of them,
+  // where it could land after the main thread's last interruption checkpoint
+  // (util/interrupt.h, StartWorkerThread).
+  const InterruptsBlocked blocked;
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
 }

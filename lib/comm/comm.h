@@ -30,7 +30,9 @@
 
 namespace dsanalyze {
 
-// Initializes MPI on construction and finalizes it on destruction.
+// Initializes MPI on construction and finalizes it on destruction. The
+// threads MPI_Init starts block SIGINT, SIGTERM and SIGHUP, as the run's own
+// workers do (util/interrupt.h).
 class MpiEnvironment {
  public:
   MpiEnvironment(int* argc, char*** argv);

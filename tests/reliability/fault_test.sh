@@ -228,6 +228,20 @@ signal_pending() {
   return 1
 }
 
+# threads_taking PID SIG: the threads of PID, other than its main thread, that
+# do not block SIG (so the kernel may hand them a SIG sent to the process). The
+# run's own workers and the threads MPI_Init starts must all block it: handled
+# on one of them, a signal pending before the last checkpoint could be seen
+# only after it (util/interrupt.h).
+threads_taking() {
+  local task blocked
+  for task in /proc/"$1"/task/*; do
+    [[ ${task##*/} == "$1" ]] && continue
+    blocked=$(awk '/^SigBlk:/ { print $2 }' "$task/status" 2>/dev/null) || continue
+    (((16#$blocked >> ($2 - 1)) & 1)) || echo "${task##*/} ($(cat "$task/comm" 2>/dev/null))"
+  done
+}
+
 # The run's ranks: the children of mpiexec's children (hydra's proxies).
 rank_pids() {
   local launcher proxy
@@ -249,6 +263,11 @@ test_interrupt() {
   write_config big 300000 "$save"
   start_paused big "$point" "$rank" --log-level warn
   check_stage "$point" "$save"
+  local pid takers
+  for pid in $(rank_pids); do
+    takers=$(threads_taking "$pid" "$signum")
+    [[ -z $takers ]] || fail "threads of rank pid $pid that do not block SIG$sig: $takers"
+  done
   case $to in
     mpiexec) kill "-$sig" "$(pgrep -P "$mpiexec_pid")" ;;
     ranks) kill "-$sig" $(rank_pids) ;;
