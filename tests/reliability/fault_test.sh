@@ -220,25 +220,30 @@ test_kill() {
   same_output "$save" "$work/clean" "rerun after kill at $point"
 }
 
-# signal_pending PID SIG: SIG waits for PID (stopped) to take it.
-signal_pending() {
-  local mask
-  mask=$(awk '/^(ShdPnd|SigPnd):/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
-  for m in $mask; do (((16#$m >> ($2 - 1)) & 1)) && return 0; done
+# in_mask STATUS FIELDS SIG: one of the signal masks FIELDS (e.g. SigBlk, or
+# ShdPnd|SigPnd) of the /proc status file STATUS holds SIG. False when the
+# file cannot be read.
+in_mask() {
+  local masks m
+  masks=$(awk -v fields="^($2):" '$0 ~ fields { print $2 }' "$1" 2>/dev/null) || return 1
+  for m in $masks; do (((16#$m >> ($3 - 1)) & 1)) && return 0; done
   return 1
 }
+
+# signal_pending PID SIG: SIG waits for PID (stopped) to take it.
+signal_pending() { in_mask "/proc/$1/status" 'ShdPnd|SigPnd' "$2"; }
 
 # threads_taking PID SIG: the threads of PID, other than its main thread, that
 # do not block SIG (so the kernel may hand them a SIG sent to the process). The
 # run's own workers and the threads MPI_Init starts must all block it: handled
 # on one of them, a signal pending before the last checkpoint could be seen
-# only after it (util/interrupt.h).
+# only after it (util/interrupt.h). A thread that ends meanwhile is skipped.
 threads_taking() {
-  local task blocked
+  local task
   for task in /proc/"$1"/task/*; do
     [[ ${task##*/} == "$1" ]] && continue
-    blocked=$(awk '/^SigBlk:/ { print $2 }' "$task/status" 2>/dev/null) || continue
-    (((16#$blocked >> ($2 - 1)) & 1)) || echo "${task##*/} ($(cat "$task/comm" 2>/dev/null))"
+    in_mask "$task/status" SigBlk "$2" || [[ ! -e $task/status ]] ||
+      echo "${task##*/} ($(cat "$task/comm" 2>/dev/null))"
   done
 }
 
