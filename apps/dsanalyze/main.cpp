@@ -127,7 +127,24 @@ CLI::App* AddMerge(CLI::App& app, dsanalyze::cli::MergeOptions& o) {
       "merge", "combine analyses of disjoint sample ranges into the analysis of their union");
   merge->add_option("inputs", o.inputs, "save paths of the analyses")->required();
   merge->add_option("--out", o.out, "save path of the merged analysis")->required();
+  merge->add_flag("--timings", o.timings, "print per-stage timings");
+  merge
+      ->add_option("--progress", o.progress,
+                   "show each stage's progress on stderr: auto (a live line on a terminal), "
+                   "always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   return merge;
+}
+
+// `dsanalyze --timings merge ...`: --timings and --progress given before the
+// subcommand count as merge's own (merge's own --progress wins).
+dsanalyze::cli::MergeOptions WithTopOptions(dsanalyze::cli::MergeOptions o, const CLI::App& app,
+                                            const CLI::App& merge,
+                                            const dsanalyze::cli::RunOptions& top) {
+  o.timings = o.timings || top.timings;
+  if (app.count("--progress") > 0 && merge.count("--progress") == 0) o.progress = top.progress;
+  return o;
 }
 
 }  // namespace
@@ -187,7 +204,7 @@ int main(int argc, char** argv) {
   if (*metrics) return cli::ListMetrics(metrics_opts);
   if (*curriculum) return cli::Curriculum(curriculum_opts);
   if (*order) return cli::Order(order_opts);
-  if (*merge) return cli::Merge(merge_opts);
+  if (*merge) return cli::Merge(WithTopOptions(merge_opts, app, *merge, top_run));
   if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
   std::fputs(app.help().c_str(), stderr);
   return dsanalyze::kExitBadInput;

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <set>
 #include <system_error>
+#include <utility>
 
 #include "check/element_search.h"
 #include "format/indexed_dataset.h"
@@ -182,6 +183,38 @@ const char* SkippingSide(const std::string& prefix, const AnalysisFolder& a,
   return nullptr;
 }
 
+// The iteration positions [begin, end) a dsanalyze analysis holds, as its
+// summary.json records them: its config's dataset.sample_range (a part, or a
+// merge of parts), else [0, N) with N a single-value metric's samples.
+// Unknown for a DeepSpeed output or an analysis with no single-value metric.
+std::optional<std::pair<uint64_t, uint64_t>> PositionsOf(const AnalysisFolder& side) {
+  if (!side.has_summary || !side.config.is_object()) return std::nullopt;
+  const auto dataset = side.config.find("dataset");
+  if (dataset != side.config.end() && dataset->is_object() && dataset->contains("sample_range")) {
+    const nlohmann::json& range = dataset->at("sample_range");
+    if (range.is_array() && range.size() == 2 && range[0].is_number_unsigned() &&
+        range[1].is_number_unsigned() && range[0] < range[1])
+      return std::pair(range[0].get<uint64_t>(), range[1].get<uint64_t>());
+  }
+  for (const ListedMetric& m : side.listed)
+    if (m.type == MetricType::kSingleValuePerSample && m.samples)
+      return std::pair(uint64_t{0}, *m.samples);
+  return std::nullopt;
+}
+
+std::string DescribePositions(const std::pair<uint64_t, uint64_t>& p) {
+  return "positions [" + to_string(p.first) + ", " + to_string(p.second) + ") (" +
+         to_string(p.second - p.first) + " samples)";
+}
+
+// CompareReport::samples_differ.
+std::optional<std::string> SamplesDiffer(const AnalysisFolder& a, const AnalysisFolder& b) {
+  const auto in_a = PositionsOf(a), in_b = PositionsOf(b);
+  if (!in_a || !in_b || *in_a == *in_b) return std::nullopt;
+  return "A and B analyse different samples: A " + DescribePositions(*in_a) + ", B " +
+         DescribePositions(*in_b) + " (dataset.sample_range in their summary.json)";
+}
+
 }  // namespace
 
 Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b, bool strict) {
@@ -198,6 +231,7 @@ Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b,
   all.insert(in_b.begin(), in_b.end());
 
   CompareReport report;
+  report.samples_differ = SamplesDiffer(analysis_a, analysis_b);
   CheckAgainstSummary(analysis_a, "A", &report);
   CheckAgainstSummary(analysis_b, "B", &report);
   CompareMetricLists(analysis_a, analysis_b, &report);

@@ -20,7 +20,9 @@
 // metric list, files that are not .bin/.idx pairs (the rest of summary.json,
 // SVGs) are ignored, and so is data_clusters/. A pair only one side has
 // is a difference unless the other side's summary.json records that it chose
-// not to write that kind of file (skipped_by_choice). Memory is O(1) per file beyond
+// not to write that kind of file (skipped_by_choice). When the two analyses
+// cover different samples (their recorded sample ranges, CompareReport::
+// samples_differ), their files are compared all the same. Memory is O(1) per file beyond
 // the mappings. Thread-compatible.
 #pragma once
 
@@ -49,6 +51,10 @@ struct CompareReport {
   // its summary.json records): not differences, so a partial analysis
   // compares equal to the full one when every file both have is equal.
   std::vector<FileDifference> skipped_by_choice;
+  // Set when both sides' summary.json say which samples they analysed (a
+  // dataset.sample_range, or all N samples) and these differ, as in a part
+  // compared with the whole run: one line saying so, for before the files.
+  std::optional<std::string> samples_differ;
   bool same() const { return different.empty(); }
 };
 

@@ -18,7 +18,7 @@ struct RunOptions {
   std::string log_level = "info";  // trace, debug, info, warn, error, off
   bool quiet = false;              // only errors
   bool timings = false;            // print the per-stage timing table
-  std::string progress = "auto";   // auto, always, never (pipeline/progress.h)
+  std::string progress = "auto";   // auto, always, never (util/progress.h)
 };
 // `dsanalyze [run] --config FILE`: the analysis, under MPI (MPI_Init inside).
 int Run(const RunOptions& options, int argc, char** argv);
@@ -79,10 +79,13 @@ int Order(const OrderOptions& options);
 // `dsanalyze merge A B ... --out C` (merge/merge.h): one process, no MPI;
 // started as several launcher tasks, only the launcher's rank 0 merges (the
 // others exit 0 at once). Prints one line on success; bad input is one error
-// line and exit 2, nothing at --out.
+// line and exit 2, nothing at --out; SIGINT, SIGTERM or SIGHUP before the
+// commit is one line and exit 128 + the signal, as for a run.
 struct MergeOptions {
   std::vector<std::string> inputs;
   std::string out;
+  bool timings = false;           // print the per-stage timing table
+  std::string progress = "auto";  // auto, always, never (util/progress.h)
 };
 int Merge(const MergeOptions& options);
 

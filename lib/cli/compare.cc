@@ -24,6 +24,7 @@ int Compare(const CompareOptions& options) {
     std::fprintf(stderr, "dsanalyze: error: %s\n", report.status().message().c_str());
     return report.status().exit_code();
   }
+  if (report->samples_differ) std::printf("note: %s\n", report->samples_differ->c_str());
   for (const FileDifference& d : report->different) PrintDifference("different", d);
   for (const FileDifference& d : report->equal_except_doc_idx)
     PrintDifference("equal except doc_idx", d);

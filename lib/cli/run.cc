@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "comm/comm.h"
 #include "comm/hydra_exit.h"
@@ -19,7 +20,6 @@
 #include "report/curriculum_config.h"
 #include "report/run_digest.h"
 #include "util/interrupt.h"
-#include "util/terminal.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -79,17 +79,6 @@ void WarnOfPlaceholder(const Config& config) {
       kPlaceholderCurriculumStep);
 }
 
-// --progress, with --quiet silencing auto. Only rank 0 shows it, so only
-// rank 0 looks for the terminal.
-ProgressOptions ProgressFor(const RunOptions& o, bool root) {
-  ProgressOptions p;
-  p.mode = o.progress == "always"             ? ProgressMode::kAlways
-           : o.progress == "never" || o.quiet ? ProgressMode::kNever
-                                              : ProgressMode::kAuto;
-  p.live = root && p.mode != ProgressMode::kNever && StderrReachesTerminal();
-  return p;
-}
-
 void PrintDigest(const std::string& save_path) {
   Result<std::string> digest = FormatRunDigest(save_path);
   if (digest.ok())
@@ -114,7 +103,8 @@ int Run(const RunOptions& options, int argc, char** argv) {
 
   Status st;
   RunSummary summary;
-  const ProgressOptions progress = ProgressFor(options, comm.is_root());
+  // Only rank 0 shows it.
+  const ProgressOptions progress = ProgressFor(options.progress, options.quiet, comm.is_root());
   auto config = LoadConfig(options.config_path);
   st = comm.AgreeOnStatus(config.status());
   if (st.ok()) {
@@ -126,7 +116,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
   const bool interrupted = st.code() == Status::Code::kInterrupted;
   std::string last_line;  // rank 0's, printed after MPI_Finalize
   if (!st.ok() && comm.is_root()) {
-    last_line = std::string("dsanalyze: ") + (interrupted ? "" : "error: ") + st.message() + "\n";
+    last_line = FailureLine(st);
   } else if (comm.is_root()) {
     spdlog::info("done: {} samples in {:.3f} s, output in {}", summary.samples,
                  summary.total_seconds, config->output.path);

@@ -1,10 +1,12 @@
 #include "merge/merge.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "merge/merge_inputs.h"
 #include "merge/merge_metric.h"
+#include "metrics/registry.h"
 #include "output/output_commit.h"
 #include "report/report.h"
 #include "util/interrupt.h"
@@ -22,12 +24,19 @@ Result<MetricType> TypeOf(const MergeInput& input, const std::string& name) {
 }
 
 // The report entries in a run's order: single-value metrics first, then
-// accumulate ones, each in config order.
+// accumulate ones, each in config order. A score metric's meaning comes from
+// its recorded params (only scale: merge refuses bins, whose per-bin score
+// ranges summary.json does not record).
 Result<std::vector<MetricEntry>> EntriesOf(const MergeInput& input) {
   std::vector<MetricEntry> single, accumulate;
   for (const MetricConfig& m : input.config.metrics) {
     DSA_ASSIGN_OR_RETURN(MetricType type, TypeOf(input, m.name));
-    (type == MetricType::kSingleValuePerSample ? single : accumulate).push_back({m.name, type});
+    Result<std::optional<ScoreMeaning>> score = ScoreMeaningOf(m);
+    if (!score.ok())
+      return Status::BadInput("merge: " + input.path + ": summary.json: recorded " +
+                              score.status().message());
+    (type == MetricType::kSingleValuePerSample ? single : accumulate)
+        .push_back({m.name, type, *score});
   }
   single.insert(single.end(), accumulate.begin(), accumulate.end());
   return single;
@@ -40,6 +49,34 @@ MetricMergeJob JobOf(const std::vector<MergeInput>& inputs) {
   job.sync = inputs.front().config.output.fsync;
   return job;
 }
+
+// The merge's stages, timed for --timings and shown by the progress display:
+// each stage ends where the next begins.
+struct StageClock {
+  using Clock = std::chrono::steady_clock;
+  explicit StageClock(Progress& shown) : progress(shown) {}
+  Progress& progress;
+  Clock::time_point start = Clock::now(), begin = start;
+  std::string stage;
+  std::vector<StageTiming> stages;
+  int64_t peak_anon_bytes = 0;  // sampled at each stage end (util/memory_usage.h)
+
+  void Begin(const std::string& name, uint64_t total = 0, const char* unit = "") {
+    End();
+    stage = name;
+    progress.Begin(name, total, unit);
+  }
+  void End() {
+    const Clock::time_point now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - begin).count();
+    if (!stage.empty()) stages.push_back({stage, seconds, seconds});
+    stage.clear();
+    begin = now;
+    peak_anon_bytes = std::max(peak_anon_bytes, AnonRssBytes());
+    progress.End();
+  }
+  double Total() const { return std::chrono::duration<double>(Clock::now() - start).count(); }
+};
 
 // Each metric's inputs, checked: a single-value metric's opened files, an
 // accumulate metric's exact sum (the other member of each entry stays empty).
@@ -56,6 +93,7 @@ Result<CheckedInputs> CheckAndSum(MetricMergeJob job, const std::vector<MetricEn
   checked.files.resize(entries.size());
   checked.sums.resize(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
     job.name = entries[i].name;
     if (entries[i].type == MetricType::kSingleValuePerSample) {
       DSA_ASSIGN_OR_RETURN(checked.files[i], OpenSingleValueInputs(job));
@@ -77,15 +115,21 @@ Status CheckDeferred(MetricMergeJob job, const std::vector<MetricEntry>& entries
   return Status::OK();
 }
 
+// One stage per metric ("M: merge", "M: metric_value"), a single-value
+// metric's progress counted in the union's samples.
 Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
-                    const CheckedInputs& checked, StagedOutput* staged) {
+                    const CheckedInputs& checked, StagedOutput* staged, StageClock* clock) {
   job.out_dir = staged->staging_dir();
   for (size_t i = 0; i < entries.size(); ++i) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    const bool single = entries[i].type == MetricType::kSingleValuePerSample;
+    clock->Begin(entries[i].name + (single ? ": merge" : ": metric_value"),
+                 single ? UnionSamples(checked.files[i]) : 0, "samples");
     DSA_RETURN_IF_ERROR(staged->MakeMetricDir(entries[i].name).status());
     job.name = entries[i].name;
-    DSA_RETURN_IF_ERROR(entries[i].type == MetricType::kSingleValuePerSample
-                            ? MergeSingleValueMetric(job, checked.files[i])
-                            : WriteMergedMetricValue(job, checked.sums[i]));
+    job.ids_done = clock->progress.counter();
+    DSA_RETURN_IF_ERROR(single ? MergeSingleValueMetric(job, checked.files[i])
+                               : WriteMergedMetricValue(job, checked.sums[i]));
   }
   return Status::OK();
 }
@@ -103,32 +147,70 @@ RunInfo MergeInfo(const std::vector<MergeInput>& inputs, const std::string& out,
   return info;
 }
 
-}  // namespace
-
-Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const std::string& out) {
-  const auto start = std::chrono::steady_clock::now();
-  DSA_ASSIGN_OR_RETURN(std::vector<MergeInput> inputs, ReadMergeInputs(paths));
-  DSA_ASSIGN_OR_RETURN(std::vector<MetricEntry> entries, EntriesOf(inputs.front()));
+// The inputs, read and checked, with what the output needs of them.
+struct Prepared {
+  std::vector<MergeInput> inputs;
+  std::vector<MetricEntry> entries;
   std::vector<std::string> names;
-  for (const MetricEntry& m : entries) names.push_back(m.name);
-  const MetricMergeJob job = JobOf(inputs);
-  DSA_ASSIGN_OR_RETURN(const CheckedInputs checked, CheckAndSum(job, entries));
-  DSA_ASSIGN_OR_RETURN(StagedOutput staged, StagedOutput::Create(out, names));
-  // The output is written while a thread finishes checking the inputs; an
-  // error there is reported first, and nothing is committed.
+  MetricMergeJob job;
+  CheckedInputs checked;
+};
+
+Result<Prepared> Prepare(const std::vector<std::string>& paths, const std::string& out) {
+  Prepared p;
+  DSA_ASSIGN_OR_RETURN(p.inputs, ReadMergeInputs(paths));
+  DSA_RETURN_IF_ERROR(CheckOutIsNoInput(p.inputs, out));
+  DSA_ASSIGN_OR_RETURN(p.entries, EntriesOf(p.inputs.front()));
+  for (const MetricEntry& m : p.entries) p.names.push_back(m.name);
+  p.job = JobOf(p.inputs);
+  DSA_ASSIGN_OR_RETURN(p.checked, CheckAndSum(p.job, p.entries));
+  return p;
+}
+
+// The metric files, written while a thread finishes checking the inputs (an
+// error there is reported first), then the reports; the last checkpoint for a
+// signal is after them, as in a run.
+Result<std::vector<std::string>> WriteStaged(const Prepared& p, const std::string& out,
+                                             StagedOutput* staged, StageClock* clock) {
+  SetInterruptStage("merge");
   Status deferred;
-  std::thread checker = StartWorkerThread([&] { deferred = CheckDeferred(job, entries, checked); });
-  const Status written = WriteMetrics(job, entries, checked, &staged);
+  std::thread checker =
+      StartWorkerThread([&] { deferred = CheckDeferred(p.job, p.entries, p.checked); });
+  const Status written = WriteMetrics(p.job, p.entries, p.checked, staged, clock);
   checker.join();
   DSA_RETURN_IF_ERROR(deferred);
   DSA_RETURN_IF_ERROR(written);
-  const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+  SetInterruptStage("report");
+  clock->Begin("report");
   DSA_ASSIGN_OR_RETURN(
       std::vector<std::string> files,
-      WriteReports(staged.staging_dir(), entries, MergeInfo(inputs, out, seconds.count())));
-  DSA_RETURN_IF_ERROR(staged.Commit(names, files));
-  const SampleRange& first = inputs.front().positions;
-  return MergeResult{entries.size(), inputs.back().positions.end - first.begin};
+      WriteReports(staged->staging_dir(), p.entries, MergeInfo(p.inputs, out, clock->Total())));
+  DSA_RETURN_IF_ERROR(CheckInterrupt());
+  return files;
+}
+
+}  // namespace
+
+Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const std::string& out,
+                                  Progress& progress) {
+  StageClock clock(progress);
+  SetInterruptStage("open");
+  clock.Begin("open");
+  DSA_ASSIGN_OR_RETURN(const Prepared p, Prepare(paths, out));
+  DSA_ASSIGN_OR_RETURN(StagedOutput staged, StagedOutput::Create(out, p.names, "--out"));
+  DSA_ASSIGN_OR_RETURN(std::vector<std::string> files, WriteStaged(p, out, &staged, &clock));
+  DisarmInterrupts();  // past the last checkpoint the commit always completes
+  clock.Begin("commit");
+  DSA_RETURN_IF_ERROR(staged.Commit(p.names, files));
+  clock.End();
+  MergeResult result;
+  result.metrics = p.entries.size();
+  result.samples = p.inputs.back().positions.end - p.inputs.front().positions.begin;
+  result.stages = std::move(clock.stages);
+  result.peak_rss_bytes = PeakRssBytes();
+  result.peak_anon_bytes = clock.peak_anon_bytes;
+  result.late_signal = CaughtSignal();
+  return result;
 }
 
 }  // namespace dsanalyze

@@ -14,14 +14,18 @@
 // files; summary.json's config is the inputs' (merge_inputs.h MergedConfig),
 // its run fields describe the merge: ranks 1, threads 1, config_hash "",
 // one timing "merge_analyses", and "merged_from", the input paths in position order.
-// A score metric's summary entry has no "score" block (the score meaning is
-// not recorded in summary.json).
+// A signal (util/interrupt.h) is noticed per metric, per value of the index
+// merge and per chunk of sample_to_metric, until the commit starts, as in a run.
+// A score metric's summary entry keeps its "score" block (its meaning is the
+// recorded params.scale; a score with bins is not mergeable, merge_inputs.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "report/report.h"
+#include "util/progress.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -29,10 +33,21 @@ namespace dsanalyze {
 struct MergeResult {
   uint64_t metrics = 0;
   uint64_t samples = 0;  // the union's positions
+  // For --timings: seconds per stage ("open", "M: merge" or "M: metric_value"
+  // per metric, "report", "commit"; rank0_seconds = max_seconds: one
+  // process), and peak memory.
+  std::vector<StageTiming> stages;
+  int64_t peak_rss_bytes = 0;
+  int64_t peak_anon_bytes = 0;
+  int late_signal = 0;  // caught during the commit, which was completed
 };
 
-// Errors: BadInput (one line starting "merge: ") for inputs that cannot be
-// merged; IoError for files that cannot be written.
-Result<MergeResult> MergeAnalyses(const std::vector<std::string>& inputs, const std::string& out);
+// Errors: BadInput (one line starting "merge: ", or naming --out) for inputs
+// that cannot be merged or an --out that is, or is inside, an input; IoError
+// for files that cannot be written; Interrupted (util/interrupt.h: the caller
+// installs the handlers) when SIGINT, SIGTERM or SIGHUP arrives before the
+// commit, which then removes what it staged. `progress` shows the stages.
+Result<MergeResult> MergeAnalyses(const std::vector<std::string>& inputs, const std::string& out,
+                                  Progress& progress);
 
 }  // namespace dsanalyze

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format/npy.h"
+#include "metrics/registry.h"
 #include "output/analysis_layout.h"
 
 namespace dsanalyze {
@@ -33,6 +34,17 @@ Result<SampleRange> PositionsOf(const MergeInput& input) {
              "single-value metric)");
 }
 
+// A metric whose values in a part are the part's own (metrics/registry.h):
+// its merge would not be the whole run's. Decided from the recorded config,
+// so parts written before summary.json said "mergeable" are refused too.
+Status CheckMergeable(const MergeInput& input) {
+  for (const MetricConfig& m : input.config.metrics)
+    if (const std::optional<std::string> why = NotMergeableBecause(m))
+      return Bad(input.path + ": metric " + m.name + " (" + m.metric +
+                 ") cannot be merged: " + *why);
+  return Status::OK();
+}
+
 Result<MergeInput> ReadMergeInput(const std::string& path) {
   Result<AnalysisFolder> folder = ReadAnalysisFolder(path);
   if (!folder.ok()) return Bad(folder.status().message());
@@ -42,6 +54,7 @@ Result<MergeInput> ReadMergeInput(const std::string& path) {
   input.listed = folder->listed;
   DSA_ASSIGN_OR_RETURN(input.config, RecordedConfig(path, folder->config));
   DSA_ASSIGN_OR_RETURN(input.positions, PositionsOf(input));
+  DSA_RETURN_IF_ERROR(CheckMergeable(input));
   return input;
 }
 
@@ -115,6 +128,23 @@ Result<std::vector<MergeInput>> ReadMergeInputs(const std::vector<std::string>& 
   });
   DSA_RETURN_IF_ERROR(CheckRangesMeet(inputs));
   return inputs;
+}
+
+Status CheckOutIsNoInput(const std::vector<MergeInput>& inputs, const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path real_out = fs::weakly_canonical(out, ec);
+  if (ec) return Status::OK();  // StagedOutput::Create names the problem
+  for (const MergeInput& input : inputs) {
+    const fs::path real_in = fs::weakly_canonical(input.path, ec);
+    if (ec) continue;
+    const fs::path relative = real_out.lexically_relative(real_in);
+    if (relative.empty() || *relative.begin() == "..") continue;
+    return Status::BadInput("--out " + out + ": " +
+                            (relative == "." ? "is the input " : "is inside the input ") +
+                            input.path + ", which the merge would overwrite; give another --out");
+  }
+  return Status::OK();
 }
 
 Config MergedConfig(const std::vector<MergeInput>& inputs, const std::string& out) {

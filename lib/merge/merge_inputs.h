@@ -9,7 +9,10 @@
 // their configs agree on the metrics, on output.dtype_codes and on the dataset
 // apart from sample_range (output.path and the map settings never change a
 // metric file's bytes), and when their ranges, sorted, meet end to begin: the
-// union is one range, which is what one run can analyse.
+// union is one range, which is what one run can analyse. Each input's metrics
+// must be mergeable (metrics/registry.h NotMergeableBecause, judged from the
+// recorded config): a metric whose values depend on the other samples of its
+// part (vocab_rarity without a counts file, a score with bins) is refused.
 //
 // Errors are BadInput, one line starting "merge: ".
 #pragma once
@@ -34,6 +37,10 @@ struct MergeInput {
 // Reads every input, checks that they can be merged and returns them sorted
 // by position.
 Result<std::vector<MergeInput>> ReadMergeInputs(const std::vector<std::string>& paths);
+
+// BadInput naming --out when `out` is one of `inputs` or inside one (by real
+// path: through symbolic links and ".."): the merge would overwrite an input.
+Status CheckOutIsNoInput(const std::vector<MergeInput>& inputs, const std::string& out);
 
 // The config of the union of `inputs` (sorted, checked): the first input's,
 // with the union's sample_range, output.path `out` and no memory section (memory

@@ -9,6 +9,7 @@
 #include "output/analysis_layout.h"
 #include "output/index_files_writer.h"
 #include "util/checked_add.h"
+#include "util/fault_point.h"
 #include "util/interrupt.h"
 
 namespace dsanalyze {
@@ -70,13 +71,6 @@ Result<SingleValueFiles> OpenInput(const MetricMergeJob& job, const std::string&
   return f;
 }
 
-// The union's number of samples.
-uint64_t UnionSamples(const SingleValueFiles& f) {
-  uint64_t samples = 0;
-  for (const IndexedDataset& s2m : f.s2m) samples += s2m.num_rows();
-  return samples;
-}
-
 // The union's metric dtype: index_to_metric is ascending, so each input's
 // first and last values bound its values.
 DType FitMetric(const SingleValueFiles& f) {
@@ -108,14 +102,23 @@ DType FitSample(const SingleValueFiles& f) {
   return SampleIdDType(UnionSamples(f), id_min, id_max);
 }
 
-// The inputs' elements in order; copied as they are when their dtype is the
-// union's, so no element passes through int64.
+// The inputs' elements in order, a chunk at a time; copied as they are when
+// their dtype is the union's, so no element passes through int64.
 Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
   DSA_ASSIGN_OR_RETURN(
       std::unique_ptr<IndexedWriter> w,
       IndexedWriter::Create(MetricFilePrefix(job.out_dir, job.name, kSampleToMetric), FitMetric(f),
                             WriterOptions(job, UnionSamples(f))));
-  for (const IndexedDataset& s2m : f.s2m) DSA_RETURN_IF_ERROR(w->AddScalarRows(s2m.elements()));
+  constexpr uint64_t kRows = 16 * kChunk;
+  for (const IndexedDataset& s2m : f.s2m) {
+    const ElementView all = s2m.elements();
+    const size_t item = ItemSize(all.dtype);
+    for (uint64_t at = 0; at < all.count; at += kRows) {
+      DSA_RETURN_IF_ERROR(CheckInterrupt());
+      const ElementView chunk{all.dtype, all.data + at * item, std::min(kRows, all.count - at)};
+      DSA_RETURN_IF_ERROR(w->AddScalarRows(chunk));
+    }
+  }
   return w->Finish();
 }
 
@@ -139,6 +142,7 @@ Status ForEachValue(const std::vector<IndexedDataset>& i2m, Visit&& visit) {
       holders.push_back(k);
     }
     if (holders.empty()) return Status::OK();
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
     DSA_RETURN_IF_ERROR(visit(v, holders, rows));
     for (size_t k : holders) ++rows[k];
   }
@@ -174,6 +178,7 @@ Status MergeIds(std::vector<ElementView> runs, IndexFilesWriter* out) {
     for (IdCursor& c : cursors)
       if (c.Fill() && (!best || c.buf[c.at] < best->buf[best->at])) best = &c;
     if (!best || merged.size() == kChunk) {
+      DSA_RETURN_IF_ERROR(CheckInterrupt());
       DSA_RETURN_IF_ERROR(out->AppendIds(merged));
       merged.clear();
     }
@@ -223,17 +228,25 @@ Status WriteIndexFiles(const MetricMergeJob& job, const SingleValueFiles& f) {
   DSA_RETURN_IF_ERROR(writer.Open(
       {prefix(kIndexToMetric), prefix(kIndexToSample), prefix(kIndexToSamplePercentile)},
       FitMetric(f), FitSample(f), WriterOptions(job, 0), distinct));
+  FaultPoint("merge");  // test-only (util/fault_point.h): the files are being written
   DSA_RETURN_IF_ERROR(ForEachValue(f.i2m,
                                    [&](int64_t value, const std::vector<size_t>& holders,
                                        const std::vector<uint64_t>& rows) -> Status {
                                      DSA_ASSIGN_OR_RETURN(const uint64_t ids,
                                                           MergeIdRows(f, holders, rows, &writer));
+                                     if (job.ids_done) job.ids_done->fetch_add(ids);
                                      return writer.EndValue(value, ids);
                                    }));
   return writer.Finish();
 }
 
 }  // namespace
+
+uint64_t UnionSamples(const SingleValueFiles& f) {
+  uint64_t samples = 0;
+  for (const IndexedDataset& s2m : f.s2m) samples += s2m.num_rows();
+  return samples;
+}
 
 Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job) {
   // Opening checks each .idx row by row, and sample_to_metric has a row per

@@ -13,13 +13,16 @@
 //    the values counts them);
 //  - metric_value is the element-wise exact sum (an int64 overflow is an
 //    error), its dtype refitted to the sum.
-// Memory is bounded: rows stream through fixed buffers, never O(N).
+// Memory is bounded: rows stream through fixed buffers, never O(N). A caught
+// signal (util/interrupt.h CheckInterrupt) stops the writes within a value of
+// the index merge or a chunk of sample_to_metric.
 // Shards of consecutive ids (sample_range) hold id runs that do not
 // interleave; those are appended whole instead of merged id by id.
 // Errors: BadInput for inputs whose files do not match (missing, different
 // lengths, an overflow), IoError for writes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -37,6 +40,9 @@ struct MetricMergeJob {
   std::string out_dir;              // the staging folder: writes out_dir/name/name_<kind>
   CodeTable table = CodeTable::kDeepSpeed;
   bool sync = false;
+  // The progress display's count (util/progress.h): the ids written to
+  // index_to_sample are added to it; nullptr when nothing is shown.
+  std::atomic<uint64_t>* ids_done = nullptr;
 };
 
 // A single-value metric's inputs: their files, opened (mapped) and checked,
@@ -44,6 +50,9 @@ struct MetricMergeJob {
 struct SingleValueFiles {
   std::vector<IndexedDataset> s2m, i2m, i2s;
 };
+
+// The union's number of samples (of sample_to_metric rows).
+uint64_t UnionSamples(const SingleValueFiles& files);
 
 // Opens every input's files: BadInput when one is missing or invalid. Writes
 // nothing, so a merge can refuse bad inputs before it touches its output.

@@ -145,6 +145,18 @@ const std::array<Builtin, 10> kBuiltins = {{
      }},
 }};
 
+// params.<key> is a non-empty string / a positive integer (as the metric
+// reads it; anything else counts as not given).
+bool HasString(const nlohmann::json& params, const char* key) {
+  const auto it = params.find(key);
+  return it != params.end() && it->is_string() && !it->get_ref<const std::string&>().empty();
+}
+bool HasPositive(const nlohmann::json& params, const char* key) {
+  const auto it = params.find(key);
+  if (it == params.end() || !it->is_number_integer()) return false;
+  return it->is_number_unsigned() ? it->get<uint64_t>() > 0 : it->get<int64_t>() > 0;
+}
+
 std::string EntryPath(const MetricConfig& config) {
   return "metrics[" + std::to_string(config.index) + "]";
 }
@@ -177,6 +189,38 @@ Result<std::unique_ptr<Metric>> CreateMetric(const MetricConfig& config, const D
         "unknown parameter (metric \"" + std::string(it->name) + "\" takes no params)");
   DSA_RETURN_IF_ERROR(params.CheckKnown(it->params));
   return it->make(config, params, dataset);
+}
+
+std::optional<std::string> NotMergeableBecause(const MetricConfig& config) {
+  if (!config.plugin.empty()) return std::nullopt;
+  const nlohmann::json& p = config.params;
+  if (config.metric == "score" && p.is_object() && p.contains("bins"))
+    return "its params.bins are equal-count bins of the part's own scores; give params.scale "
+           "instead of bins (a value per score, the same in every part), or analyse the dataset "
+           "in one run";
+  if (config.metric != "vocab_rarity" && config.metric != "seqlen_vocab_rarity")
+    return std::nullopt;
+  std::string why;
+  if (!HasString(p, "total_vocab_freq"))
+    why =
+        "without params.total_vocab_freq it counts the tokens of the part's samples only; run "
+        "the parts with params.total_vocab_freq from one counts pass over the whole dataset (a "
+        "total_vocab_freq metric, run whole or in parts and merged)";
+  if (config.metric == "seqlen_vocab_rarity" && !HasPositive(p, "seq_length"))
+    why += std::string(why.empty() ? "" : "; and ") +
+           "without params.seq_length it takes the longest sample of the part; give "
+           "params.seq_length";
+  if (why.empty()) return std::nullopt;
+  return why;
+}
+
+Result<std::optional<ScoreMeaning>> ScoreMeaningOf(const MetricConfig& config) {
+  if (!config.plugin.empty() || config.metric != "score") return std::optional<ScoreMeaning>();
+  DSA_ASSIGN_OR_RETURN(JsonFields params,
+                       JsonFields::Of(config.params, EntryPath(config) + ".params"));
+  ScoreMeaning meaning;
+  DSA_RETURN_IF_ERROR(ScaleOrBins(params, &meaning));
+  return std::optional<ScoreMeaning>(meaning);
 }
 
 std::vector<MetricInfo> ListBuiltinMetrics() {

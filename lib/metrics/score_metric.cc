@@ -124,16 +124,6 @@ Result<Reduce> ReduceParam(const JsonFields& params) {
                          ShortJson(params.at("reduce")));
 }
 
-Status ScaleOrBins(const JsonFields& params, ScoreMeaning* meaning) {
-  if (params.has("scale") == params.has("bins"))
-    return ConfigError(params.path(),
-                       "give exactly one of \"scale\" (value = round(score · scale)) "
-                       "or \"bins\" (equal-count bins)");
-  DSA_RETURN_IF_ERROR(params.PositiveNumber("scale", &meaning->scale));
-  DSA_RETURN_IF_ERROR(params.Uint("bins", 1, kMaxBins, &meaning->bins));
-  return params.Bool("descending", &meaning->descending);
-}
-
 Result<bool> PerDocument(const JsonFields& params, const Dataset& dataset) {
   std::string per;
   DSA_RETURN_IF_ERROR(params.Require("per"));
@@ -171,6 +161,16 @@ Result<ScoreFileOptions> FileParams(const JsonFields& params, bool per_document,
 }
 
 }  // namespace
+
+Status ScaleOrBins(const JsonFields& params, ScoreMeaning* meaning) {
+  if (params.has("scale") == params.has("bins"))
+    return ConfigError(params.path(),
+                       "give exactly one of \"scale\" (value = round(score · scale)) "
+                       "or \"bins\" (equal-count bins)");
+  DSA_RETURN_IF_ERROR(params.PositiveNumber("scale", &meaning->scale));
+  DSA_RETURN_IF_ERROR(params.Uint("bins", 1, kMaxBins, &meaning->bins));
+  return params.Bool("descending", &meaning->descending);
+}
 
 Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
                                                 const JsonFields& params, const Dataset& dataset) {

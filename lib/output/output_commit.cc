@@ -88,13 +88,14 @@ bool Contains(const std::vector<std::string>& list, const std::string& name) {
 // The commit replaces SAVE/<name> for every metric: refused when that is a
 // user's entry rather than part of the analysis (output/analysis_layout.h).
 Status CheckMetricNamesAreFree(const std::string& save_path,
-                               const std::vector<std::string>& metric_names) {
+                               const std::vector<std::string>& metric_names,
+                               std::string_view path_key) {
   DSA_ASSIGN_OR_RETURN(std::vector<std::string> analysis, AnalysisEntries(save_path));
   for (const std::string& name : metric_names) {
     const fs::path entry = fs::path(save_path) / name;
     std::error_code ec;
     if (fs::exists(fs::symlink_status(entry, ec)) && !Contains(analysis, name))
-      return Status::BadInput("output.path " + save_path + ": " + entry.string() +
+      return Status::BadInput(std::string(path_key) + " " + save_path + ": " + entry.string() +
                               " exists and is not a metric folder; the output of metric " + name +
                               " would replace it (rename the metric or move it)");
   }
@@ -112,18 +113,19 @@ StagedOutput::StagedOutput(std::string save_path, std::string staging, SaveLock 
       active_(true) {}
 
 Result<StagedOutput> StagedOutput::Create(const std::string& save_path,
-                                          const std::vector<std::string>& metric_names) {
+                                          const std::vector<std::string>& metric_names,
+                                          std::string_view path_key) {
   // A file where the save path or one of its parents should be is the
   // config's mistake (bad input); any other failure to create it is not.
   if (const fs::path file = NonDirectoryOnPath(save_path); !file.empty())
-    return Status::BadInput("output.path " + save_path + ": " + file.string() +
+    return Status::BadInput(std::string(path_key) + " " + save_path + ": " + file.string() +
                             " exists and is not a directory");
   std::vector<std::string> created = MissingDirectories(save_path);
   std::error_code ec;
   fs::create_directories(save_path, ec);
   if (ec) return Status::IoError(save_path + ": cannot create save path: " + ec.message());
-  DSA_RETURN_IF_ERROR(CheckMetricNamesAreFree(save_path, metric_names));
-  DSA_ASSIGN_OR_RETURN(SaveLock lock, SaveLock::Acquire(save_path));
+  DSA_RETURN_IF_ERROR(CheckMetricNamesAreFree(save_path, metric_names, path_key));
+  DSA_ASSIGN_OR_RETURN(SaveLock lock, SaveLock::Acquire(save_path, path_key));
   RemoveStaleStaging(save_path);
   std::string tmpl = (fs::path(save_path) / (std::string(kStagingPrefix) + "XXXXXX")).string();
   if (mkdtemp(tmpl.data()) == nullptr)

@@ -29,6 +29,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "output/save_lock.h"
@@ -42,9 +43,12 @@ class StagedOutput {
   // stale staging directories, then creates the staging directory. BadInput,
   // before anything is created in the save path, when one of `metric_names`
   // is taken there by an entry that is no analysis's (a user's file or folder
-  // without metric files), which the commit would otherwise replace.
+  // without metric files), which the commit would otherwise replace. The
+  // messages name the save path by `path_key`: the run's config key, or
+  // merge's "--out".
   static Result<StagedOutput> Create(const std::string& save_path,
-                                     const std::vector<std::string>& metric_names = {});
+                                     const std::vector<std::string>& metric_names = {},
+                                     std::string_view path_key = "output.path");
 
   StagedOutput(StagedOutput&& other) noexcept;
   StagedOutput& operator=(StagedOutput&&) = delete;

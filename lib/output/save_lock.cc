@@ -40,7 +40,7 @@ bool SameFile(int fd, const std::string& path) {
 
 }  // namespace
 
-Result<SaveLock> SaveLock::Acquire(const std::string& save_path) {
+Result<SaveLock> SaveLock::Acquire(const std::string& save_path, std::string_view path_key) {
   const std::string path = (std::filesystem::path(save_path) / kFileName).string();
   // A retry happens only when a finishing run deletes the file in the instant
   // between our open() and flock(); a few attempts are plenty.
@@ -52,7 +52,7 @@ Result<SaveLock> SaveLock::Acquire(const std::string& save_path) {
       const int err = errno;
       const std::string holder = ReadHolder(fd.get());
       if (err == EWOULDBLOCK)
-        return Status::IoError("output.path " + save_path +
+        return Status::IoError(std::string(path_key) + " " + save_path +
                                ": another dsanalyze run is writing here (lock " + path +
                                " held by " + holder + ")");
       return Status::IoError(path + ": cannot lock: " + ErrnoText(err));

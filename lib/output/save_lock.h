@@ -27,6 +27,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "util/status.h"
 #include "util/unique_fd.h"
@@ -38,8 +39,10 @@ class SaveLock {
   // The lock file's name inside the save path.
   static constexpr const char* kFileName = ".dsanalyze.lock";
 
-  // `save_path` must exist and be a directory.
-  static Result<SaveLock> Acquire(const std::string& save_path);
+  // `save_path` must exist and be a directory. `path_key` names it in the
+  // busy message: the run's config key, or merge's "--out".
+  static Result<SaveLock> Acquire(const std::string& save_path,
+                                  std::string_view path_key = "output.path");
 
   SaveLock(SaveLock&& other) noexcept = default;
   SaveLock& operator=(SaveLock&&) = delete;

@@ -8,6 +8,7 @@
 #include "config/byte_size.h"
 #include "dataset/open_dataset.h"
 #include "dataset/sample_ids.h"
+#include "metrics/registry.h"
 #include "output/analysis_layout.h"
 #include "pipeline/dependencies.h"
 #include "pipeline/map.h"
@@ -89,6 +90,24 @@ MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
                  FormatByteSize(memory.limit), FormatByteSize(memory.in_memory_estimate),
                  memory.name(), memory.spill ? " to " + memory.scratch : "");
   return memory;
+}
+
+// Why `metric` cannot be merged with the other parts (metrics/registry.h),
+// for a run of a part (dataset.sample_range); nullopt for a whole run.
+std::optional<std::string> NotMergeable(const RunState& run, const PlannedMetric& metric) {
+  if (!run.config.dataset.sample_range) return std::nullopt;
+  return NotMergeableBecause(*metric.config);
+}
+
+// A part's metrics that `dsanalyze merge` will refuse, said before the work.
+void WarnNotMergeable(const RunState& run, const MetricPlan& plan) {
+  if (!run.comm.is_root()) return;
+  for (const PlannedMetric& m : plan)
+    if (const std::optional<std::string> why = NotMergeable(run, m))
+      spdlog::warn(
+          "metric {}: this part's values cannot be merged with other parts' "
+          "(dsanalyze merge refuses it): {}",
+          m.name(), *why);
 }
 
 // The dependency pass (dependencies.h), shown when there is one.
@@ -250,7 +269,8 @@ Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan
   if (run.comm.is_root()) {
     std::vector<MetricEntry> entries;
     for (const PlannedMetric& m : plan)
-      entries.push_back({m.name(), m.type(), m.metric->score_meaning(), m.bin_ranges});
+      entries.push_back(
+          {m.name(), m.type(), m.metric->score_meaning(), m.bin_ranges, NotMergeable(run, m)});
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
     files = WriteReports(run.staged->staging_dir(), entries, info);
@@ -272,7 +292,7 @@ Status Commit(RunState& run, const MetricPlan& plan, const std::vector<std::stri
   }
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(st));
   if (const int late = run.comm.Allreduce(CaughtSignal(), MPI_MAX); late != 0 && run.comm.is_root())
-    spdlog::warn("{} arrived during the commit, which was completed", SignalName(late));
+    spdlog::warn("{}", CommittedDespite(late));
   return Status::OK();
 }
 
@@ -298,6 +318,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
     spdlog::info("{}: {} samples on {} rank(s) x {} thread(s), {} metric(s)",
                  in.dataset->Describe(), run.samples.count, comm.size(), config.map.threads,
                  config.metrics.size());
+  WarnNotMergeable(run, in.plan);
   run.clock.Lap(kStageOpen);
 
   DSA_RETURN_IF_ERROR(RunDependencyPass(run, *in.dataset, &in.plan));

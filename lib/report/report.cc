@@ -137,6 +137,10 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
           {"type", std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples))},
           {"statistics", "not computed: output.files leaves out metric_value"}};
     }
+    if (m.not_mergeable) {
+      per_metric[m.name]["mergeable"] = false;
+      per_metric[m.name]["not_mergeable"] = *m.not_mergeable;
+    }
   }
   summary["metrics"] = std::move(per_metric);
   // nlohmann::json and ordered_json do not convert into each other directly.

@@ -11,6 +11,7 @@
 //    running), ranks, threads, peak RSS and peak anonymous memory per rank,
 //    tool version, config hash and config;
 //    a score metric's entry adds a "score" block in score units (score_summary.h);
+//    a metric of a part that cannot be merged adds "mergeable": false and why;
 //  - D/M/M_histogram.svg for each single-value metric (histogram_svg.h);
 //  - D/curriculum_config.json: the DeepSpeed data_efficiency block for the
 //    single-value metrics that have samples and all their index files, with paths under
@@ -74,6 +75,10 @@ struct MetricEntry {
   // block and the histogram a score axis.
   std::optional<ScoreMeaning> score = std::nullopt;
   std::vector<std::array<int64_t, 2>> bin_ranges = {};
+  // Set for a part's metric that `dsanalyze merge` refuses (metrics/registry.h
+  // NotMergeableBecause): summary.json's entry then has "mergeable": false and
+  // this reason as "not_mergeable".
+  std::optional<std::string> not_mergeable = std::nullopt;
 };
 
 // Returns the top-level files it wrote in D, in the order they are to be

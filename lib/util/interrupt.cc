@@ -54,6 +54,10 @@ Status CheckInterrupt() {
 
 void DisarmInterrupts() { armed.store(false); }
 
+std::string CommittedDespite(int signal) {
+  return SignalName(signal) + " arrived during the commit, which was completed";
+}
+
 std::string SignalName(int signal) {
   switch (signal) {
     case SIGINT:

@@ -53,6 +53,10 @@ void DisarmInterrupts();
 // "SIGINT", "SIGTERM", "SIGHUP" (else "signal N").
 std::string SignalName(int signal);
 
+// What a command says of `signal` caught after DisarmInterrupts(): "SIGINT
+// arrived during the commit, which was completed".
+std::string CommittedDespite(int signal);
+
 // While alive, SIGINT, SIGTERM and SIGHUP are blocked in the calling thread;
 // the destructor restores its previous mask. Used by StartWorkerThread.
 class InterruptsBlocked {

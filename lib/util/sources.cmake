@@ -6,6 +6,7 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/huge_pages.cc
   ${CMAKE_CURRENT_LIST_DIR}/interrupt.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_usage.cc
+  ${CMAKE_CURRENT_LIST_DIR}/progress.cc
   ${CMAKE_CURRENT_LIST_DIR}/scratch_file.cc
   ${CMAKE_CURRENT_LIST_DIR}/svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/write_behind.cc)

@@ -197,6 +197,40 @@ TEST_CASE("compare: a folder that is not an analysis is bad input", "[compare]")
   CHECK(r.status().message().find("summary.json: not valid JSON") != std::string::npos);
 }
 
+// summary.json of a seed-benchmark analysis of `samples` samples, with the
+// config's dataset section `dataset`.
+std::string SeedmodSummary(uint64_t samples, const std::string& dataset) {
+  return R"({"metrics": {"batch_sum": {"type": "accumulate_value_over_samples"},
+                         "mod": {"type": "single_value_per_sample", "samples": )" +
+         std::to_string(samples) + R"(}}, "config": {"dataset": )" + dataset + "}}";
+}
+
+TEST_CASE("compare says when the analyses cover different samples", "[compare]") {
+  test::ScratchDir scratch;
+  const fs::path whole = scratch.path() / "whole", part = scratch.path() / "part",
+                 merged = scratch.path() / "merged";
+  for (const fs::path& p : {whole, part, merged}) test::CopyGolden("seedmod-100k/dda", p);
+  std::ofstream(whole / "summary.json") << SeedmodSummary(100000, "{}");
+  std::ofstream(part / "summary.json") << SeedmodSummary(40000, R"({"sample_range": [0, 40000]})");
+  std::ofstream(merged / "summary.json")
+      << SeedmodSummary(100000, R"({"sample_range": [0, 100000]})");
+
+  Result<CompareReport> r = CompareOutputs(whole.string(), part.string(), false);
+  REQUIRE(r.ok());
+  REQUIRE(r->samples_differ);
+  CHECK(*r->samples_differ ==
+        "A and B analyse different samples: A positions [0, 100000) (100000 samples), B "
+        "positions [0, 40000) (40000 samples) (dataset.sample_range in their summary.json)");
+  // A merge of parts records the union's range: the whole run's samples.
+  Result<CompareReport> same = CompareOutputs(whole.string(), merged.string(), false);
+  REQUIRE(same.ok());
+  CHECK_FALSE(same->samples_differ);
+  // A DeepSpeed output records nothing.
+  Result<CompareReport> ds = CompareOutputs(Golden("seedmod-100k/dda"), part.string(), false);
+  REQUIRE(ds.ok());
+  CHECK_FALSE(ds->samples_differ);
+}
+
 TEST_CASE("compare: a missing directory is bad input", "[compare]") {
   test::ScratchDir scratch;
   Result<CompareReport> r = CompareOutputs(Golden("seedmod-100k/dda"), scratch / "none", false);

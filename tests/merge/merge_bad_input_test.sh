@@ -10,14 +10,15 @@ cd "$work"
 "$DSANALYZE" generate data/t --documents 120 --vocab-size 50 --min-length 1 --max-length 20 \
   --seed 9 > /dev/null
 
-# run NAME RANGE [DATASET_EXTRA] [METRICS] [OUTPUT_EXTRA]
+# run NAME RANGE [DATASET_EXTRA] [METRICS] [OUTPUT_EXTRA]: warnings in NAME.err.
 run() {
   local metrics=${4:-'{"name": "seqlen", "metric": "seqlen"}, {"name": "vocab", "metric": "total_vocab_freq", "params": {"vocab_size": 50}}'}
   cat > "$1.json" <<JSON
 {"dataset": {"type": "documents", "prefixes": ["data/t"], "sample_range": $2 ${3:-}},
  "metrics": [$metrics], "output": {"path": "out/$1" ${5:-}}}
 JSON
-  "$DSANALYZE" --config "$1.json" --quiet || fail "$1: run exited $?"
+  "$DSANALYZE" --config "$1.json" --log-level warn --progress never 2> "$1.err" ||
+    fail "$1: run exited $?"
 }
 run a "[0, 60]"
 run b "[60, 120]"
@@ -45,18 +46,77 @@ done
 mkdir not_analysis
 echo '{}' > not_analysis/summary.json
 
+# Parts whose metric values depend on the part's other samples (not mergeable).
+rarity='{"name": "rarity", "metric": "vocab_rarity", "params": {"vocab_size": 50}}'
+run rarity_a "[0, 60]" "" "$rarity"
+run rarity_b "[60, 120]" "" "$rarity"
+python3 - <<'PY'
+import struct
+n = 120  # a .npy of float64 scores, one per sample
+header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }" % n
+header += " " * (118 - len(header)) + "\n"
+with open("scores.npy", "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<%dd" % n, *[(i * 37 % 101) / 7 for i in range(n)]))
+PY
+binned='{"name": "quality", "metric": "score", "params": {"file": "scores.npy", "per": "sample", "bins": 4}}'
+run binned_a "[0, 60]" "" "$binned"
+run binned_b "[60, 120]" "" "$binned"
+cat > counts.json <<JSON
+{"dataset": {"type": "documents", "prefixes": ["data/t"]},
+ "metrics": [{"name": "vocab", "metric": "total_vocab_freq", "params": {"vocab_size": 50}}],
+ "output": {"path": "out/counts"}}
+JSON
+"$DSANALYZE" --config counts.json --quiet || fail "counts: run exited $?"
+seqlen_rarity='{"name": "slr", "metric": "seqlen_vocab_rarity", "params": {"vocab_size": 50, "total_vocab_freq": "out/counts/vocab/vocab_metric_value"}}'
+run slr_a "[0, 60]" "" "$seqlen_rarity"
+run slr_b "[60, 120]" "" "$seqlen_rarity"
+# The part says so: one warning line, and summary.json's entry.
+[[ $(cat rarity_a.err) == *"[warning] metric rarity: this part's values cannot be merged"*"params.total_vocab_freq"* ]] ||
+  fail "rarity_a: no warning line: $(cat rarity_a.err)"
+[[ $(grep -c "cannot be merged" rarity_a.err) -eq 1 ]] ||
+  fail "rarity_a: not one warning line: $(cat rarity_a.err)"
+! grep -q "cannot be merged" a.err || fail "a: a mergeable part warned: $(cat a.err)"
+python3 - <<'PY' || fail "summary.json does not record mergeable: false"
+import json
+m = json.load(open("out/binned_a/summary.json"))["metrics"]["quality"]
+assert m["mergeable"] is False and "params.scale" in m["not_mergeable"], m
+assert "mergeable" not in json.load(open("out/a/summary.json"))["metrics"]["seqlen"]
+PY
+# A part written before summary.json said "mergeable": judged from its config.
+cp -r out/rarity_a old_rarity_a
+python3 - <<'PY'
+import json
+path = "old_rarity_a/summary.json"
+s = json.load(open(path))
+for m in s["metrics"].values():
+    m.pop("mergeable", None), m.pop("not_mergeable", None)
+json.dump(s, open(path, "w"), indent=2)
+PY
+# Folders --out must not replace: an input itself, one inside it, or through a link.
+mkdir clash
+echo "not a metric" > clash/seqlen
+ln -s out/a alias
+snapshot() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+a_before=$(snapshot out/a)
+clash_before=$(snapshot clash)
+
 n=0
-# expect NAME SUBSTRING COMMAND...: exit 2, one line containing SUBSTRING, no out/NAME.
-expect() {
-  local name=$1 want=$2
-  shift 2
+# refused NAME OUT SUBSTRING COMMAND...: exit 2, one line containing SUBSTRING.
+refused() {
+  local name=$1 out=$2 want=$3
+  shift 3
   local rc=0
-  "$@" --out "merged/$name" > stdout 2> stderr || rc=$?
+  "$@" --out "$out" > stdout 2> stderr || rc=$?
   [[ $rc -eq 2 ]] || fail "$name: exit $rc, expected 2 ($(cat stderr))"
   [[ $(wc -l < stderr) -eq 1 ]] || fail "$name: stderr is not one line: $(cat stderr)"
   grep -qF -- "$want" stderr || fail "$name: stderr lacks '$want': $(cat stderr)"
-  [[ ! -e "merged/$name" ]] || fail "$name: something was written at --out"
   n=$((n + 1))
+}
+# expect NAME SUBSTRING COMMAND...: refused, and nothing at --out merged/NAME.
+expect() {
+  refused "$1" "merged/$1" "${@:2}"
+  [[ ! -e "merged/$1" ]] || fail "$1: something was written at --out"
 }
 expect overlap "overlap: both hold sample id 50" "$DSANALYZE" merge out/a out/overlap
 expect gap "no input holds positions [60, 70)" "$DSANALYZE" merge out/a out/gap
@@ -75,4 +135,23 @@ expect overflow "merge: metric total: the sum of element 0 overflows int64" \
 expect bad_row "bad_row/seqlen/seqlen_sample_to_metric.idx: pointer of row 5 is 127 but the sizes before it give 5" \
   "$DSANALYZE" merge out/a bad_row
 [[ ! -e merged ]] || fail "bad_row: the merge left $(find merged)"
+expect not_mergeable "merge: out/rarity_a: metric rarity (vocab_rarity) cannot be merged: without params.total_vocab_freq" \
+  "$DSANALYZE" merge out/rarity_a out/rarity_b
+expect not_mergeable_old "merge: old_rarity_a: metric rarity (vocab_rarity) cannot be merged" \
+  "$DSANALYZE" merge old_rarity_a out/rarity_b
+expect score_bins "metric quality (score) cannot be merged: its params.bins are equal-count bins" \
+  "$DSANALYZE" merge out/binned_b out/binned_a
+expect no_seq_length "metric slr (seqlen_vocab_rarity) cannot be merged: without params.seq_length" \
+  "$DSANALYZE" merge out/slr_a out/slr_b
+refused out_is_input out/a "--out out/a: is the input out/a, which the merge would overwrite" \
+  "$DSANALYZE" merge out/a out/b
+refused out_in_input out/b/sub "--out out/b/sub: is inside the input out/b" \
+  "$DSANALYZE" merge out/a out/b
+[[ ! -e out/b/sub ]] || fail "out_in_input: the merge wrote out/b/sub"
+refused out_is_link alias "--out alias: is the input out/a" "$DSANALYZE" merge out/a out/b
+[[ $(snapshot out/a) == "$a_before" ]] || fail "a merge into an input changed it"
+refused clash clash "--out clash: clash/seqlen exists and is not a metric folder" \
+  "$DSANALYZE" merge out/a out/b
+[[ $(snapshot clash) == "$clash_before" && ! -e clash/.dsanalyze.lock ]] ||
+  fail "clash: the merge changed its --out"
 echo "merge bad input: $n cases refused as expected"

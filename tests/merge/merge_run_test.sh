@@ -95,4 +95,72 @@ done
 for f in out/mod-whole/*/*.bin out/mod-whole/*/*.idx; do
   cmp -s "$f" "out/mod-merged/${f#out/mod-whole/}" || fail "mod: ${f#out/mod-whole/} differs"
 done
+
+# The fixes that make whole-dataset metrics mergeable: vocab_rarity and
+# seqlen_vocab_rarity given the whole dataset's counts (a total_vocab_freq
+# counted in parts and merged) and seq_length, a score given scale. Merged, the
+# parts equal the whole run, which counts the tokens itself, and the score
+# keeps its summary.json block.
+python3 - <<'PY'
+import struct
+n = 700
+header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }" % n
+header += " " * (118 - len(header)) + "\n"
+with open("scores.npy", "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<%dd" % n, *[(i * 37 % 101) / 7 - 3 for i in range(n)]))
+PY
+# fixed NAME METRICS [RANGE]
+fixed() {
+  local range=""
+  [[ -n "${3:-}" ]] && range=", \"sample_range\": $3"
+  cat > "$1.json" <<JSON
+{"dataset": {"type": "documents", "prefixes": ["data/t"]$range},
+ "metrics": [$2], "output": {"path": "out/$1"}}
+JSON
+  "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$1.json" --log-level warn --progress never \
+    2> "$1.err" || fail "$1: run exited $?"
+}
+fixed counts-a '{"name": "vocab", "metric": "total_vocab_freq", "params": {"vocab_size": 400}}' "[0, 300]"
+fixed counts-b '{"name": "vocab", "metric": "total_vocab_freq", "params": {"vocab_size": 400}}' "[300, 700]"
+"$DSANALYZE" merge out/counts-a out/counts-b --out out/counts > /dev/null || fail "counts: merge"
+counts=out/counts/vocab/vocab_metric_value
+score='{"name": "quality", "metric": "score", "params": {"file": "scores.npy", "per": "sample", "scale": 100}}'
+fixed fix-whole "{\"name\": \"rarity\", \"metric\": \"vocab_rarity\", \"params\": {\"vocab_size\": 400}},
+  {\"name\": \"slr\", \"metric\": \"seqlen_vocab_rarity\", \"params\": {\"vocab_size\": 400, \"seq_length\": 90}},
+  $score"
+part_metrics="{\"name\": \"rarity\", \"metric\": \"vocab_rarity\", \"params\": {\"vocab_size\": 400, \"total_vocab_freq\": \"$counts\"}},
+  {\"name\": \"slr\", \"metric\": \"seqlen_vocab_rarity\", \"params\": {\"vocab_size\": 400, \"seq_length\": 90, \"total_vocab_freq\": \"$counts\"}},
+  $score"
+fixed fix-a "$part_metrics" "[0, 300]"
+fixed fix-b "$part_metrics" "[300, 700]"
+! grep -q "cannot be merged" fix-a.err fix-b.err fix-whole.err || fail "a mergeable part warned"
+# --timings and --progress, also before the subcommand, per stage.
+"$DSANALYZE" --timings merge out/fix-b out/fix-a --out out/fix-merged --progress always \
+  > /dev/null 2> merge.err || fail "fix: merge exited $?"
+for f in out/fix-whole/*/*.bin out/fix-whole/*/*.idx; do
+  cmp -s "$f" "out/fix-merged/${f#out/fix-whole/}" || fail "fix: ${f#out/fix-whole/} differs"
+done
+python3 - <<'PY' || fail "the merged score block differs from the whole run's"
+import json
+whole = json.load(open("out/fix-whole/summary.json"))["metrics"]["quality"]
+merged = json.load(open("out/fix-merged/summary.json"))["metrics"]["quality"]
+assert "score" in whole and merged.get("score") == whole["score"], (whole, merged)
+assert "mergeable" not in whole, whole
+PY
+for stage in open "rarity: merge" "slr: merge" "quality: merge" report commit; do
+  grep -qE "^$stage +[0-9]+\.[0-9]{3}$" merge.err || fail "--timings: no '$stage' row: $(cat merge.err)"
+  [[ $(grep -cF "[progress] $stage " merge.err) == 1 ]] ||
+    fail "--progress always: not one line for '$stage': $(cat merge.err)"
+done
+"$DSANALYZE" --progress always merge out/fix-a out/fix-b --out out/fix-merged2 > /dev/null \
+  2> merge2.err || fail "fix: merge (--progress first) exited $?"
+grep -qF "[progress] rarity: merge " merge2.err || fail "--progress before merge was ignored"
+grep -q "^stage " merge2.err && fail "--timings printed without being asked"
+# On a terminal: one live line per stage (`script` gives it a pseudo-terminal).
+if command -v script > /dev/null; then
+  script -qfec "$DSANALYZE merge out/fix-a out/fix-b --out out/fix-tty" tty.txt > /dev/null ||
+    fail "merge on a terminal: exit $?"
+  grep -qF $'\r'"rarity: merge " tty.txt || fail "no live progress line on a terminal"
+fi
 echo "merge on $NP ranks: merged shards equal the whole run (default ids and sample_indices)"

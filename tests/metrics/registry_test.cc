@@ -7,6 +7,7 @@
 #include "metrics/batch_builder.h"
 #include "metrics/metric_entry.h"
 #include "support/npy_writer.h"
+#include "support/output_fixture.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {
@@ -54,6 +55,53 @@ TEST_CASE("registry: creates each built-in with the listed type", "[metrics]") {
     Result<std::unique_ptr<Metric>> m = CreateMetric(entry, *ds);
     REQUIRE(m.ok());
     CHECK((*m)->type() == info.type);
+  }
+}
+
+// NotMergeableBecause is decided from the config alone; the metric objects
+// are the truth it mirrors: a dependency pass or rank bins.
+TEST_CASE("registry: a metric is mergeable unless it has dependencies or rank bins", "[metrics]") {
+  std::unique_ptr<Dataset> ds = Synthetic();
+  test::ScratchDir dir;
+  const std::string scores = dir / "scores.npy";
+  test::WriteNpy(scores, std::vector<double>(ds->size(), 0.5), {ds->size()}, 1);
+  const std::string counts = dir / "counts";
+  test::WriteRows(counts, DType::kI64, {std::vector<int64_t>(101, 3)});
+  const auto score = [&](nlohmann::json params) {
+    params.update({{"file", scores}, {"per", "sample"}});
+    return params;
+  };
+  struct Case {
+    std::string metric;
+    nlohmann::json params;
+    bool mergeable;
+    std::string because = "";
+  };
+  const std::vector<Case> cases = {
+      {"seqlen", nlohmann::json::object(), true},
+      {"total_vocab_freq", {{"vocab_size", 100}}, true},
+      {"score", score({{"scale", 10}}), true},
+      {"score", score({{"bins", 3}}), false, "params.scale"},
+      {"vocab_rarity", {{"vocab_size", 100}}, false, "params.total_vocab_freq"},
+      {"vocab_rarity", {{"vocab_size", 100}, {"total_vocab_freq", counts}}, true},
+      {"seqlen_vocab_rarity", {{"vocab_size", 100}, {"seq_length", 5}}, false, "counts"},
+      {"seqlen_vocab_rarity",
+       {{"vocab_size", 100}, {"total_vocab_freq", counts}},
+       false,
+       "params.seq_length"},
+      {"seqlen_vocab_rarity",
+       {{"vocab_size", 100}, {"total_vocab_freq", counts}, {"seq_length", 5}},
+       true}};
+  for (const Case& c : cases) {
+    MetricConfig entry = Entry("m", c.metric);
+    entry.params = c.params;
+    INFO(c.metric << " " << c.params.dump());
+    Result<std::unique_ptr<Metric>> m = CreateMetric(entry, *ds);
+    REQUIRE(m.ok());
+    CHECK(((*m)->dependencies().empty() && !(*m)->rank_bins()) == c.mergeable);
+    const std::optional<std::string> why = NotMergeableBecause(entry);
+    CHECK(!why == c.mergeable);
+    if (why) CHECK(why->find(c.because) != std::string::npos);
   }
 }
 

@@ -21,6 +21,12 @@
 #                                   staging directory or lock left. At
 #                                   commit: the commit completes, exit 0,
 #                                   clean-run output.
+#   fault_test.sh merge SIG         `dsanalyze merge` of two parts into a new
+#                                   folder, paused at `merge` (index files
+#                                   being written in its staging folder), gets
+#                                   SIG (INT or TERM): exit 128+SIG within
+#                                   10 s, the run's one line, and no staging
+#                                   folder, lock or --out folder left.
 #   fault_test.sh lock              a second run into a save path that a
 #                                   paused run holds fails fast (exit 3, one
 #                                   line naming the lock and its holder) and
@@ -40,7 +46,7 @@
 set -euo pipefail
 shopt -s extglob  # check_stage's patterns
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
-mode=${1:?usage: fault_test.sh kill POINT RANK | interrupt SIG POINT RANK TO | lock | disk_full | disk_full_old}
+mode=${1:?usage: fault_test.sh kill POINT RANK | interrupt SIG POINT RANK TO | merge SIG | lock | disk_full | disk_full_old}
 
 # The disk tests re-run this script in a private mount namespace, where the
 # tmpfs they mount disappears with the namespace whatever happens.
@@ -66,7 +72,7 @@ now() { date +%s.%N; }
 seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
-# write_config NAME SAMPLES SAVE: a value and a sum metric over synthetic_mod;
+# write_config NAME SAMPLES SAVE [DATASET_EXTRA]: a value and a sum metric over synthetic_mod;
 # 64 KiB chunks and 512-sample batches put the pause points mid-stage. The
 # sample sort's exchange runs only when the ranks' ids are not in rank order
 # (lib/pipeline/gather_write.h, WriteIndexFilesRankOrdered), so a test paused
@@ -78,7 +84,7 @@ write_config() {
     ids=", \"sample_indices\": \"$work/ids_$2.npy\""
   fi
   cat > "$work/$1.json" <<EOF
-{"dataset": {"type": "synthetic_mod", "num_samples": $2$ids},
+{"dataset": {"type": "synthetic_mod", "num_samples": $2$ids${4:-}},
  "metrics": [{"name": "v", "metric": "value"}, {"name": "s", "metric": "sum"}],
  "output": {"path": "$3", "chunk_bytes": 65536, "total_curriculum_step": 1000},
  "map": {"threads": 2, "batch_size": 512}}
@@ -120,10 +126,17 @@ leftover_processes() { pgrep -f -- "--config $work/" || true; }
 # background with rank RANK stopping at POINT; waits until it has stopped and
 # sets paused_pid.
 start_paused() {
+  pause_at "$1" "$2" "$3" "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" \
+    --progress never "${@:4}"
+}
+
+# pause_at NAME POINT RANK COMMAND...: starts COMMAND in the background (under
+# timeout; mpiexec_pid), its output in $work/NAME.{out,err}, with rank RANK
+# stopping at POINT; waits until it has stopped and sets paused_pid.
+pause_at() {
   rm -f "$work/pid"
   DSANALYZE_TEST_PAUSE_AT="$2:$3" DSANALYZE_TEST_PAUSE_FILE="$work/pid" \
-    timeout -k 5 120 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$1.json" --progress never \
-    "${@:4}" > "$work/$1.out" 2> "$work/$1.err" &
+    timeout -k 5 120 "${@:4}" > "$work/$1.out" 2> "$work/$1.err" &
   mpiexec_pid=$!
   local i
   for ((i = 0; i < 600; i++)); do
@@ -280,18 +293,8 @@ test_interrupt() {
   esac
   # Resume the paused rank only once the signal waits for it, so it is
   # interrupted at POINT and not further on.
-  local i
-  for ((i = 0; i < 100; i++)); do
-    signal_pending "$paused_pid" "$signum" && break
-    sleep 0.1
-  done
-  signal_pending "$paused_pid" "$signum" || fail "SIG$sig never reached the paused rank"
-  local t0 rc=0 elapsed
-  t0=$(now)
-  kill -CONT "$paused_pid"
-  paused_pid=""
-  wait "$mpiexec_pid" || rc=$?
-  elapsed=$(seconds_since "$t0")
+  local rc elapsed
+  resume_signalled "$sig"
   echo "SIG$sig to $to, rank $rank of $NP paused at $point: mpiexec exited $rc after $elapsed s"
   echo "stdout (mpiexec's):"
   cat "$work/big.out"
@@ -318,6 +321,51 @@ test_interrupt() {
   [[ $said == "dsanalyze: interrupted by SIG$sig during $stage; nothing was committed" ]] ||
     fail "stderr is not the one interruption line: $said"
   [[ $(snapshot "$save") == "$before" ]] || fail "the previous results changed"
+}
+
+# resume_signalled SIG: once SIG waits for the paused process, resumes it and
+# waits for mpiexec_pid's command; sets the caller's rc and elapsed.
+resume_signalled() {
+  local i signum
+  signum=$(kill -l "$1")
+  for ((i = 0; i < 100; i++)); do
+    signal_pending "$paused_pid" "$signum" && break
+    sleep 0.1
+  done
+  signal_pending "$paused_pid" "$signum" || fail "SIG$1 never reached the paused process"
+  local t0
+  t0=$(now)
+  kill -CONT "$paused_pid"
+  paused_pid=""
+  rc=0
+  wait "$mpiexec_pid" || rc=$?
+  elapsed=$(seconds_since "$t0")
+}
+
+test_merge_interrupt() {
+  local sig=$1 out=$work/new/merged signum rc elapsed
+  signum=$(kill -l "$sig")
+  write_config part0 300000 "$work/part0" ', "sample_range": [0, 150000]'
+  write_config part1 300000 "$work/part1" ', "sample_range": [150000, 300000]'
+  run_ok part0
+  run_ok part1
+  pause_at merge merge 0 "$DSANALYZE" merge "$work/part0" "$work/part1" --out "$out"
+  wait_for_glob "$out/.dsanalyze-staging-*/v/v_index_to_*.tmp" "merge: index files being written"
+  [[ -e $out/.dsanalyze.lock ]] || fail "merge: no lock in --out while paused"
+  local takers
+  takers=$(threads_taking "$paused_pid" "$signum")
+  [[ -z $takers ]] || fail "threads of the merge that do not block SIG$sig: $takers"
+  kill "-$sig" "$paused_pid"
+  resume_signalled "$sig"
+  echo "SIG$sig to merge paused at merge: exit $rc after $elapsed s"
+  cat "$work/merge.err"
+  less_than "$elapsed" 10 || fail "the merge took $elapsed s to end"
+  ((rc == 128 + signum)) || fail "exit code $rc, expected $((128 + signum))"
+  local said
+  said=$(grep -v '^dsanalyze: test pause at ' "$work/merge.err" || true)
+  [[ $said == "dsanalyze: interrupted by SIG$sig during merge; nothing was committed" ]] ||
+    fail "stderr is not the one interruption line: $said"
+  [[ ! -e $work/new ]] || fail "the merge left $(find "$work/new")"
 }
 
 test_lock() {
@@ -388,6 +436,7 @@ test_disk_full() {
 case $mode in
   kill) test_kill "${2:?point}" "${3:?rank}" ;;
   interrupt) test_interrupt "${2:?signal}" "${3:?point}" "${4:?rank}" "${5:?to}" ;;
+  merge) test_merge_interrupt "${2:?signal}" ;;
   lock) test_lock ;;
   disk_full) test_disk_full 0 ;;
   disk_full_old) test_disk_full 1 ;;

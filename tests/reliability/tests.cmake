@@ -80,6 +80,13 @@ dsanalyze_add_mpi_test(NAME reliability.interrupt_term_exchange_paused RANKS 2 3
   LABELS reliability COMMAND bash ${fault_test} interrupt TERM exchange 1 paused)
 dsanalyze_add_mpi_test(NAME reliability.interrupt_term_commit_ranks RANKS 2 TIMEOUT 120
   LABELS reliability COMMAND bash ${fault_test} interrupt TERM commit 0 ranks)
+# reliability.interrupt_<sig>_merge: `dsanalyze merge` paused at its point
+# `merge` gets SIG<sig>: the run's one line, exit 128+signal, nothing left.
+foreach(sig INT TERM)
+  string(TOLOWER ${sig} name)
+  dsanalyze_add_mpi_test(NAME reliability.interrupt_${name}_merge RANKS 2 TIMEOUT 120
+    LABELS reliability COMMAND bash ${fault_test} merge ${sig})
+endforeach()
 dsanalyze_add_mpi_test(NAME reliability.lock RANKS 2 TIMEOUT 120
   LABELS reliability COMMAND bash ${fault_test} lock)
 foreach(mode disk_full disk_full_old)

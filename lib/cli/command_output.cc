@@ -1,0 +1,21 @@
+#include "cli/command_output.h"
+
+#include "util/terminal.h"
+
+namespace dsanalyze::cli {
+
+std::string FailureLine(const Status& st) {
+  const bool interrupted = st.code() == Status::Code::kInterrupted;
+  return std::string("dsanalyze: ") + (interrupted ? "" : "error: ") + st.message() + "\n";
+}
+
+ProgressOptions ProgressFor(const std::string& progress, bool quiet, bool shown) {
+  ProgressOptions p;
+  p.mode = progress == "always"           ? ProgressMode::kAlways
+           : progress == "never" || quiet ? ProgressMode::kNever
+                                          : ProgressMode::kAuto;
+  p.live = shown && p.mode != ProgressMode::kNever && StderrReachesTerminal();
+  return p;
+}
+
+}  // namespace dsanalyze::cli
