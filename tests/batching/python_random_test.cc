@@ -20,7 +20,7 @@ struct Expected {
   uint64_t below;
 };
 
-TEST_CASE("PythonRandom draws what random.Random(seed) draws", "[batching]") {
+TEST_CASE("batching: PythonRandom draws what random.Random(seed) draws", "[batching]") {
   const Expected cases[] = {
       {0, {3626764237U, 1654615998U, 3255389356U}, 463385069186ULL, 5, 271493},
       {1234, {4150886329U, 3342196574U, 1892932127U}, 4796836454ULL, 11, 955227},
@@ -37,7 +37,7 @@ TEST_CASE("PythonRandom draws what random.Random(seed) draws", "[batching]") {
   }
 }
 
-TEST_CASE("PythonShuffle permutes as random.shuffle does", "[batching]") {
+TEST_CASE("batching: PythonShuffle permutes as random.shuffle does", "[batching]") {
   std::vector<int> x(10);
   std::iota(x.begin(), x.end(), 0);
   PythonRandom r(99);
