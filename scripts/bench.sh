@@ -7,7 +7,7 @@
 # after it), per-stage times (rank 0 / slowest rank, from the run's
 # summary.json) and peak RSS per rank, as a table and as JSON.
 #
-#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O,H] [--scratch DIR] [--json FILE]
+#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O,BT,H] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #   scripts/bench.sh --only FLOOR,FLOORG,DISK,E,F,G,HE   # the 1e9-sample cases, ~40 GB of scratch
 #
@@ -30,7 +30,11 @@
 # only, made once per scratch directory at 2 ranks. H: `dsanalyze merge` alone
 # (one process) of two halves (dataset.sample_range) of B's seed config, made
 # once per scratch directory at 2 ranks; the merge must equal the whole run's
-# metric files, checked once.
+# metric files, checked once. BT: `dsanalyze batches` alone (one process) over a
+# 100M-sample analysis of B's seed config, value metric only, made (and timed,
+# as BTA) at 2 ranks in the same invocation, once per picking order (BTd
+# dataloader, BTs seqlen, BTr random); targets <= 4x BTA and peak RSS <= 24
+# bytes a sample.
 # Not in the default set (each run writes ~18 GB; they need ~40 GB free in the
 # scratch, checked at the start): FLOOR, the floor program scripts/bench_floor.cc
 # (compiled here with g++ -O2 -std=c++20; one core, writes the `value` metric's
@@ -50,7 +54,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 scale=1
-only="A1,A2,B,C,Q,L,S,D,J,O,H"
+only="A1,A2,B,C,Q,L,S,D,J,O,BT,H"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
@@ -296,6 +300,30 @@ run_order() {
 }
 want O && run_order
 # --- end of case O ---
+# --- case BT: dsanalyze batches ---
+# run_batches: makes B's analysis (value metric only) once at 2 ranks, timed as
+# BTA, then times `dsanalyze batches` (max_tokens 65536, 64 micro-batches a
+# batch) $runs times per picking order: BTd dataloader, BTs seqlen, BTr random.
+run_batches() {
+  local analysis="$scratch/out-BT-analysis" plan="$scratch/BT-plan" order
+  seed_config $n_b '[{"name": "mod", "metric": "value"}]' "$analysis" > "$scratch/BT.json"
+  rm -rf "$analysis"
+  sync
+  measure "$scratch/BTA.measure" mpiexec -n 2 "$bin" --config "$scratch/BT.json" --quiet --progress never
+  record BTA 2 0 "$scratch/BTA.measure" "$analysis/summary.json"
+  for order in dataloader seqlen random; do
+    for ((i = 1; i <= runs; i++)); do
+      rm -rf "$plan"
+      sync
+      measure "$scratch/BT.measure" "$bin" batches --analysis "$analysis" --metric mod \
+        --max-tokens 65536 --effective-batch-size 64 --order "$order" --out "$plan" > /dev/null
+      record "BT${order:0:1}" 1 "$n_b" "$scratch/BT.measure"
+    done
+  done
+  rm -rf "$plan" "$analysis"
+}
+want BT && run_batches
+# --- end of case BT ---
 # --- cases H and HE: dsanalyze merge ---
 # half_config N BEGIN END OUT: the seed config at N (both metrics) over positions [BEGIN, END).
 half_config() {
@@ -506,6 +534,13 @@ if "S" in med and "L" in med:
 if "O" in med:
     checks.append(("O <= 2 s", med["O"]["median_wall_s"] <= 2,
                    f"{med['O']['median_wall_s']:.3f} s, {per_sample(med['O']) * 1e9:.1f} ns/sample"))
+for bt in ("BTd", "BTs", "BTr"):
+    if bt in med and "BTA" in med:
+        r = med[bt]["median_wall_s"] / med["BTA"]["median_wall_s"]
+        checks.append((f"{bt} <= 4x BTA (its analysis at 2 ranks)", r <= 4,
+                       f"{med[bt]['median_wall_s']:.3f} s vs {med['BTA']['median_wall_s']:.3f} s, {r:.2f}x"))
+        rss = max(med[bt]["peak_rss_bytes"]) / med[bt]["samples"]
+        checks.append((f"{bt} peak RSS <= 24 B/sample", rss <= 24, f"{rss:.1f} B/sample"))
 if "J" in med:
     mbps = int(open(os.path.join(sys.argv[5], "J.bytes")).read()) / med["J"]["median_wall_s"] / 1e6
     checks.append(("J >= 500 MB/s", mbps >= 500, f"{mbps:.0f} MB/s on one core"))

@@ -72,6 +72,14 @@ CLI::App* AddGenerate(CLI::App& app, dsanalyze::cli::GenerateOptions& gen_opts) 
   return generate;
 }
 
+CLI::App* AddCompare(CLI::App& app, dsanalyze::cli::CompareOptions& o) {
+  CLI::App* compare = app.add_subcommand("compare", "compare two output directories by content");
+  compare->add_option("a", o.a, "first output directory")->required();
+  compare->add_option("b", o.b, "second output directory")->required();
+  compare->add_flag("--strict", o.strict, "doc_idx differences count too");
+  return compare;
+}
+
 CLI::App* AddCurriculum(CLI::App& app, dsanalyze::cli::CurriculumOptions& o) {
   CLI::App* c = app.add_subcommand(
       "curriculum", "replay DeepSpeed's curriculum schedule on an analysis and check it");
@@ -120,6 +128,30 @@ CLI::App* AddOrder(CLI::App& app, dsanalyze::OrderOptions& o) {
   order->add_option("--seed", o.seed, "seed of the shuffle within buckets")->capture_default_str();
   order->add_flag("--descending", o.descending, "hard to easy, buckets from the hardest");
   return order;
+}
+
+CLI::App* AddBatches(CLI::App& app, dsanalyze::BatchesRequest& o) {
+  CLI::App* b = app.add_subcommand(
+      "batches", "plan DeepSpeed's variable batch size (dynamic_batching) from an analysis");
+  b->add_option("--analysis", o.analysis, "the analysis (default: the config's metrics_path)");
+  b->add_option("--ds-config", o.ds_config, "DeepSpeed config with dynamic_batching");
+  b->add_option("--out", o.out, "folder to write the plan to")->required();
+  b->add_option("--metric", o.metric, "the length metric")->capture_default_str();
+  b->add_option("--max-tokens", o.max_tokens, "tokens a micro-batch holds at most");
+  b->add_option("--effective-batch-size", o.effective_batch_size, "micro-batches per batch");
+  b->add_option("--data-parallel-size", o.data_parallel_size,
+                "data-parallel ranks, for a config without train_batch_size")
+      ->capture_default_str();
+  b->add_option("--min-batch-size", o.min_batch_size, "samples a micro-batch holds at least");
+  b->add_option("--max-batch-size", o.max_batch_size, "samples a micro-batch holds at most");
+  b->add_option("--order", o.order, "sequence picking order: dataloader, seqlen or random");
+  b->add_option("--seed", o.seed, "seed of the random order (default 1234)");
+  b->add_option("--lr-scaling", o.lr_scaling, "LR scaling: linear, sqrt or none");
+  b->add_flag("--same-size-microbatches", o.same_size,
+              "micro-batches of a batch hold equal counts (pipeline parallelism)");
+  b->add_option("--sample-ids", o.sample_ids, "int64 .npy of the sample ids to batch, in order");
+  b->add_option("--svg", o.svg, "also write a chart of batch sizes and tokens (SVG)");
+  return b;
 }
 
 CLI::App* AddMerge(CLI::App& app, dsanalyze::cli::MergeOptions& o) {
@@ -175,10 +207,7 @@ int main(int argc, char** argv) {
   verify->add_flag("--json", verify_opts.json, "machine-readable output");
 
   cli::CompareOptions compare_opts;
-  auto* compare = app.add_subcommand("compare", "compare two output directories by content");
-  compare->add_option("a", compare_opts.a, "first output directory")->required();
-  compare->add_option("b", compare_opts.b, "second output directory")->required();
-  compare->add_flag("--strict", compare_opts.strict, "doc_idx differences count too");
+  CLI::App* compare = AddCompare(app, compare_opts);
 
   cli::MetricsOptions metrics_opts;
   auto* metrics = app.add_subcommand("metrics", "list the available metrics");
@@ -189,6 +218,8 @@ int main(int argc, char** argv) {
   CLI::App* order = AddOrder(app, order_opts);
   cli::MergeOptions merge_opts;
   CLI::App* merge = AddMerge(app, merge_opts);
+  dsanalyze::BatchesRequest batches_opts;
+  CLI::App* batches = AddBatches(app, batches_opts);
 
   try {
     app.parse(argc, argv);
@@ -205,6 +236,7 @@ int main(int argc, char** argv) {
   if (*curriculum) return cli::Curriculum(curriculum_opts);
   if (*order) return cli::Order(order_opts);
   if (*merge) return cli::Merge(WithTopOptions(merge_opts, app, *merge, top_run));
+  if (*batches) return cli::Batches(batches_opts);
   if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
   std::fputs(app.help().c_str(), stderr);
   return dsanalyze::kExitBadInput;

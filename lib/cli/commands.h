@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "batching/batch_params.h"
 #include "curriculum/training_order.h"
 #include "synth/token_generator.h"
 
@@ -75,6 +76,11 @@ int ListMetrics(const MetricsOptions& options);
 // line on success; bad input is one error line and exit 2, nothing at --out.
 int Order(const OrderOptions& options);
 // --- end of dsanalyze order ---
+
+// `dsanalyze batches` (batching/batch_plan.h): DeepSpeed's variable batch
+// size planned from an analysis; prints a summary, exit 0; bad input is one
+// error line and exit 2, nothing at --out.
+int Batches(const BatchesRequest& request);
 
 // `dsanalyze merge A B ... --out C` (merge/merge.h): one process, no MPI;
 // started as several launcher tasks, only the launcher's rank 0 merges (the

@@ -10,10 +10,7 @@ namespace {
 Result<int64_t> GlobalBatchSize(const CurriculumRequest& r, const DeepSpeedCurriculum& c,
                                 const std::string& file) {
   if (r.global_batch_size) return *r.global_batch_size;
-  if (c.train_batch_size) return *c.train_batch_size;
-  if (c.train_micro_batch_size_per_gpu)
-    return *c.train_micro_batch_size_per_gpu * c.gradient_accumulation_steps.value_or(1) *
-           r.data_parallel_size;
+  if (const std::optional<int64_t> size = c.GlobalBatchSize(r.data_parallel_size)) return *size;
   return Status::BadInput("no global batch size: give --global-batch-size (" + file +
                           " has neither train_batch_size nor train_micro_batch_size_per_gpu)");
 }

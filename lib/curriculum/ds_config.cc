@@ -16,14 +16,6 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr std::string_view kSectionPath = "data_efficiency.data_sampling.curriculum_learning";
 
-// JsonFields words errors for the run config ("config: key: problem"); here
-// the file is the DeepSpeed config, so its name replaces the label.
-Status InFile(const Status& s, const std::string& file) {
-  constexpr std::string_view kLabel = "config: ";
-  if (s.ok() || s.message().rfind(kLabel, 0) != 0) return s;
-  return Status::BadInput(file + ": " + s.message().substr(kLabel.size()));
-}
-
 // The value of `key`, which must be one of `names`, as its index in `names`.
 Result<size_t> Choice(const JsonFields& f, std::string_view key,
                       std::initializer_list<std::string_view> names) {
@@ -158,22 +150,11 @@ Result<std::vector<CurriculumMetricConfig>> ParseSection(const json& plain,
   return out;
 }
 
-Result<DeepSpeedCurriculum> Parse(const nlohmann::ordered_json& doc) {
+Result<DeepSpeedCurriculum> Parse(const nlohmann::ordered_json& doc, const std::string& file) {
   const json plain(doc);
   DeepSpeedCurriculum c;
   DSA_ASSIGN_OR_RETURN(c.metrics, ParseSection(plain, doc));
-  DSA_ASSIGN_OR_RETURN(JsonFields top, JsonFields::Of(plain, ""));
-  const std::pair<std::string_view, std::optional<int64_t>*> keys[] = {
-      {"train_batch_size", &c.train_batch_size},
-      {"train_micro_batch_size_per_gpu", &c.train_micro_batch_size_per_gpu},
-      {"gradient_accumulation_steps", &c.gradient_accumulation_steps},
-      {"train_iters", &c.train_iters}};
-  for (const auto& [key, out] : keys) {
-    if (!top.has(key)) continue;
-    int64_t v = 0;
-    DSA_RETURN_IF_ERROR(top.Int(key, 1, kMax, &v));
-    *out = v;
-  }
+  DSA_ASSIGN_OR_RETURN(static_cast<DeepSpeedTrainKeys&>(c), ReadTrainKeys(plain, file));
   return c;
 }
 
@@ -187,7 +168,39 @@ std::string_view ClusteringTypeName(ClusteringType type) {
   return type == ClusteringType::kScheduleBased ? "schedule_based" : "single_cluster";
 }
 
-Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path) {
+Status InDeepSpeedConfig(const Status& s, const std::string& file) {
+  constexpr std::string_view kLabel = "config: ";
+  if (s.ok() || s.message().rfind(kLabel, 0) != 0) return s;
+  return Status::BadInput(file + ": " + s.message().substr(kLabel.size()));
+}
+
+std::optional<int64_t> DeepSpeedTrainKeys::GlobalBatchSize(int64_t data_parallel_size) const {
+  if (train_batch_size) return *train_batch_size;
+  if (train_micro_batch_size_per_gpu)
+    return *train_micro_batch_size_per_gpu * gradient_accumulation_steps.value_or(1) *
+           data_parallel_size;
+  return std::nullopt;
+}
+
+Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::string& file) {
+  Result<JsonFields> top = JsonFields::Of(doc, "");
+  if (!top.ok()) return InDeepSpeedConfig(top.status(), file);
+  DeepSpeedTrainKeys c;
+  const std::pair<std::string_view, std::optional<int64_t>*> keys[] = {
+      {"train_batch_size", &c.train_batch_size},
+      {"train_micro_batch_size_per_gpu", &c.train_micro_batch_size_per_gpu},
+      {"gradient_accumulation_steps", &c.gradient_accumulation_steps},
+      {"train_iters", &c.train_iters}};
+  for (const auto& [key, out] : keys) {
+    if (!top->has(key)) continue;
+    int64_t v = 0;
+    DSA_RETURN_IF_ERROR(InDeepSpeedConfig(top->Int(key, 1, kMax, &v), file));
+    *out = v;
+  }
+  return c;
+}
+
+Result<nlohmann::ordered_json> ReadDeepSpeedJson(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Status::BadInput(path + ": is a directory, not a DeepSpeed config");
@@ -197,8 +210,13 @@ Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path) {
   text << in.rdbuf();
   const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text.str(), nullptr, false);
   if (doc.is_discarded()) return Status::BadInput(path + ": not valid JSON");
-  Result<DeepSpeedCurriculum> c = Parse(doc);
-  if (!c.ok()) return InFile(c.status(), path);
+  return doc;
+}
+
+Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path) {
+  DSA_ASSIGN_OR_RETURN(const nlohmann::ordered_json doc, ReadDeepSpeedJson(path));
+  Result<DeepSpeedCurriculum> c = Parse(doc, path);
+  if (!c.ok()) return InDeepSpeedConfig(c.status(), path);
   return c;
 }
 

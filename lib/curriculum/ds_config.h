@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,15 +58,34 @@ struct CurriculumMetricConfig {
   Schedule schedule;
 };
 
-struct DeepSpeedCurriculum {
-  std::vector<CurriculumMetricConfig> metrics;  // the config's order
+// The top-level keys of a DeepSpeed config that fix the batch size and the
+// number of training steps (also read by `dsanalyze batches`).
+struct DeepSpeedTrainKeys {
   std::optional<int64_t> train_batch_size;
   std::optional<int64_t> train_micro_batch_size_per_gpu;
   std::optional<int64_t> gradient_accumulation_steps;
   std::optional<int64_t> train_iters;
+
+  // train_batch_size, else train_micro_batch_size_per_gpu x
+  // gradient_accumulation_steps (default 1) x data_parallel_size; nullopt
+  // without either.
+  std::optional<int64_t> GlobalBatchSize(int64_t data_parallel_size) const;
+};
+
+struct DeepSpeedCurriculum : DeepSpeedTrainKeys {
+  std::vector<CurriculumMetricConfig> metrics;  // the config's order
 };
 
 // Reads the DeepSpeed config file at `path`.
 Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path);
+
+// The DeepSpeed config file at `path` as JSON, in file order. BadInput for a
+// folder, an unreadable file or invalid JSON.
+Result<nlohmann::ordered_json> ReadDeepSpeedJson(const std::string& path);
+// The DeepSpeedTrainKeys of the config `doc` read from `file`.
+Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::string& file);
+// A JsonFields error ("config: key: problem") reworded for the DeepSpeed
+// config `file` ("FILE: key: problem"); other statuses unchanged.
+Status InDeepSpeedConfig(const Status& s, const std::string& file);
 
 }  // namespace dsanalyze

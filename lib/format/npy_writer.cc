@@ -6,10 +6,11 @@
 namespace dsanalyze {
 namespace {
 
-// numpy's descr for an integer dtype: "<i4", "<u4", "|u1", ...
+// numpy's descr: "<i4", "<u4", "|u1", "<f8", ...
 std::string Descr(DType t) {
   const size_t size = ItemSize(t);
-  return std::string(size == 1 ? "|" : "<") + (IsSigned(t) ? "i" : "u") + std::to_string(size);
+  const char* kind = !IsInteger(t) ? "f" : IsSigned(t) ? "i" : "u";
+  return std::string(size == 1 ? "|" : "<") + kind + std::to_string(size);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Writing NumPy .npy files (docs/format.md §3): what numpy.save writes for a
-// C-order little-endian integer array, version 1.0, the header padded with
+// C-order little-endian integer (or float32/float64) array, version 1.0, the header padded with
 // spaces so that the data starts at a multiple of 64 bytes.
 #pragma once
 
@@ -14,7 +14,7 @@
 namespace dsanalyze {
 
 // The bytes before the data of such a file: magic, version 1.0, header length
-// and the header dict for integer dtype `dtype` and `shape`, padded so that
+// and the header dict for dtype `dtype` and `shape`, padded so that
 // their size is a multiple of 64. For writers that stream the data.
 std::string NpyHeader(DType dtype, const std::vector<uint64_t>& shape);
 

@@ -50,7 +50,8 @@ std::string Integer(__int128 v) {
 
 // The document head, title, heading and both axis lines: everything the
 // chart shows even without samples.
-std::string Frame(const std::string& metric, const ValueDistribution& d) {
+std::string Frame(const std::string& metric, const ValueDistribution& d,
+                  const std::string& counted) {
   std::string svg =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
@@ -62,12 +63,12 @@ std::string Frame(const std::string& metric, const ValueDistribution& d) {
       " histogram</title>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += Text(kWidth / 2, 28, "middle",
-              metric + ": N = " + std::to_string(d.samples) + " samples, " +
+              metric + ": N = " + std::to_string(d.samples) + " " + counted + ", " +
                   std::to_string(d.values.size()) + " distinct values",
               "font-size=\"16\" font-weight=\"bold\"");
   svg += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
   svg += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
-  svg += Text(25, kTop + kPlotH / 2, "middle", "samples",
+  svg += Text(25, kTop + kPlotH / 2, "middle", counted,
               "transform=\"rotate(-90 25 " + Px(kTop + kPlotH / 2) + ")\"");
   return svg;
 }
@@ -148,7 +149,7 @@ std::string Bars(const Bins& b, const Scale& s, const ValueAxis& axis) {
     svg += "<rect x=\"" + Px(kLeft + i * bar_w + gap / 2) + "\" y=\"" + Px(y) + "\" width=\"" +
            Px(bar_w - gap) + "\" height=\"" + Px(kAxisY - y) + "\"><title>" +
            (b.width == 1 ? axis.label(first) : axis.label(first) + ".." + axis.label(last)) + ": " +
-           std::to_string(b.counts[i]) + " samples</title></rect>\n";
+           std::to_string(b.counts[i]) + " " + axis.counted + "</title></rect>\n";
   }
   return svg + "</g>\n";
 }
@@ -194,9 +195,9 @@ ValueAxis IntegerAxis(const std::string& metric) { return {metric + " value", In
 
 std::string HistogramSvg(const std::string& metric, const ValueDistribution& d,
                          const ValueAxis& axis) {
-  std::string svg = Frame(metric, d);
+  std::string svg = Frame(metric, d, axis.counted);
   if (d.samples == 0) {
-    svg += Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no samples");
+    svg += Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no " + axis.counted);
     svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle", axis.title);
     return svg + "</svg>\n";
   }

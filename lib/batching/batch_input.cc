@@ -1,0 +1,204 @@
+#include "batching/batch_input.h"
+
+#include <algorithm>
+
+#include "batching/python_random.h"
+#include "output/analysis_folder.h"
+#include "output/analysis_layout.h"
+
+namespace dsanalyze {
+namespace {
+
+using std::to_string;
+
+// BadInput when the analysis chose not to write a file batching reads.
+Status CheckChosenFiles(const std::string& analysis, const AnalysisFolder& folder,
+                        const std::string& metric) {
+  for (std::string_view kind : {kSampleToMetric, kIndexToMetric, kIndexToSample})
+    if (!WritesKind(folder.files, kind))
+      return Status::BadInput(analysis + ": was written without " + metric + "_" +
+                              std::string(kind) + " (summary.json \"files\"): run the analysis " +
+                              "again with \"" + std::string(OutputChoiceOf(kind)) +
+                              "\" in output.files");
+  return Status::OK();
+}
+
+Status CheckNotSampleIndices(const std::string& analysis, const AnalysisFolder& folder) {
+  const nlohmann::json& c = folder.config;
+  if (!c.is_object() || !c.contains("dataset") || !c["dataset"].is_object()) return Status::OK();
+  const nlohmann::json& d = c["dataset"];
+  if (!d.contains("sample_indices") || d["sample_indices"].is_null()) return Status::OK();
+  return Status::BadInput(analysis +
+                          ": was made with dataset.sample_indices: its ids are not the rows of "
+                          "sample_to_metric, which DeepSpeed's dynamic batching takes as sample "
+                          "ids; run the analysis without sample_indices and pass the ids you "
+                          "want as --sample-ids");
+}
+
+Status CheckValues(const BatchInput& in) {
+  const IndexedDataset& values = in.sample_to_metric;
+  if (values.num_elements() != values.num_rows())
+    return Status::BadInput(values.prefix() + ": holds " + to_string(values.num_elements()) +
+                            " values in " + to_string(values.num_rows()) +
+                            " rows: batching needs one value a sample");
+  if (in.metric.index_to_metric.num_elements() == 0) return Status::OK();
+  int64_t smallest = 0;
+  WidenElements(in.metric.index_to_metric.elements(), 0, {&smallest, 1});
+  if (smallest < 0)
+    return Status::BadInput(in.metric.index_to_metric.prefix() + ": holds the value " +
+                            to_string(smallest) +
+                            ": token counts cannot be negative; batch by a length metric");
+  return Status::OK();
+}
+
+// The rows of sample_to_metric in order, or the filter ids in theirs.
+class RowSource : public SampleSource {
+ public:
+  RowSource(const IndexedDataset& values, const FilterIds* filter)
+      : values_(values.elements()),
+        filter_(filter),
+        end_(filter ? filter->array.size() : values.num_rows()) {}
+
+  Result<size_t> Read(std::span<Sample> out) override {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), end_ - next_));
+    VisitIntDType(values_.dtype, [&](auto tag) {
+      const auto v = values_.as<decltype(tag)>();
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t id = filter_ ? filter_->array.at(next_ + i) : static_cast<int64_t>(next_ + i);
+        out[i] = {static_cast<int64_t>(v[static_cast<size_t>(id)]), id};
+      }
+    });
+    next_ += n;
+    return n;
+  }
+
+ private:
+  ElementView values_;
+  const FilterIds* filter_;
+  uint64_t end_;
+  uint64_t next_ = 0;
+};
+
+// index_to_sample's ids in order with their row's value, those not in the
+// filter skipped.
+class IndexSource : public SampleSource {
+ public:
+  IndexSource(const BatchInput& in, const FilterIds* filter) : in_(in), filter_(filter) {}
+
+  Result<size_t> Read(std::span<Sample> out) override {
+    const IndexedDataset& i2s = in_.metric.index_to_sample;
+    const ElementView all = i2s.elements();
+    size_t n = 0;
+    Status status;
+    while (n < out.size() && row_ < i2s.num_rows() && status.ok()) {
+      int64_t value = 0;
+      WidenElements(in_.metric.index_to_metric.elements(), row_, {&value, 1});
+      const uint64_t end = i2s.row_begin(row_ + 1);
+      VisitIntDType(all.dtype, [&](auto tag) {
+        const auto ids = all.as<decltype(tag)>();
+        for (; pos_ < end && n < out.size(); ++pos_) {
+          const int64_t id = static_cast<int64_t>(ids[pos_]);
+          if (id < 0 || static_cast<uint64_t>(id) >= in_.samples) {
+            status = OutOfRange(id);
+            return;
+          }
+          if (!filter_ || filter_->member[static_cast<size_t>(id)]) out[n++] = {value, id};
+        }
+      });
+      if (pos_ == end) ++row_;
+    }
+    if (!status.ok()) return status;
+    return n;
+  }
+
+ private:
+  Status OutOfRange(int64_t id) const {
+    return Status::BadInput(in_.metric.index_to_sample.prefix() + ": holds the id " +
+                            to_string(id) + ", not a row of sample_to_metric (" +
+                            to_string(in_.samples) +
+                            " rows): was the analysis made with sample_indices?");
+  }
+  const BatchInput& in_;
+  const FilterIds* filter_;
+  uint64_t row_ = 0;
+  uint64_t pos_ = 0;
+};
+
+// The dataloader list, shuffled once, handed out in order.
+class ShuffledSource : public SampleSource {
+ public:
+  explicit ShuffledSource(std::vector<Sample> samples) : samples_(std::move(samples)) {}
+
+  Result<size_t> Read(std::span<Sample> out) override {
+    const size_t n = std::min(out.size(), samples_.size() - next_);
+    std::copy_n(samples_.begin() + static_cast<ptrdiff_t>(next_), n, out.begin());
+    next_ += n;
+    return n;
+  }
+
+ private:
+  std::vector<Sample> samples_;
+  size_t next_ = 0;
+};
+
+Result<std::unique_ptr<SampleSource>> Shuffled(const BatchInput& input, const FilterIds* filter,
+                                               int64_t seed) {
+  std::vector<Sample> all(filter ? filter->array.size() : input.samples);
+  RowSource rows(input.sample_to_metric, filter);
+  DSA_ASSIGN_OR_RETURN(const size_t n, rows.Read(all));
+  all.resize(n);
+  PythonRandom random(seed);
+  PythonShuffle<Sample>(all, random);
+  return std::unique_ptr<SampleSource>(new ShuffledSource(std::move(all)));
+}
+
+}  // namespace
+
+Result<BatchInput> OpenBatchInput(const std::string& analysis, const std::string& metric) {
+  DSA_ASSIGN_OR_RETURN(const AnalysisFolder folder, ReadAnalysisFolder(analysis));
+  DSA_RETURN_IF_ERROR(CheckNotSampleIndices(analysis, folder));
+  DSA_RETURN_IF_ERROR(CheckChosenFiles(analysis, folder, metric));
+  DSA_ASSIGN_OR_RETURN(std::vector<OrderMetric> opened, OpenOrderMetrics(analysis, {metric}));
+  BatchInput in;
+  in.metric = std::move(opened[0]);
+  DSA_ASSIGN_OR_RETURN(in.sample_to_metric, IndexedDataset::Open(in.metric.values_prefix));
+  in.samples = in.sample_to_metric.num_rows();
+  DSA_RETURN_IF_ERROR(CheckValues(in));
+  return in;
+}
+
+Result<FilterIds> ReadFilterIds(const std::string& path, uint64_t samples) {
+  FilterIds f;
+  DSA_ASSIGN_OR_RETURN(f.array, NpyArray::Open(path));
+  if (f.array.shape().size() != 1)
+    return Status::BadInput(path + ": has shape " + f.array.shape_string() +
+                            ": --sample-ids must be a 1-D array of sample ids");
+  f.member.assign(static_cast<size_t>(samples), false);
+  for (uint64_t i = 0; i < f.array.size(); ++i) {
+    const int64_t id = f.array.at(i);
+    if (id < 0 || static_cast<uint64_t>(id) >= samples)
+      return Status::BadInput(path + ": entry " + to_string(i) + " is " + to_string(id) +
+                              ", not a sample id of the analysis (0 to " + to_string(samples) +
+                              " exclusive)");
+    if (f.member[static_cast<size_t>(id)])
+      return Status::BadInput(path + ": entry " + to_string(i) + " repeats the id " +
+                              to_string(id) + ": each sample may be listed once");
+    f.member[static_cast<size_t>(id)] = true;
+  }
+  return f;
+}
+
+Result<std::unique_ptr<SampleSource>> MakeSampleSource(const BatchInput& input,
+                                                       const FilterIds* filter, PickingOrder order,
+                                                       int64_t seed) {
+  switch (order) {
+    case PickingOrder::kSeqlen:
+      return std::unique_ptr<SampleSource>(new IndexSource(input, filter));
+    case PickingOrder::kRandom:
+      return Shuffled(input, filter, seed);
+    default:
+      return std::unique_ptr<SampleSource>(new RowSource(input.sample_to_metric, filter));
+  }
+}
+
+}  // namespace dsanalyze

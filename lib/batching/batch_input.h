@@ -1,0 +1,63 @@
+// What `dsanalyze batches` reads: one single-value metric of an analysis,
+// opened through curriculum/order_inputs.h (the checks `dsanalyze order`
+// makes), and the optional filter ids; and the three picking orders of
+// DeepSpeed's batch_by_seqlens as sample sources (batching/planner.h).
+//
+// A sample's id is its row in sample_to_metric, as DeepSpeed numbers them;
+// filter ids (DeepSpeed's dataset_filter_ids) select and order rows.
+//  - dataloader: the rows in order (or the filter ids in their order), read
+//    from sample_to_metric as they are asked for;
+//  - seqlen: ascending by (value, id), which is index_to_sample's order
+//    (index_to_metric gives each row's value), so nothing is sorted; with
+//    filter ids, the ids not in the filter are skipped;
+//  - random: the dataloader list shuffled as random.Random(seed).shuffle
+//    shuffles it (batching/python_random.h), held in memory (16 bytes a
+//    sample).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "batching/planner.h"
+#include "curriculum/order_inputs.h"
+#include "format/indexed_dataset.h"
+#include "format/npy.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+enum class PickingOrder { kDataloader, kSeqlen, kRandom };
+
+struct BatchInput {
+  OrderMetric metric;  // index_to_sample, index_to_metric
+  IndexedDataset sample_to_metric;
+  uint64_t samples = 0;  // N
+};
+
+// Opens `metric` of `analysis`. BadInput, in one line, for what
+// OpenOrderMetrics refuses; a metric whose sample_to_metric, index_to_sample
+// or index_to_metric the analysis chose not to write (output.files) or whose
+// sample_to_metric rows hold other than one value; a negative value (token
+// counts are not negative; the planner relies on it); and an analysis made
+// with dataset.sample_indices, whose index_to_sample ids are not the rows of
+// sample_to_metric that DeepSpeed takes as ids.
+Result<BatchInput> OpenBatchInput(const std::string& analysis, const std::string& metric);
+
+// DeepSpeed's dataset_filter_ids: a 1-D integer .npy of distinct row numbers
+// of an N-sample analysis. BadInput naming the file and the first bad entry.
+struct FilterIds {
+  NpyArray array;
+  std::vector<bool> member;  // N flags
+};
+Result<FilterIds> ReadFilterIds(const std::string& path, uint64_t samples);
+
+// The samples of `input` (all, or `filter`'s) in `order`; `seed` for random.
+// `input` and `filter` must outlive the source.
+Result<std::unique_ptr<SampleSource>> MakeSampleSource(const BatchInput& input,
+                                                       const FilterIds* filter, PickingOrder order,
+                                                       int64_t seed);
+
+}  // namespace dsanalyze

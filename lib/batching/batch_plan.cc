@@ -1,0 +1,37 @@
+#include "batching/batch_plan.h"
+
+#include <optional>
+
+#include "batching/batch_input.h"
+#include "batching/plan_files.h"
+#include "batching/plan_report.h"
+#include "util/file_util.h"
+
+namespace dsanalyze {
+
+Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
+  DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
+  DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenBatchInput(params.analysis, request.metric));
+  std::optional<FilterIds> filter;
+  if (!request.sample_ids.empty()) {
+    DSA_ASSIGN_OR_RETURN(filter, ReadFilterIds(request.sample_ids, input.samples));
+  }
+  DSA_ASSIGN_OR_RETURN(PlanFiles files, PlanFiles::Create(request.out));
+  DSA_ASSIGN_OR_RETURN(
+      std::unique_ptr<SampleSource> source,
+      MakeSampleSource(input, filter ? &*filter : nullptr, params.order, params.seed));
+  PlanStats stats(params.rule.max_tokens);
+  DSA_ASSIGN_OR_RETURN(
+      const PlanCounts counts, PlanBatches(*source, params.rule, [&](const PlannedBatch& batch) {
+        const double lr =
+            LrScale(params.lr_scaling, batch.samples, params.rule.effective_batch_size);
+        stats.Add(batch, lr);
+        return files.Add(batch, lr);
+      }));
+  const PlanReport report{params, request.metric, request.sample_ids, counts, stats};
+  if (!request.svg.empty()) DSA_RETURN_IF_ERROR(WriteFileAtomic(request.svg, PlanSvg(report)));
+  DSA_RETURN_IF_ERROR(files.Commit(PlanJson(report).dump(2) + "\n"));
+  return PlanSummary(report, request.out);
+}
+
+}  // namespace dsanalyze

@@ -1,0 +1,19 @@
+// `dsanalyze batches` without its printing: resolves the parameters
+// (batching/batch_params.h), opens the analysis and the filter ids
+// (batching/batch_input.h), plans (batching/planner.h) while writing the
+// arrays (batching/plan_files.h), then writes the chart and plan.json and
+// moves the plan into place. Bad input fails before anything carries the
+// --out name.
+#pragma once
+
+#include <string>
+
+#include "batching/batch_params.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+// Returns the summary to print (batching/plan_report.h).
+Result<std::string> WriteBatchPlan(const BatchesRequest& request);
+
+}  // namespace dsanalyze

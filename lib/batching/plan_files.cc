@@ -1,0 +1,141 @@
+#include "batching/plan_files.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "format/npy_writer.h"
+
+namespace dsanalyze {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr size_t kBufferBytes = size_t{1} << 20;
+constexpr std::array<std::string_view, 5> kArrays = {"microbatch_offsets.npy",
+                                                     "microbatch_sample_ids.npy", "batch_sizes.npy",
+                                                     "batch_max_seqlens.npy", "lr_scale.npy"};
+
+Status CheckOutDir(const std::string& dir) {
+  std::error_code ec;
+  const fs::path parent = fs::path(dir).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    return Status::BadInput(dir + ": no such folder: " + parent.string());
+  if (!fs::exists(dir, ec)) return Status::OK();
+  if (!fs::is_directory(dir, ec))
+    return Status::BadInput(dir + ": is a file; --out names the folder of the plan");
+  if (!fs::is_empty(dir, ec) && !fs::exists(fs::path(dir) / kPlanJson, ec))
+    return Status::BadInput(dir + ": is a folder without " + std::string(kPlanJson) +
+                            " (not a plan), which --out would replace: choose another --out");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<NpyAppender> NpyAppender::Create(const std::string& path, DType dtype) {
+  DSA_ASSIGN_OR_RETURN(OutputFile file, OutputFile::Create(path));
+  // A 1-D header's length does not depend on the length it states (any
+  // shape up to 19 digits pads to the same 64-byte block), so the final
+  // header fits over this one.
+  const std::string header = NpyHeader(dtype, {0});
+  DSA_RETURN_IF_ERROR(file.WriteAt(0, header.data(), header.size()));
+  return NpyAppender(std::move(file), dtype, header.size());
+}
+
+Status NpyAppender::Append(const void* data, uint64_t count) {
+  buffer_.append(static_cast<const char*>(data), count * ItemSize(dtype_));
+  count_ += count;
+  return buffer_.size() >= kBufferBytes ? Flush() : Status::OK();
+}
+
+Status NpyAppender::Flush() {
+  DSA_RETURN_IF_ERROR(file_.WriteAt(offset_, buffer_.data(), buffer_.size()));
+  offset_ += buffer_.size();
+  buffer_.clear();
+  return Status::OK();
+}
+
+Status NpyAppender::Finish() {
+  DSA_RETURN_IF_ERROR(Flush());
+  const std::string header = NpyHeader(dtype_, {count_});
+  if (header.size() != header_bytes_)
+    return Status::Internal(file_.path() + ": the .npy header changed size");
+  DSA_RETURN_IF_ERROR(file_.WriteAt(0, header.data(), header.size()));
+  return file_.Close(false);
+}
+
+Result<PlanFiles> PlanFiles::Create(const std::string& dir) {
+  DSA_RETURN_IF_ERROR(CheckOutDir(dir));
+  const fs::path path(dir);
+  fs::path parent = path.parent_path();
+  if (parent.empty()) parent = ".";
+  std::string hidden = ".";  // not "." + name: g++ 12 warns (-Wrestrict) on that
+  hidden.append(path.filename().string()).append(".staging-XXXXXX");
+  std::string templ = (parent / hidden).string();
+  if (::mkdtemp(templ.data()) == nullptr)
+    return Status::IoError(templ + ": cannot create the staging folder: " + ErrnoText(errno));
+  // mkdtemp makes the folder 0700; the plan gets what the umask gives a new folder.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(templ.c_str(), 0777 & ~mask);
+  PlanFiles files(dir, templ);
+  DSA_RETURN_IF_ERROR(files.OpenArrays());
+  return files;
+}
+
+Status PlanFiles::OpenArrays() {
+  for (size_t i = 0; i < kArrays.size(); ++i) {
+    const DType dtype = i + 1 == kArrays.size() ? DType::kF64 : DType::kI64;
+    DSA_ASSIGN_OR_RETURN(NpyAppender a,
+                         NpyAppender::Create(staging_ + "/" + std::string(kArrays[i]), dtype));
+    arrays_.push_back(std::move(a));
+  }
+  return arrays_[0].Append(&offset_, 1);
+}
+
+PlanFiles::PlanFiles(PlanFiles&& other) noexcept
+    : dir_(std::move(other.dir_)),
+      staging_(std::exchange(other.staging_, {})),
+      arrays_(std::move(other.arrays_)),
+      offset_(other.offset_) {}
+
+PlanFiles::~PlanFiles() {
+  if (staging_.empty()) return;
+  arrays_.clear();
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+}
+
+Status PlanFiles::Add(const PlannedBatch& batch, double lr_scale) {
+  for (const MicroBatch& m : batch.micro) {
+    offset_ += static_cast<int64_t>(m.samples);
+    DSA_RETURN_IF_ERROR(arrays_[0].Append(&offset_, 1));
+  }
+  DSA_RETURN_IF_ERROR(arrays_[1].Append(batch.ids.data(), batch.ids.size()));
+  const int64_t size = static_cast<int64_t>(batch.samples);
+  DSA_RETURN_IF_ERROR(arrays_[2].Append(&size, 1));
+  DSA_RETURN_IF_ERROR(arrays_[3].Append(&batch.longest, 1));
+  return arrays_[4].Append(&lr_scale, 1);
+}
+
+Status PlanFiles::Commit(const std::string& plan_json) {
+  for (NpyAppender& a : arrays_) DSA_RETURN_IF_ERROR(a.Finish());
+  DSA_RETURN_IF_ERROR(WriteFileAtomic(staging_ + "/" + std::string(kPlanJson), plan_json));
+  std::error_code ec;
+  if (fs::exists(dir_, ec)) {
+    // renameat2 through syscall(), as output/output_commit.cc does.
+    if (syscall(SYS_renameat2, AT_FDCWD, staging_.c_str(), AT_FDCWD, dir_.c_str(),
+                RENAME_EXCHANGE) != 0)
+      return Status::IoError(dir_ + ": cannot replace the previous plan: " + ErrnoText(errno));
+    fs::remove_all(staging_, ec);  // now the previous plan
+  } else if (::rename(staging_.c_str(), dir_.c_str()) != 0) {
+    return Status::IoError(dir_ + ": cannot move the plan into place: " + ErrnoText(errno));
+  }
+  staging_.clear();
+  return Status::OK();
+}
+
+}  // namespace dsanalyze

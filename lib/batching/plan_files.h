@@ -1,0 +1,71 @@
+// The files `dsanalyze batches` writes in its --out folder DIR (docs/
+// format.md §2.13): microbatch_offsets.npy, microbatch_sample_ids.npy,
+// batch_sizes.npy, batch_max_seqlens.npy (int64), lr_scale.npy (float64) and
+// plan.json.
+//
+// Everything goes to a hidden folder beside DIR (.NAME.staging-XXXXXX), each
+// array appended as batches come and its .npy header written last, once its
+// length is known. Commit renames the folder to DIR in one step (exchanging
+// it with a previous plan, which is then deleted), so DIR never holds a
+// partial plan; a PlanFiles destroyed before Commit deletes its folder.
+// Memory: one 1 MiB buffer per array. Not thread-safe; move-only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "batching/planner.h"
+#include "format/dtype.h"
+#include "util/file_util.h"
+#include "util/status.h"
+
+namespace dsanalyze {
+
+inline constexpr std::string_view kPlanJson = "plan.json";
+
+// A 1-D .npy of int64 or float64 appended to; its header is written by Finish.
+class NpyAppender {
+ public:
+  static Result<NpyAppender> Create(const std::string& path, DType dtype);
+  Status Append(const void* data, uint64_t count);
+  Status Finish();
+
+ private:
+  NpyAppender(OutputFile file, DType dtype, uint64_t header_bytes)
+      : file_(std::move(file)), dtype_(dtype), header_bytes_(header_bytes), offset_(header_bytes) {}
+  Status Flush();
+  OutputFile file_;
+  DType dtype_;
+  uint64_t header_bytes_;
+  uint64_t offset_;  // where the buffer goes
+  uint64_t count_ = 0;
+  std::string buffer_;
+};
+
+class PlanFiles {
+ public:
+  // BadInput, before anything is created, when DIR's folder does not exist or
+  // DIR is a file or a non-empty folder without plan.json (not a plan).
+  static Result<PlanFiles> Create(const std::string& dir);
+  PlanFiles(PlanFiles&& other) noexcept;
+  PlanFiles& operator=(PlanFiles&&) = delete;
+  ~PlanFiles();
+
+  Status Add(const PlannedBatch& batch, double lr_scale);
+  // Finishes the arrays, writes plan.json and moves the folder to DIR.
+  Status Commit(const std::string& plan_json);
+
+ private:
+  PlanFiles(std::string dir, std::string staging)
+      : dir_(std::move(dir)), staging_(std::move(staging)) {}
+  Status OpenArrays();
+  std::string dir_;
+  std::string staging_;  // empty once committed or moved from
+  // offsets, sample ids, batch sizes, batch max seqlens, lr scale
+  std::vector<NpyAppender> arrays_;
+  int64_t offset_ = 0;  // the last micro-batch offset written
+};
+
+}  // namespace dsanalyze

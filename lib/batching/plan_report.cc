@@ -1,0 +1,203 @@
+#include "batching/plan_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "report/histogram_svg.h"
+#include "util/svg.h"
+
+namespace dsanalyze {
+namespace {
+
+using nlohmann::ordered_json;
+using std::to_string;
+constexpr int64_t kTokenBins = 256;
+
+std::string Percent(uint64_t part, uint64_t whole) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
+  return text;
+}
+
+uint64_t PlannedSamples(const PlanCounts& c) { return c.packed - c.trimmed_samples; }
+
+double Efficiency(int64_t tokens, double padded) { return padded > 0 ? tokens / padded : 1.0; }
+
+void AddPackingWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
+  const PlanCounts& c = r.counts;
+  // DeepSpeed never packs the last sample: one sample left is the rule, not a problem.
+  if (c.stopped <= 1 && !c.stopped_by_tokens) return;
+  const std::string what = "packing stopped at sample position " + to_string(c.packed) + ": " +
+                           to_string(c.stopped) + " samples (" + Percent(c.stopped, c.samples_in) +
+                           " of the data) are never trained on";
+  if (c.stopped_by_tokens)
+    out->push_back({"packing_stopped", what + ": min_batch_size samples there exceed max_tokens",
+                    "raise max_tokens or lower min_batch_size"});
+  else
+    out->push_back(
+        {"packing_stopped",
+         what + ": too few remain for one more batch (DeepSpeed never packs the last "
+                "sample)",
+         "lower min_batch_size" +
+             std::string(r.params.rule.same_size ? " or the effective batch size" : "")});
+}
+
+ordered_json Parameters(const PlanReport& r) {
+  const BatchParams& p = r.params;
+  const auto entry = [&](const std::string& key, ordered_json value) {
+    return ordered_json{{"value", std::move(value)}, {"from", p.from.at(key)}};
+  };
+  ordered_json j;
+  j["max_tokens"] = entry("max_tokens", p.rule.max_tokens);
+  j["effective_batch_size"] = entry("effective_batch_size", p.rule.effective_batch_size);
+  j["min_batch_size"] = entry("min_batch_size", p.rule.min_batch_size);
+  j["max_batch_size"] =
+      entry("max_batch_size", p.rule.max_batch_size > 0 ? ordered_json(p.rule.max_batch_size)
+                                                        : ordered_json(nullptr));
+  j["sequence_picking_order"] = entry("sequence_picking_order", PickingOrderName(p.order));
+  j["seed"] = entry("seed", p.seed);
+  j["lr_scaling_method"] = entry("lr_scaling_method", LrScalingName(p.lr_scaling));
+  j["same_size_microbatches"] = p.rule.same_size;
+  j["sample_ids"] = r.sample_ids.empty() ? ordered_json(nullptr) : ordered_json(r.sample_ids);
+  return j;
+}
+
+ordered_json Counts(const PlanCounts& c) {
+  return {{"samples_in", c.samples_in},
+          {"too_long", c.too_long},
+          {"packing_stopped_at", c.packed},
+          {"left_where_packing_stopped", c.stopped},
+          {"trimmed_microbatches", c.trimmed_micro},
+          {"trimmed_samples", c.trimmed_samples},
+          {"samples", PlannedSamples(c)},
+          {"microbatches", c.microbatches},
+          {"batches", c.batches},
+          {"tokens", c.tokens}};
+}
+
+// The histogram of `counts` (value -> count) as HistogramSvg draws it.
+std::string Chart(const std::string& title, const std::map<int64_t, uint64_t>& counts,
+                  const std::string& axis_title, const std::string& counted) {
+  ValueDistribution d;
+  for (const auto& [v, n] : counts) {
+    d.values.push_back(v);
+    d.counts.push_back(n);
+    d.samples += n;
+  }
+  ValueAxis axis = IntegerAxis(title);
+  axis.title = axis_title;
+  axis.counted = counted;
+  return HistogramSvg(title, d, axis);
+}
+
+}  // namespace
+
+PlanStats::PlanStats(int64_t max_tokens)
+    : token_bins(static_cast<size_t>(std::min(max_tokens + 1, kTokenBins))),
+      token_bin_width((max_tokens + static_cast<int64_t>(token_bins.size())) /
+                      static_cast<int64_t>(token_bins.size())) {}
+
+void PlanStats::Add(const PlannedBatch& batch, double lr_scale) {
+  ++batch_sizes[static_cast<int64_t>(batch.samples)];
+  for (const MicroBatch& m : batch.micro) {
+    ++token_bins[static_cast<size_t>(m.tokens / token_bin_width)];
+    padded_micro += static_cast<double>(m.samples) * static_cast<double>(m.longest);
+  }
+  padded_batch += static_cast<double>(batch.samples) * static_cast<double>(batch.longest);
+  lr_min = batches == 0 ? lr_scale : std::min(lr_min, lr_scale);
+  lr_max = batches == 0 ? lr_scale : std::max(lr_max, lr_scale);
+  ++batches;
+}
+
+std::vector<PlanWarning> PlanWarnings(const PlanReport& r) {
+  const PlanCounts& c = r.counts;
+  std::vector<PlanWarning> out;
+  if (c.too_long > 0)
+    out.push_back({"too_long",
+                   to_string(c.too_long) + " samples (" + Percent(c.too_long, c.samples_in) +
+                       ") are longer than max_tokens " + to_string(r.params.rule.max_tokens) +
+                       " and left out (the longest has " + to_string(c.longest_left_out) + ")",
+                   "raise max_tokens to " + to_string(c.longest_left_out) + " to keep them"});
+  AddPackingWarning(r, &out);
+  if (c.trimmed_samples > 0)
+    out.push_back({"trimmed",
+                   "the last " + to_string(c.trimmed_micro) + " micro-batches (" +
+                       to_string(c.trimmed_samples) + " samples) do not fill a batch of " +
+                       to_string(r.params.rule.effective_batch_size) + " and are trimmed",
+                   "none needed for a long run; a smaller effective batch size trims fewer"});
+  return out;
+}
+
+ordered_json PlanJson(const PlanReport& r) {
+  const PlanStats& s = r.stats;
+  ordered_json j;
+  j["analysis"] = r.params.analysis;
+  j["metric"] = r.metric;
+  j["parameters"] = Parameters(r);
+  j["counts"] = Counts(r.counts);
+  j["padding_efficiency"] = {{"microbatch", Efficiency(r.counts.tokens, s.padded_micro)},
+                             {"batch", Efficiency(r.counts.tokens, s.padded_batch)}};
+  j["batch_size"] = {{"min", s.batch_sizes.begin()->first}, {"max", s.batch_sizes.rbegin()->first}};
+  j["lr_scale"] = {{"min", s.lr_min}, {"max", s.lr_max}};
+  ordered_json warnings = ordered_json::array();
+  for (const PlanWarning& w : PlanWarnings(r))
+    warnings.push_back({{"kind", w.kind}, {"message", w.message}, {"fix", w.fix}});
+  j["warnings"] = std::move(warnings);
+  return j;
+}
+
+std::string PlanSummary(const PlanReport& r, const std::string& out) {
+  const PlanCounts& c = r.counts;
+  const PlanStats& s = r.stats;
+  char line[512];
+  std::string text;
+  std::snprintf(line, sizeof line,
+                "batches: wrote %s: %llu batches of %lld micro-batches, %llu of %llu samples, "
+                "%lld tokens\n",
+                out.c_str(), static_cast<unsigned long long>(c.batches),
+                static_cast<long long>(r.params.rule.effective_batch_size),
+                static_cast<unsigned long long>(PlannedSamples(c)),
+                static_cast<unsigned long long>(c.samples_in), static_cast<long long>(c.tokens));
+  text += line;
+  std::snprintf(line, sizeof line,
+                "  order %s, max_tokens %lld; batch size %lld..%lld, LR scale %.4g..%.4g (%s)\n",
+                std::string(PickingOrderName(r.params.order)).c_str(),
+                static_cast<long long>(r.params.rule.max_tokens),
+                static_cast<long long>(s.batch_sizes.begin()->first),
+                static_cast<long long>(s.batch_sizes.rbegin()->first), s.lr_min, s.lr_max,
+                std::string(LrScalingName(r.params.lr_scaling)).c_str());
+  text += line;
+  std::snprintf(
+      line, sizeof line,
+      "  padding efficiency %.1f%% per micro-batch, %.1f%% per batch; left out: %llu "
+      "too long, %llu where packing stopped, %llu trimmed\n",
+      100 * Efficiency(c.tokens, s.padded_micro), 100 * Efficiency(c.tokens, s.padded_batch),
+      static_cast<unsigned long long>(c.too_long), static_cast<unsigned long long>(c.stopped),
+      static_cast<unsigned long long>(c.trimmed_samples));
+  text += line;
+  for (const PlanWarning& w : PlanWarnings(r))
+    text += "warning: " + w.kind + ": " + w.message + "; fix: " + w.fix + "\n";
+  return text;
+}
+
+std::string PlanSvg(const PlanReport& r) {
+  const PlanStats& s = r.stats;
+  std::map<int64_t, uint64_t> tokens;
+  for (size_t b = 0; b < s.token_bins.size(); ++b)
+    if (s.token_bins[b] > 0) tokens[static_cast<int64_t>(b) * s.token_bin_width] = s.token_bins[b];
+  const std::string sizes = Chart("batch sizes", s.batch_sizes, "samples per batch", "batches");
+  std::string micro =
+      Chart("tokens per micro-batch", tokens,
+            "tokens (bins of " + to_string(s.token_bin_width) + ")", "micro-batches");
+  // Two standalone charts stacked in one document: drop their XML
+  // declarations and move the second one down.
+  const auto body = [](std::string chart) { return chart.substr(chart.find("<svg")); };
+  micro = body(micro);
+  micro.insert(4, " y=\"" + svg::Px(svg::kHeight) + "\"");
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         svg::Px(svg::kWidth) + "\" height=\"" + svg::Px(2 * svg::kHeight) + "\">\n" + body(sizes) +
+         micro + "</svg>\n";
+}
+
+}  // namespace dsanalyze

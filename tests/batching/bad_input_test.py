@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""`dsanalyze batches` on bad input (ctest batching.bad_input.np1).
+
+Each case runs one `dsanalyze batches` command that must be refused: exit code
+2, stderr exactly one line "dsanalyze: error: ..." holding the case's
+substrings, nothing on stdout, and nothing written: no --out (or the previous
+plan there unchanged) and no staging folder beside it.
+
+Environment: NP, MPIEXEC, DSANALYZE.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import batch_reference as ref  # noqa: E402
+
+MPIEXEC = os.environ["MPIEXEC"]
+DSANALYZE = os.environ["DSANALYZE"]
+FLAGS = ["--metric", "mod", "--max-tokens", "20", "--effective-batch-size", "2"]
+
+
+def analyse(work, name, samples, dataset_extra=None, files=None):
+    dataset = {"type": "synthetic_mod", "num_samples": samples, "modulus": 7}
+    dataset.update(dataset_extra or {})
+    output = {"path": os.path.join(work, name)}
+    if files:
+        output["files"] = files
+    config = {"dataset": dataset, "output": output,
+              "metrics": [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}]}
+    path = os.path.join(work, name + ".json")
+    json.dump(config, open(path, "w"))
+    subprocess.run([MPIEXEC, "-n", os.environ["NP"], DSANALYZE, "--config", path, "--quiet"],
+                   check=True)
+    return os.path.join(work, name)
+
+
+def snapshot(folder):
+    if not os.path.isdir(folder):
+        return None
+    return {n: open(os.path.join(folder, n), "rb").read() for n in sorted(os.listdir(folder))}
+
+
+def refused(name, args, out, substrings):
+    before = snapshot(out)
+    r = subprocess.run([DSANALYZE, "batches"] + args + ["--out", out], capture_output=True,
+                       text=True)
+    lines = r.stderr.splitlines()
+    problems = []
+    if r.returncode != 2:
+        problems.append("exit code %d, expected 2" % r.returncode)
+    if len(lines) != 1 or not lines[0].startswith("dsanalyze: error: "):
+        problems.append("stderr is not one error line: %r" % r.stderr)
+    problems += ["the error lacks %r" % s for s in substrings if s not in r.stderr]
+    if r.stdout:
+        problems.append("stdout: %r" % r.stdout)
+    if snapshot(out) != before:
+        problems.append(out + " was written or changed")
+    parent = os.path.dirname(out)
+    if os.path.isdir(parent) and any(".staging-" in e for e in os.listdir(parent)):
+        problems.append("a staging folder was left")
+    if problems:
+        sys.exit("FAIL: %s: %s (stderr: %r)" % (name, "; ".join(problems), r.stderr))
+    print("ok: %s: %s" % (name, lines[0]))
+
+
+def write_two_values_a_row(prefix, rows):
+    """A DeepSpeed pair of `rows` rows of two uint8 values each."""
+    with open(prefix + ".bin", "wb") as f:
+        f.write(bytes([1, 2] * rows))
+    with open(prefix + ".idx", "wb") as f:
+        f.write(b"MMIDIDX\x00\x00" + struct.pack("<QBQQ", 1, 1, rows, 2))
+        f.write(struct.pack("<%di" % rows, *([2] * rows)))
+        f.write(struct.pack("<%dq" % rows, *[2 * r for r in range(rows)]))
+        f.write(struct.pack("<2q", 0, rows))
+
+
+def config(work, name, doc):
+    path = os.path.join(work, name + ".ds.json")
+    json.dump(doc, open(path, "w"))
+    return path
+
+
+def config_cases(work, good, out):
+    section = {"enabled": True, "max_tokens": 20}
+
+    def with_section(**keys):
+        return {"train_batch_size": 2, "data_efficiency": {"data_sampling": {
+            "dynamic_batching": dict(section, **keys)}}}
+
+    refused("no section and no flags", ["--analysis", good, "--ds-config",
+            config(work, "none", {"train_batch_size": 4})], out,
+            ["none.ds.json: has no data_efficiency.data_sampling.dynamic_batching section",
+             "--max-tokens"])
+    refused("no config and no flags", ["--analysis", good], out,
+            ["no max_tokens", "--max-tokens"])
+    refused("max_tokens 0", ["--analysis", good, "--max-tokens", "0",
+                             "--effective-batch-size", "2"], out,
+            ["--max-tokens: must be at least 1, got 0"])
+    refused("max_tokens negative in the config", ["--analysis", good, "--ds-config",
+            config(work, "neg", with_section(max_tokens=-5))], out,
+            ["neg.ds.json: data_efficiency.data_sampling.dynamic_batching.max_tokens",
+             "at least 1, got -5"])
+    refused("min above max", ["--analysis", good, "--ds-config",
+            config(work, "minmax", with_section(min_batch_size=5, max_batch_size=3))], out,
+            ["min_batch_size 5 is above max_batch_size 3"])
+    refused("unknown order", ["--analysis", good, "--order", "seqln"] + FLAGS, out,
+            ["--order", '"seqln"', 'did you mean "seqlen"'])
+    refused("unknown scaling", ["--analysis", good, "--ds-config",
+            config(work, "lr", with_section(lr_scaling_method="cubic"))], out,
+            ["lr_scaling_method", '"cubic"', "linear, sqrt or none"])
+    refused("effective batch size 0", ["--analysis", good, "--max-tokens", "20",
+                                       "--effective-batch-size", "0"], out,
+            ["--effective-batch-size: must be at least 1, got 0"])
+    refused("train_batch_size 0", ["--analysis", good, "--ds-config",
+            config(work, "tbs", dict(with_section(), train_batch_size=0))], out,
+            ["tbs.ds.json: train_batch_size"])
+    refused("dynamic batching disabled", ["--analysis", good, "--ds-config",
+            config(work, "off", with_section(enabled=False))], out,
+            ["dynamic_batching.enabled", "set it true"])
+
+
+def id_cases(work, good, out):
+    ids = os.path.join(work, "ids.npy")
+    ref.write_npy(ids, [3, 100, 5])
+    refused("filter id out of range", ["--analysis", good, "--sample-ids", ids] + FLAGS, out,
+            ["ids.npy: entry 1 is 100", "not a sample id"])
+    ref.write_npy(ids, [3, -1])
+    refused("negative filter id", ["--analysis", good, "--sample-ids", ids] + FLAGS, out,
+            ["entry 1 is -1"])
+    ref.write_npy(ids, [3, 4, 3])
+    refused("repeated filter id", ["--analysis", good, "--sample-ids", ids] + FLAGS, out,
+            ["entry 2 repeats the id 3"])
+    ref.write_npy(ids, [3.0, 4.0], "<f8", "d")
+    refused("float filter ids", ["--analysis", good, "--sample-ids", ids] + FLAGS, out,
+            ["ids.npy", "<f8"])
+
+
+def analysis_cases(work, good, out):
+    refused("accumulate metric", ["--analysis", good, "--metric", "total"] + FLAGS[2:], out,
+            ["total", "accumulate_value_over_samples"])
+    no_values = analyse(work, "no_values", 50,
+                        files=["index_to_sample", "index_to_metric", "reports"])
+    refused("no sample_to_metric", ["--analysis", no_values] + FLAGS, out,
+            ["without mod_sample_to_metric", "output.files"])
+    two = analyse(work, "two", 50)
+    write_two_values_a_row(os.path.join(two, "mod", "mod_sample_to_metric"), 50)
+    refused("two values a sample", ["--analysis", two] + FLAGS, out,
+            ["mod_sample_to_metric: holds 100 values in 50 rows", "one value a sample"])
+    indices = os.path.join(work, "indices.npy")
+    ref.write_npy(indices, list(range(49, -1, -1)))
+    shuffled = analyse(work, "shuffled", 50, {"sample_indices": indices})
+    refused("sample_indices analysis", ["--analysis", shuffled] + FLAGS,
+            out, ["dataset.sample_indices", "--sample-ids"])
+    refused("fewer micro-batches than the effective batch size",
+            ["--analysis", good, "--metric", "mod", "--max-tokens", "20",
+             "--effective-batch-size", "1000"], out,
+            ["fewer than the effective batch size 1000"])
+
+
+def main():
+    with tempfile.TemporaryDirectory() as work:
+        good = analyse(work, "good", 100)
+        out = os.path.join(work, "plan")
+        config_cases(work, good, out)
+        id_cases(work, good, out)
+        analysis_cases(work, good, out)
+        subprocess.run([DSANALYZE, "batches", "--analysis", good, "--out",
+                        out] + FLAGS, check=True, stdout=subprocess.DEVNULL)
+        refused("previous plan kept", ["--analysis", good, "--metric", "mod", "--max-tokens",
+                                       "20", "--effective-batch-size", "1000"], out,
+                ["fewer than the effective"])
+        os.makedirs(os.path.join(work, "user"))
+        open(os.path.join(work, "user", "notes.txt"), "w").write("mine")
+        refused("out is a user's folder", ["--analysis", good] + FLAGS,
+                os.path.join(work, "user"), ["not a plan"])
+        refused("out in a missing folder", ["--analysis", good] + FLAGS,
+                os.path.join(work, "missing", "plan"), ["no such folder"])
+    print("batches bad input: all cases refused cleanly")
+
+
+main()

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""`dsanalyze batches --order random` against Python's own random module
+(ctest batching.random_order.np1).
+
+With one sample per micro-batch (--max-batch-size 1, effective batch size 1)
+the plan's microbatch_sample_ids is the shuffled list itself, less its last
+entry (DeepSpeed never packs the last sample). Lists of 1 to 100,000 entries
+(--sample-ids picks and orders them from one analysis) are shuffled with
+several seeds, including 0, 2^32 and 2^63 - 1 (two-word keys) and a negative
+one (Python seeds with its absolute value), and compared with
+random.Random(seed).shuffle of the same (value, id) list. The test also
+counts, through a getrandbits wrapper, that _randbelow rejected draws.
+
+Environment: NP, MPIEXEC, DSANALYZE.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import batch_reference as ref  # noqa: E402
+
+MPIEXEC = os.environ["MPIEXEC"]
+DSANALYZE = os.environ["DSANALYZE"]
+N = 100000
+
+
+class Counting(random.Random):
+    """random.Random that counts the draws _randbelow throws away."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.rejected = 0
+        self.bound = None
+
+    def _randbelow(self, n):
+        k = n.bit_length()
+        r = self.getrandbits(k)
+        while r >= n:
+            self.rejected += 1
+            r = self.getrandbits(k)
+        return r
+
+
+def fail(message):
+    sys.exit("FAIL: " + message)
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="batches_random_")
+    config = {"dataset": {"type": "synthetic_mod", "num_samples": N, "modulus": 97},
+              "metrics": [{"name": "mod", "metric": "value"}],
+              "output": {"path": os.path.join(work, "an")}}
+    json.dump(config, open(os.path.join(work, "run.json"), "w"))
+    subprocess.run([MPIEXEC, "-n", os.environ["NP"], DSANALYZE, "--config",
+                    os.path.join(work, "run.json"), "--quiet"], check=True)
+    values = ref.read_pair(os.path.join(work, "an", "mod", "mod_sample_to_metric"))
+    rng = random.Random(5)
+    rejected = 0
+    for size in [1, 2, 3, 5, 17, 100, 1000, 4097, 65537, N]:
+        ids = rng.sample(range(N), size)
+        ids_path = os.path.join(work, "ids.npy")
+        ref.write_npy(ids_path, ids)
+        for seed in [1234, 0, 2 ** 32, 2 ** 63 - 1, -99]:
+            out = os.path.join(work, "plan_%d_%d" % (size, seed))
+            r = subprocess.run([DSANALYZE, "batches", "--analysis", os.path.join(work, "an"),
+                                "--metric", "mod", "--out", out, "--max-tokens", "1000",
+                                "--effective-batch-size", "1", "--max-batch-size", "1",
+                                "--order", "random", "--seed", str(seed),
+                                "--sample-ids", ids_path], capture_output=True, text=True)
+            if size == 1:  # a one-sample list leaves nothing to pack: DeepSpeed's assert
+                if r.returncode != 2 or os.path.exists(out):
+                    fail("size 1: expected exit 2, got %d: %s" % (r.returncode, r.stderr))
+                continue
+            if r.returncode != 0:
+                fail("size %d seed %d: rc %d: %s" % (size, seed, r.returncode, r.stderr))
+            python = Counting(seed)
+            metrics = [(values[i], i) for i in ids]
+            python.shuffle(metrics)
+            rejected += python.rejected
+            got = ref.read_npy(os.path.join(out, "microbatch_sample_ids.npy"))
+            want = [i for _, i in metrics][:-1]
+            if got != want:
+                first = next(k for k in range(len(want)) if k >= len(got) or got[k] != want[k])
+                fail("size %d seed %d: differs from random.Random(seed).shuffle at %d"
+                     % (size, seed, first))
+    if rejected == 0:
+        fail("no _randbelow draw was rejected: the rejection path is untested")
+    print("random_order: every shuffle matches Python's (%d draws rejected)" % rejected)
+
+
+if __name__ == "__main__":
+    main()

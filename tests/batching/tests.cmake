@@ -1,0 +1,14 @@
+# dsanalyze batches: DeepSpeed's variable batch size (lib/batching).
+target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/python_random_test.cc)
+
+# Plans on real analyses against an independent brute-force reference of
+# DeepSpeed's batch_by_seqlens (tests/batching/batch_reference.py).
+dsanalyze_add_mpi_test(NAME batching.run RANKS 1 TIMEOUT 300
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/batches_run_test.py)
+# The random order against Python's own random.Random(seed).shuffle.
+dsanalyze_add_mpi_test(NAME batching.random_order RANKS 1 TIMEOUT 300
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/random_order_test.py)
+# Bad input: one error line, exit 2, nothing at --out.
+dsanalyze_add_mpi_test(NAME batching.bad_input RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.py)
