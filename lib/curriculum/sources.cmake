@@ -15,4 +15,5 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/schedule.cc
   ${CMAKE_CURRENT_LIST_DIR}/sorted_ids.cc
   ${CMAKE_CURRENT_LIST_DIR}/training_order.cc
+  ${CMAKE_CURRENT_LIST_DIR}/warning_kinds.cc
   ${CMAKE_CURRENT_LIST_DIR}/warnings.cc)
