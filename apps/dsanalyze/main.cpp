@@ -95,10 +95,14 @@ CLI::App* AddCurriculum(CLI::App& app, dsanalyze::cli::CurriculumOptions& o) {
       ->check(dsanalyze::PositiveInteger())
       ->capture_default_str();
   c->add_option("--train-steps", o.train_steps,
-                "training steps to replay (default: the config's train_iters)")
+                "training steps to replay (default: the config's train_iters, else the largest "
+                "total_curriculum_step)")
       ->check(dsanalyze::PositiveInteger());
-  c->add_option("--json", o.json, "also write the steps and warnings as JSON to this file");
+  c->add_option("--json", o.json,
+                "also write the steps and findings as JSON to this file ('-': to stdout, "
+                "instead of the table)");
   c->add_option("--svg", o.svg, "also write a chart of difficulty and eligible pool (SVG)");
+  c->add_flag("--strict", o.strict, "warnings exit 1 too (errors always do)");
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "config/json_fields.h"
+#include "curriculum/batch_size.h"
 #include "curriculum/ds_config.h"
 #include "util/closest_name.h"
 
@@ -87,7 +88,9 @@ Result<ConfigValues> ReadConfig(const std::string& file, int64_t data_parallel_s
   DSA_ASSIGN_OR_RETURN(const nlohmann::ordered_json doc, ReadDeepSpeedJson(file));
   const json plain(doc);
   DSA_ASSIGN_OR_RETURN(const DeepSpeedTrainKeys keys, ReadTrainKeys(plain, file));
-  c.effective = keys.GlobalBatchSize(data_parallel_size);
+  if (keys.train_batch_size || keys.train_micro_batch_size_per_gpu) {
+    DSA_ASSIGN_OR_RETURN(c.effective, DeepSpeedGlobalBatch(keys, data_parallel_size, file));
+  }
   c.at["effective_batch_size"] =
       file + (keys.train_batch_size ? ": train_batch_size"
                                     : ": train_micro_batch_size_per_gpu x "

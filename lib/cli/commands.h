@@ -61,8 +61,9 @@ struct CurriculumOptions {
   int64_t global_batch_size = 0;
   int64_t data_parallel_size = 1;
   int64_t train_steps = 0;
-  std::string json;  // write the report here
-  std::string svg;   // write the chart here
+  std::string json;     // write the report here ("-": stdout, instead of the table)
+  std::string svg;      // write the chart here
+  bool strict = false;  // warnings exit 1 too, not only errors
 };
 int Curriculum(const CurriculumOptions& options);
 

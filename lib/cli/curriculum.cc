@@ -1,7 +1,9 @@
 // `dsanalyze curriculum --analysis OUT [...]`: DeepSpeed's curriculum replayed
 // on an analysis (curriculum/curriculum_check.h). Prints the steps where a
-// difficulty changes and the warnings; --json and --svg write files. Exit 0
-// without warnings, 1 with warnings, 2 for bad input.
+// difficulty changes and one line per kind of finding (curriculum/
+// warning_kinds.h); --json and --svg write files, `--json -` writes the JSON
+// to stdout instead of the table. Exit 0 without errors, 1 with errors (or
+// with warnings under --strict), 2 for bad input, 3 for I/O failures.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -14,10 +16,21 @@
 namespace dsanalyze::cli {
 namespace {
 
+constexpr std::string_view kStdout = "-";
+
+std::string StepsSource(const CurriculumReport& r) {
+  if (r.train_steps_from == TrainStepsFrom::kScheduleEnd)
+    return " (largest total_curriculum_step; --train-steps to change)";
+  return " (" + std::string(TrainStepsFromName(r.train_steps_from)) + ")";
+}
+
 void PrintTable(const CurriculumReport& r) {
-  std::printf("curriculum: %s: %zu metric(s), %llu samples, global batch %lld, %lld steps\n",
-              r.ds_config.c_str(), r.metrics.size(), static_cast<unsigned long long>(r.samples),
-              static_cast<long long>(r.global_batch_size), static_cast<long long>(r.train_steps));
+  std::printf("curriculum: %s: %zu metric(s)%s, %llu samples, global batch %lld, %lld steps%s\n",
+              r.ds_config.c_str(), r.metrics.size(),
+              r.legacy ? " (the legacy top-level curriculum_learning)" : "",
+              static_cast<unsigned long long>(r.samples),
+              static_cast<long long>(r.global_batch_size), static_cast<long long>(r.train_steps),
+              StepsSource(r).c_str());
   std::vector<int> widths = {10};
   std::string head = "      step";
   for (const CurriculumMetricConfig& m : r.metrics) {
@@ -34,18 +47,39 @@ void PrintTable(const CurriculumReport& r) {
   }
 }
 
-void PrintWarnings(const CurriculumReport& r) {
-  for (const CurriculumWarning& w : r.warnings)
-    std::printf("warning: step %lld: %s: %s; fix: %s\n", static_cast<long long>(w.step),
-                w.kind.c_str(), w.message.c_str(), w.fix.c_str());
-  if (r.warnings.empty())
-    std::printf("curriculum: no warnings\n");
-  else
-    std::printf("curriculum: %zu warning(s)\n", r.warnings.size());
+// One line per kind and metric: "SEVERITY: step S: KIND: ..." for one
+// occurrence, "SEVERITY: steps F..L, N times: KIND: first at step F: ..." for more.
+void PrintFindings(const CurriculumReport& r) {
+  for (const WarningGroup& g : GroupWarnings(r.warnings)) {
+    const std::string severity(SeverityName(SeverityOf(g.kind)));
+    const std::string kind(KindName(g.kind));
+    if (g.count == 1)
+      std::printf("%s: step %lld: %s: %s; fix: %s\n", severity.c_str(),
+                  static_cast<long long>(g.first_step), kind.c_str(), g.message.c_str(),
+                  g.fix.c_str());
+    else
+      std::printf("%s: steps %lld..%lld, %zu times: %s: first at step %lld: %s; fix: %s\n",
+                  severity.c_str(), static_cast<long long>(g.first_step),
+                  static_cast<long long>(g.last_step), g.count, kind.c_str(),
+                  static_cast<long long>(g.first_step), g.message.c_str(), g.fix.c_str());
+  }
+  std::printf("curriculum: %zu error(s), %zu warning(s), %zu note(s)\n",
+              CountSeverity(r.warnings, Severity::kError),
+              CountSeverity(r.warnings, Severity::kWarning),
+              CountSeverity(r.warnings, Severity::kNote));
+}
+
+// Bad output paths are refused before any work, as `order --out` does.
+Status CheckOutputs(const CurriculumOptions& o) {
+  if (o.svg == kStdout)
+    return Status::BadInput("--svg -: the chart is written to a file only; give its name");
+  if (!o.svg.empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(o.svg));
+  if (!o.json.empty() && o.json != kStdout) DSA_RETURN_IF_ERROR(CheckOutputPath(o.json));
+  return Status::OK();
 }
 
 Status WriteOutputs(const CurriculumOptions& o, const CurriculumReport& r) {
-  if (!o.json.empty())
+  if (!o.json.empty() && o.json != kStdout)
     DSA_RETURN_IF_ERROR(WriteFileAtomic(o.json, CurriculumReportJson(r).dump(2) + "\n"));
   if (!o.svg.empty()) DSA_RETURN_IF_ERROR(WriteFileAtomic(o.svg, CurriculumSvg(r)));
   return Status::OK();
@@ -58,16 +92,23 @@ int Curriculum(const CurriculumOptions& options) {
                             options.data_parallel_size, std::nullopt};
   if (options.global_batch_size > 0) request.global_batch_size = options.global_batch_size;
   if (options.train_steps > 0) request.train_steps = options.train_steps;
-  Result<CurriculumReport> report = CheckCurriculum(request);
-  Status status = report.status();
+  Status status = CheckOutputs(options);
+  Result<CurriculumReport> report = status.ok() ? CheckCurriculum(request) : status;
+  if (status.ok()) status = report.status();
   if (status.ok()) status = WriteOutputs(options, *report);
   if (!status.ok()) {
     std::fprintf(stderr, "dsanalyze: error: %s\n", status.message().c_str());
     return status.exit_code();
   }
-  PrintTable(*report);
-  PrintWarnings(*report);
-  return report->warnings.empty() ? kExitOk : kExitDifferent;
+  if (options.json == kStdout) {
+    std::printf("%s\n", CurriculumReportJson(*report).dump(2).c_str());
+  } else {
+    PrintTable(*report);
+    PrintFindings(*report);
+  }
+  const bool failed = CountSeverity(report->warnings, Severity::kError) > 0 ||
+                      (options.strict && CountSeverity(report->warnings, Severity::kWarning) > 0);
+  return failed ? kExitDifferent : kExitOk;
 }
 
 }  // namespace dsanalyze::cli

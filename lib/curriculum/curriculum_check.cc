@@ -1,7 +1,9 @@
 #include "curriculum/curriculum_check.h"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "curriculum/batch_size.h"
 #include "output/analysis_folder.h"
 
 namespace dsanalyze {
@@ -10,17 +12,24 @@ namespace {
 Result<int64_t> GlobalBatchSize(const CurriculumRequest& r, const DeepSpeedCurriculum& c,
                                 const std::string& file) {
   if (r.global_batch_size) return *r.global_batch_size;
-  if (const std::optional<int64_t> size = c.GlobalBatchSize(r.data_parallel_size)) return *size;
-  return Status::BadInput("no global batch size: give --global-batch-size (" + file +
-                          " has neither train_batch_size nor train_micro_batch_size_per_gpu)");
+  return DeepSpeedGlobalBatch(c, r.data_parallel_size, file);
 }
 
-Result<int64_t> TrainSteps(const CurriculumRequest& r, const DeepSpeedCurriculum& c,
-                           const std::string& file) {
-  if (r.train_steps) return *r.train_steps;
-  if (c.train_iters) return *c.train_iters;
-  return Status::BadInput("no number of training steps: give --train-steps (" + file +
-                          " has no train_iters)");
+// The steps to replay and where the number comes from.
+void SetTrainSteps(const CurriculumRequest& r, const DeepSpeedCurriculum& c,
+                   CurriculumReport* report) {
+  if (r.train_steps) {
+    report->train_steps = *r.train_steps;
+    report->train_steps_from = TrainStepsFrom::kFlag;
+  } else if (c.train_iters) {
+    report->train_steps = *c.train_iters;
+    report->train_steps_from = TrainStepsFrom::kTrainIters;
+  } else {
+    report->train_steps = 1;
+    for (const CurriculumMetricConfig& m : c.metrics)
+      report->train_steps = std::max(report->train_steps, ScheduleEnd(m.schedule));
+    report->train_steps_from = TrainStepsFrom::kScheduleEnd;
+  }
 }
 
 // N from summary.json: the first single-value metric's samples.
@@ -71,7 +80,8 @@ Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request) {
   DSA_ASSIGN_OR_RETURN(DeepSpeedCurriculum config, ReadDeepSpeedCurriculum(report.ds_config));
   DSA_ASSIGN_OR_RETURN(report.global_batch_size,
                        GlobalBatchSize(request, config, report.ds_config));
-  DSA_ASSIGN_OR_RETURN(report.train_steps, TrainSteps(request, config, report.ds_config));
+  SetTrainSteps(request, config, &report);
+  report.legacy = config.legacy;
   report.metrics = std::move(config.metrics);
   bool missing = false;
   report.warnings = CheckMetricPaths(report.metrics, request.analysis, &missing);
@@ -80,9 +90,26 @@ Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request) {
   return report;
 }
 
-nlohmann::ordered_json CurriculumReportJson(const CurriculumReport& report) {
-  using Json = nlohmann::ordered_json;
-  Json steps = Json::array(), warnings = Json::array();
+std::string_view TrainStepsFromName(TrainStepsFrom from) {
+  switch (from) {
+    case TrainStepsFrom::kFlag:
+      return "--train-steps";
+    case TrainStepsFrom::kTrainIters:
+      return "train_iters";
+    case TrainStepsFrom::kScheduleEnd:
+      return "largest total_curriculum_step";
+  }
+  return "";
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json MetricJson(const std::string& metric) { return metric.empty() ? Json() : Json(metric); }
+
+Json StepsJson(const CurriculumReport& report) {
+  Json steps = Json::array();
   for (const ReplayStep& s : report.replay.steps) {
     Json difficulty = Json::object();
     for (size_t m = 0; m < report.metrics.size(); ++m)
@@ -92,10 +119,39 @@ nlohmann::ordered_json CurriculumReportJson(const CurriculumReport& report) {
                      {"new_cluster_size", s.cluster.size},
                      {"eligible", s.eligible}});
   }
+  return steps;
+}
+
+Json GroupsJson(const CurriculumReport& report) {
+  Json groups = Json::array();
+  for (const WarningGroup& g : GroupWarnings(report.warnings))
+    groups.push_back({{"kind", KindName(g.kind)},
+                      {"severity", SeverityName(SeverityOf(g.kind))},
+                      {"metric", MetricJson(g.metric)},
+                      {"count", g.count},
+                      {"first_step", g.first_step},
+                      {"last_step", g.last_step},
+                      {"message", g.message},
+                      {"fix", g.fix}});
+  return groups;
+}
+
+}  // namespace
+
+nlohmann::ordered_json CurriculumReportJson(const CurriculumReport& report) {
+  Json warnings = Json::array();
   for (const CurriculumWarning& w : report.warnings)
-    warnings.push_back(
-        {{"step", w.step}, {"kind", w.kind}, {"message", w.message}, {"fix", w.fix}});
-  return Json{{"steps", std::move(steps)}, {"warnings", std::move(warnings)}};
+    warnings.push_back({{"step", w.step},
+                        {"kind", KindName(w.kind)},
+                        {"severity", SeverityName(SeverityOf(w.kind))},
+                        {"metric", MetricJson(w.metric)},
+                        {"message", w.message},
+                        {"fix", w.fix}});
+  return Json{{"train_steps", report.train_steps},
+              {"train_steps_from", TrainStepsFromName(report.train_steps_from)},
+              {"steps", StepsJson(report)},
+              {"warnings", std::move(warnings)},
+              {"groups", GroupsJson(report)}};
 }
 
 }  // namespace dsanalyze

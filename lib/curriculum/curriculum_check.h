@@ -2,10 +2,11 @@
 // curriculum section and the analysis it points at, replays the curriculum
 // (curriculum/replay.h) and collects the warnings (curriculum/warnings.h).
 //
-// The global batch size is, first found: the request's, the config's
-// train_batch_size, or train_micro_batch_size_per_gpu x
-// gradient_accumulation_steps (default 1) x data_parallel_size. The number of
-// training steps: the request's, else the config's train_iters. The dataset's
+// The global batch size is the request's, else DeepSpeed's from the config
+// (curriculum/batch_size.h). The number of training steps: the request's,
+// else the config's train_iters, else the step where the last schedule ends
+// (the largest total_curriculum_step; a fixed_discrete schedule's last
+// max_step + 1; schedule.h ScheduleEnd). The dataset's
 // length (DeepSpeed's one_epoch_total_samples) is the analysis's N from its
 // summary.json (else the first schedule_based metric's index_to_sample).
 // When a file a metric needs is missing, nothing is replayed: the report
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "curriculum/ds_config.h"
@@ -33,23 +35,32 @@ struct CurriculumRequest {
   std::optional<int64_t> train_steps;
 };
 
+enum class TrainStepsFrom { kFlag, kTrainIters, kScheduleEnd };
+// "--train-steps", "train_iters", "largest total_curriculum_step".
+std::string_view TrainStepsFromName(TrainStepsFrom from);
+
 struct CurriculumReport {
   std::string ds_config;  // the file read
+  bool legacy = false;    // the config's legacy top-level curriculum_learning
   std::vector<CurriculumMetricConfig> metrics;
   int64_t global_batch_size = 0;
   int64_t train_steps = 0;
+  TrainStepsFrom train_steps_from = TrainStepsFrom::kFlag;
   uint64_t samples = 0;
   Replay replay;
   std::vector<CurriculumWarning> warnings;  // by step
 };
 
 // BadInput (one line naming the file, key or option) for a save path that is
-// not an analysis, a bad DeepSpeed config, a missing batch size or step
-// count, or unreadable index files.
+// not an analysis, a bad DeepSpeed config, a missing or inconsistent batch
+// size, or unreadable index files.
 Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request);
 
-// {"steps": [{"step", "difficulty": {M: d}, "new_cluster_size", "eligible"}],
-//  "warnings": [{"step", "kind", "message", "fix"}]} (docs/format.md §2.11).
+// {"train_steps", "train_steps_from",
+//  "steps": [{"step", "difficulty": {M: d}, "new_cluster_size", "eligible"}],
+//  "warnings": [{"step", "kind", "severity", "metric", "message", "fix"}],
+//  "groups": [{"kind", "severity", "metric", "count", "first_step",
+//              "last_step", "message", "fix"}]} (docs/format.md §2.11).
 nlohmann::ordered_json CurriculumReportJson(const CurriculumReport& report);
 
 }  // namespace dsanalyze

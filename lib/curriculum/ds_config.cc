@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "config/json_fields.h"
+#include "util/closest_name.h"
 
 namespace dsanalyze {
 namespace {
@@ -14,7 +15,22 @@ namespace {
 using nlohmann::json;
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr std::string_view kSectionPath = "data_efficiency.data_sampling.curriculum_learning";
+constexpr std::string_view kSection = "curriculum_learning";  // also the legacy top-level key
+constexpr std::string_view kEnabledKey = "enabled";
+constexpr std::string_view kMetricsKey = "curriculum_metrics";
+constexpr std::string_view kCurriculumTypeKey = "curriculum_type";  // legacy only
+
+// The keys DeepSpeed reads in each section (data_pipeline/constants.py).
+constexpr std::string_view kSectionKeys[] = {kEnabledKey, "data_cluster_path", kMetricsKey};
+constexpr std::string_view kMetricKeys[] = {
+    kIndexToSamplePathKey, kIndexToMetricPathKey, kDifficultyTypeKey, kClusteringTypeKey,
+    kMinDifficultyKey,     kMaxDifficultyKey,     kScheduleTypeKey,   kScheduleConfigKey};
+constexpr std::string_view kLegacyKeys[] = {kEnabledKey,       kCurriculumTypeKey,
+                                            kMinDifficultyKey, kMaxDifficultyKey,
+                                            kScheduleTypeKey,  kScheduleConfigKey};
+constexpr std::string_view kScheduleConfigKeys[] = {kTotalCurriculumStepKey, kDifficultyStepKey,
+                                                    kRootDegreeKey, kDiscreteDifficultyKey,
+                                                    kDiscreteMaxStepKey};
 
 // The value of `key`, which must be one of `names`, as its index in `names`.
 Result<size_t> Choice(const JsonFields& f, std::string_view key,
@@ -64,6 +80,7 @@ Status ParseSchedule(const JsonFields& e, Schedule* s) {
   DSA_RETURN_IF_ERROR(e.Require(kScheduleConfigKey));
   DSA_ASSIGN_OR_RETURN(JsonFields c,
                        JsonFields::Of(e.at(kScheduleConfigKey), e.KeyPath(kScheduleConfigKey)));
+  DSA_RETURN_IF_ERROR(c.CheckKnown(kScheduleConfigKeys));
   if (s->type == ScheduleType::kFixedDiscrete) return ParseFixedDiscrete(c, s);
   std::vector<std::string_view> keys = {kTotalCurriculumStepKey, kDifficultyStepKey};
   if (s->type == ScheduleType::kFixedRoot) keys.push_back(kRootDegreeKey);
@@ -93,9 +110,25 @@ Status CheckPercentile(const JsonFields& e, const Schedule& s) {
   return Status::OK();
 }
 
+// min_difficulty and max_difficulty of the entry `e`. DeepSpeed takes
+// min > max without a word, and its scheduler never moves from min: refused.
+Status ParseDifficulties(const JsonFields& e, Schedule* s) {
+  for (std::string_view key : {kMinDifficultyKey, kMaxDifficultyKey})
+    DSA_RETURN_IF_ERROR(e.Require(key));
+  DSA_RETURN_IF_ERROR(e.Int(kMinDifficultyKey, kMin, kMax, &s->min_difficulty));
+  DSA_RETURN_IF_ERROR(e.Int(kMaxDifficultyKey, kMin, kMax, &s->max_difficulty));
+  if (s->min_difficulty <= s->max_difficulty) return Status::OK();
+  return ConfigError(e.KeyPath(kMinDifficultyKey),
+                     std::to_string(s->min_difficulty) + " is above max_difficulty " +
+                         std::to_string(s->max_difficulty) +
+                         ": DeepSpeed would start at its maximum difficulty and never change "
+                         "it, so the first cluster takes every sample (no curriculum)");
+}
+
 Result<CurriculumMetricConfig> ParseMetric(const json& j, const std::string& path,
                                            const std::string& name) {
   DSA_ASSIGN_OR_RETURN(JsonFields e, JsonFields::Of(j, path));
+  DSA_RETURN_IF_ERROR(e.CheckKnown(kMetricKeys));
   CurriculumMetricConfig m;
   m.name = name;
   DSA_ASSIGN_OR_RETURN(size_t difficulty, Choice(e, kDifficultyTypeKey, {"value", "percentile"}));
@@ -111,14 +144,33 @@ Result<CurriculumMetricConfig> ParseMetric(const json& j, const std::string& pat
   }
   DSA_RETURN_IF_ERROR(e.String(kIndexToSamplePathKey, &m.index_to_sample_path));
   DSA_RETURN_IF_ERROR(e.String(kIndexToMetricPathKey, &m.index_to_metric_path));
-  for (std::string_view key : {kMinDifficultyKey, kMaxDifficultyKey})
-    DSA_RETURN_IF_ERROR(e.Require(key));
-  DSA_RETURN_IF_ERROR(e.Int(kMinDifficultyKey, kMin, kMax, &m.schedule.min_difficulty));
-  DSA_RETURN_IF_ERROR(e.Int(kMaxDifficultyKey, kMin, kMax, &m.schedule.max_difficulty));
+  DSA_RETURN_IF_ERROR(ParseDifficulties(e, &m.schedule));
   DSA_RETURN_IF_ERROR(ParseSchedule(e, &m.schedule));
   if (m.difficulty_type == DifficultyType::kPercentile)
     DSA_RETURN_IF_ERROR(CheckPercentile(e, m.schedule));
   return m;
+}
+
+// Require(key) of `f`, the object `j`, that names a present key close to
+// `key` ("data_efficency"), since these sections are not checked for unknown
+// keys.
+Status RequireNear(const json& j, const JsonFields& f, std::string_view key) {
+  if (f.has(key)) return Status::OK();
+  const std::string_view choices[] = {key};
+  for (const auto& [present, value] : j.items())
+    if (!ClosestName(present, choices).empty())
+      return ConfigError(f.KeyPath(key), "required key is missing (is " + json(present).dump() +
+                                             " a misspelling of it?)");
+  return f.Require(key);
+}
+
+// f's "enabled", which must be true.
+Status RequireEnabled(const JsonFields& f) {
+  bool enabled = false;
+  DSA_RETURN_IF_ERROR(f.Require(kEnabledKey));
+  DSA_RETURN_IF_ERROR(f.Bool(kEnabledKey, &enabled));
+  if (!enabled) return ConfigError(f.KeyPath(kEnabledKey), "is false: no curriculum to replay");
+  return Status::OK();
 }
 
 // The curriculum_learning object of `doc`, enabled, with its metrics.
@@ -127,19 +179,16 @@ Result<std::vector<CurriculumMetricConfig>> ParseSection(const json& plain,
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(plain, ""));
   const json* j = &plain;
   for (std::string_view key : {"data_efficiency", "data_sampling", "curriculum_learning"}) {
-    DSA_RETURN_IF_ERROR(f.Require(key));
+    DSA_RETURN_IF_ERROR(RequireNear(*j, f, key));
     j = &f.at(key);
     DSA_ASSIGN_OR_RETURN(f, JsonFields::Of(*j, f.KeyPath(key)));
   }
-  bool enabled = false;
-  DSA_RETURN_IF_ERROR(f.Require("enabled"));
-  DSA_RETURN_IF_ERROR(f.Bool("enabled", &enabled));
-  if (!enabled) return ConfigError(f.KeyPath("enabled"), "is false: no curriculum to replay");
-  DSA_RETURN_IF_ERROR(f.Require("curriculum_metrics"));
+  DSA_RETURN_IF_ERROR(f.CheckKnown(kSectionKeys));
+  DSA_RETURN_IF_ERROR(RequireEnabled(f));
+  DSA_RETURN_IF_ERROR(f.Require(kMetricsKey));
   DSA_ASSIGN_OR_RETURN(JsonFields metrics,
-                       JsonFields::Of(f.at("curriculum_metrics"), f.KeyPath("curriculum_metrics")));
-  const auto& ordered =
-      doc["data_efficiency"]["data_sampling"]["curriculum_learning"]["curriculum_metrics"];
+                       JsonFields::Of(f.at(kMetricsKey), f.KeyPath(kMetricsKey)));
+  const auto& ordered = doc["data_efficiency"]["data_sampling"]["curriculum_learning"][kMetricsKey];
   if (ordered.empty()) return ConfigError(metrics.path(), "lists no metric");
   std::vector<CurriculumMetricConfig> out;
   for (const auto& [name, entry] : ordered.items()) {
@@ -150,10 +199,53 @@ Result<std::vector<CurriculumMetricConfig>> ParseSection(const json& plain,
   return out;
 }
 
+// The legacy top-level curriculum_learning section as one single_cluster
+// value metric (ds_config.h).
+Result<CurriculumMetricConfig> ParseLegacy(const json& plain) {
+  DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(plain.at(kSection), std::string(kSection)));
+  DSA_RETURN_IF_ERROR(f.CheckKnown(kLegacyKeys));
+  DSA_RETURN_IF_ERROR(RequireEnabled(f));
+  CurriculumMetricConfig m;
+  DSA_RETURN_IF_ERROR(f.Require(kCurriculumTypeKey));
+  DSA_RETURN_IF_ERROR(f.String(kCurriculumTypeKey, &m.name));
+  m.difficulty_type = DifficultyType::kValue;
+  m.clustering_type = ClusteringType::kSingleCluster;
+  DSA_RETURN_IF_ERROR(ParseDifficulties(f, &m.schedule));
+  DSA_RETURN_IF_ERROR(ParseSchedule(f, &m.schedule));
+  return m;
+}
+
+// True when the legacy section is there and enabled (any other value of
+// "enabled" is for ParseLegacy to word).
+bool LegacyEnabled(const json& plain) {
+  if (!plain.contains(kSection)) return false;
+  const json& legacy = plain.at(kSection);
+  return !legacy.is_object() || !legacy.contains(kEnabledKey) || legacy.at(kEnabledKey) != false;
+}
+
+// The metrics of the data_efficiency curriculum, else of the legacy one.
+Status ParseMetrics(const json& plain, const nlohmann::ordered_json& doc, DeepSpeedCurriculum* c) {
+  const json::json_pointer modern("/data_efficiency/data_sampling/curriculum_learning");
+  if (!plain.contains(modern) && plain.contains(kSection)) {
+    DSA_ASSIGN_OR_RETURN(CurriculumMetricConfig m, ParseLegacy(plain));
+    c->metrics.push_back(std::move(m));
+    c->legacy = true;
+    return Status::OK();
+  }
+  if (plain.contains(modern) && LegacyEnabled(plain))
+    return ConfigError(kSection,
+                       "the legacy top-level curriculum (sequence truncation in the engine) and "
+                       "data_efficiency.data_sampling.curriculum_learning are both enabled; "
+                       "DeepSpeed would run both: check them one at a time");
+  DSA_ASSIGN_OR_RETURN(c->metrics, ParseSection(plain, doc));
+  return Status::OK();
+}
+
 Result<DeepSpeedCurriculum> Parse(const nlohmann::ordered_json& doc, const std::string& file) {
   const json plain(doc);
+  if (!plain.is_object()) return ConfigError("", "expected a JSON object {...}");
   DeepSpeedCurriculum c;
-  DSA_ASSIGN_OR_RETURN(c.metrics, ParseSection(plain, doc));
+  DSA_RETURN_IF_ERROR(ParseMetrics(plain, doc, &c));
   DSA_ASSIGN_OR_RETURN(static_cast<DeepSpeedTrainKeys&>(c), ReadTrainKeys(plain, file));
   return c;
 }
@@ -174,14 +266,6 @@ Status InDeepSpeedConfig(const Status& s, const std::string& file) {
   return Status::BadInput(file + ": " + s.message().substr(kLabel.size()));
 }
 
-std::optional<int64_t> DeepSpeedTrainKeys::GlobalBatchSize(int64_t data_parallel_size) const {
-  if (train_batch_size) return *train_batch_size;
-  if (train_micro_batch_size_per_gpu)
-    return *train_micro_batch_size_per_gpu * gradient_accumulation_steps.value_or(1) *
-           data_parallel_size;
-  return std::nullopt;
-}
-
 Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::string& file) {
   Result<JsonFields> top = JsonFields::Of(doc, "");
   if (!top.ok()) return InDeepSpeedConfig(top.status(), file);
@@ -193,6 +277,10 @@ Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::s
       {"train_iters", &c.train_iters}};
   for (const auto& [key, out] : keys) {
     if (!top->has(key)) continue;
+    if (top->at(key) == "auto" && out != &c.train_iters) {
+      c.auto_keys.emplace_back(key);
+      continue;
+    }
     int64_t v = 0;
     DSA_RETURN_IF_ERROR(InDeepSpeedConfig(top->Int(key, 1, kMax, &v), file));
     *out = v;

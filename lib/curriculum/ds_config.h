@@ -11,7 +11,7 @@
 //   clustering_type   "schedule_based" or "single_cluster" required
 //   index_to_sample_path                                  required unless single_cluster
 //   index_to_metric_path                                  required for schedule_based value
-//   min_difficulty, max_difficulty  integers               required
+//   min_difficulty, max_difficulty  integers, min <= max   required
 //   schedule_type     fixed_linear, fixed_root or fixed_discrete ("custom" is
 //                     refused: it is a Python function)
 //   schedule_config   total_curriculum_step >= 1 and difficulty_step >= 1
@@ -19,9 +19,24 @@
 //                     difficulty (n + 1 integers) and max_step (n >= 1
 //                     integers) for fixed_discrete.
 // Percentile difficulties must be >= 0 and max_difficulty >= 1 (DeepSpeed
-// divides by it). Other keys are ignored, as DeepSpeed ignores them.
-// Top level, each optional and a positive integer: train_batch_size,
-// train_micro_batch_size_per_gpu, gradient_accumulation_steps, train_iters.
+// divides by it). min_difficulty > max_difficulty is refused: DeepSpeed's
+// scheduler then never moves and the first cluster takes every sample.
+// Within curriculum_learning, its metric entries and their schedule_config, a
+// key DeepSpeed does not read is an error with the closest known key (a typo
+// there silently changes the curriculum); the rest of the config is not ours
+// to judge.
+//
+// DeepSpeed's older curriculum, a top-level curriculum_learning section
+// (constants.py CURRICULUM_LEARNING_LEGACY: enabled, curriculum_type,
+// min_difficulty, max_difficulty, schedule_type, schedule_config), is read when
+// the config has no data_efficiency curriculum: the engine truncates each
+// batch to its difficulty (curriculum_seqlen) and samples as usual, which is
+// one single_cluster value metric named after curriculum_type. Both enabled
+// at once is refused (DeepSpeed would run both; check them one at a time).
+//
+// Top level, each optional: train_batch_size, train_micro_batch_size_per_gpu,
+// gradient_accumulation_steps (positive integers, or "auto" as the Hugging
+// Face Trainer writes them: not given), train_iters (a positive integer).
 //
 // Every error is one BadInput line "FILE: key.path: problem".
 #pragma once
@@ -59,21 +74,19 @@ struct CurriculumMetricConfig {
 };
 
 // The top-level keys of a DeepSpeed config that fix the batch size and the
-// number of training steps (also read by `dsanalyze batches`).
+// number of training steps (also read by `dsanalyze batches`); the global
+// batch size they give is DeepSpeedGlobalBatch (curriculum/batch_size.h).
 struct DeepSpeedTrainKeys {
   std::optional<int64_t> train_batch_size;
   std::optional<int64_t> train_micro_batch_size_per_gpu;
   std::optional<int64_t> gradient_accumulation_steps;
   std::optional<int64_t> train_iters;
-
-  // train_batch_size, else train_micro_batch_size_per_gpu x
-  // gradient_accumulation_steps (default 1) x data_parallel_size; nullopt
-  // without either.
-  std::optional<int64_t> GlobalBatchSize(int64_t data_parallel_size) const;
+  std::vector<std::string> auto_keys;  // batch keys given as "auto", in the order above
 };
 
 struct DeepSpeedCurriculum : DeepSpeedTrainKeys {
   std::vector<CurriculumMetricConfig> metrics;  // the config's order
+  bool legacy = false;                          // from the top-level curriculum_learning
 };
 
 // Reads the DeepSpeed config file at `path`.
@@ -82,7 +95,8 @@ Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path);
 // The DeepSpeed config file at `path` as JSON, in file order. BadInput for a
 // folder, an unreadable file or invalid JSON.
 Result<nlohmann::ordered_json> ReadDeepSpeedJson(const std::string& path);
-// The DeepSpeedTrainKeys of the config `doc` read from `file`.
+// The DeepSpeedTrainKeys of the config `doc` read from `file`; the batch
+// keys may be "auto" (listed in auto_keys, left unset).
 Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::string& file);
 // A JsonFields error ("config: key: problem") reworded for the DeepSpeed
 // config `file` ("FILE: key: problem"); other statuses unchanged.

@@ -2,28 +2,12 @@
 
 #include <unistd.h>
 
-#include <filesystem>
-
 #include "format/npy_writer.h"
 
 namespace dsanalyze {
-namespace fs = std::filesystem;
-
-namespace {
-
-Status CheckOutPath(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return Status::BadInput(path + ": is a folder, not a file name");
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent, ec))
-    return Status::BadInput(path + ": no such folder: " + parent.string());
-  return Status::OK();
-}
-
-}  // namespace
 
 Result<std::unique_ptr<OrderFile>> OrderFile::Create(const std::string& path, uint64_t length) {
-  DSA_RETURN_IF_ERROR(CheckOutPath(path));
+  DSA_RETURN_IF_ERROR(CheckOutputPath(path));
   DSA_ASSIGN_OR_RETURN(OutputFile file, OutputFile::Create(path + ".tmp"));
   const std::string header = NpyHeader(DType::kI64, {length});
   std::unique_ptr<OrderFile> out(new OrderFile(path, std::move(file), length, header.size()));

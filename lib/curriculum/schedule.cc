@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace dsanalyze {
@@ -80,6 +81,12 @@ int64_t UpdateDifficulty(const Schedule& schedule, int64_t current, int64_t step
 bool Settled(const Schedule& schedule, int64_t current, int64_t step) {
   return current >= schedule.max_difficulty ||
          (schedule.type == ScheduleType::kFixedDiscrete && step > schedule.max_steps.back());
+}
+
+int64_t ScheduleEnd(const Schedule& schedule) {
+  if (schedule.type != ScheduleType::kFixedDiscrete) return schedule.total_curriculum_step;
+  const int64_t last = schedule.max_steps.back();
+  return last < std::numeric_limits<int64_t>::max() ? last + 1 : last;
 }
 
 void WriteScheduleKeys(const Schedule& schedule, nlohmann::ordered_json* entry) {

@@ -71,6 +71,11 @@ int64_t UpdateDifficulty(const Schedule& schedule, int64_t current, int64_t step
 // is past its last max_step (its last difficulty holds from then on).
 bool Settled(const Schedule& schedule, int64_t current, int64_t step);
 
+// The first step from which the schedule's difficulty no longer changes:
+// total_curriculum_step (fixed_linear, fixed_root: max is reached there), or
+// the last max_step + 1 (fixed_discrete).
+int64_t ScheduleEnd(const Schedule& schedule);
+
 // Writes min_difficulty, max_difficulty, schedule_type and schedule_config
 // (only the keys DeepSpeed reads for the type) into the object `entry`.
 void WriteScheduleKeys(const Schedule& schedule, nlohmann::ordered_json* entry);

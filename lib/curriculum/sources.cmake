@@ -2,6 +2,7 @@
 # dsanalyze curriculum (DeepSpeed's schedule replayed and checked) and
 # dsanalyze order (a whole-dataset training order).
 target_sources(dsanalyze_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/batch_size.cc
   ${CMAKE_CURRENT_LIST_DIR}/bucket_shuffle.cc
   ${CMAKE_CURRENT_LIST_DIR}/clusters.cc
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_check.cc
@@ -14,4 +15,5 @@ target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/schedule.cc
   ${CMAKE_CURRENT_LIST_DIR}/sorted_ids.cc
   ${CMAKE_CURRENT_LIST_DIR}/training_order.cc
+  ${CMAKE_CURRENT_LIST_DIR}/warning_kinds.cc
   ${CMAKE_CURRENT_LIST_DIR}/warnings.cc)

@@ -16,6 +16,11 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Why an empty pool cannot train: numpy's choice over no cluster raises.
+constexpr std::string_view kNoClusterYet =
+    ", and no cluster exists yet: DeepSpeed's sample_from_clusters has nothing to draw the "
+    "global batch from and fails";
+
 const std::string kMergedSuffix = "_" + std::string(kIndexToSamplePercentile);
 const std::string kPlainSuffix = "_" + std::string(kIndexToSample);
 
@@ -87,7 +92,7 @@ void ValueOnGroupedRows(const CurriculumMetricConfig& m, const MetricIndex& inde
       (merged ? path.substr(0, path.size() - kMergedSuffix.size()) + kPlainSuffix
               : "the metric's *" + kPlainSuffix);
   if (rows < index.metric_rows) {
-    out->push_back({0, "index_mismatch",
+    out->push_back({0, WarningKind::kIndexMismatch, m.name,
                     m.name + ": difficulty_type value reads " + path + ", whose " +
                         to_string(rows) + " rows group the " + to_string(index.metric_rows) +
                         " values of index_to_metric (the percentile_merged grouping), yet "
@@ -95,7 +100,7 @@ void ValueOnGroupedRows(const CurriculumMetricConfig& m, const MetricIndex& inde
                         "follow the metric's values",
                     fix});
   } else {
-    out->push_back({0, "index_mismatch",
+    out->push_back({0, WarningKind::kIndexChoice, m.name,
                     m.name + ": difficulty_type value reads the percentile_merged index " + path +
                         "; with fewer than 200 values its rows are one value each, so "
                         "the clusters are right here, but with more they group several values "
@@ -117,7 +122,7 @@ std::vector<CurriculumWarning> CheckMetricPaths(const std::vector<CurriculumMetr
       if (!fs::exists(prefix + ".idx", ec) || !fs::exists(prefix + ".bin", ec)) {
         *missing = true;
         out.push_back(
-            {0, "missing_file",
+            {0, WarningKind::kMissingFile, m.name,
              where + ": no such .bin/.idx pair; DeepSpeed's sampler fails when it opens it",
              "point " + std::string(key) + " at an existing file of " + analysis +
                  " (curriculum_config.json there lists them)"});
@@ -126,7 +131,7 @@ std::vector<CurriculumWarning> CheckMetricPaths(const std::vector<CurriculumMetr
       const fs::path p(prefix);
       if (Canonical(p.parent_path().parent_path().string()) != home)
         out.push_back(
-            {0, "other_analysis", where + ": is not in the analysis " + analysis,
+            {0, WarningKind::kOtherAnalysis, m.name, where + ": is not in the analysis " + analysis,
              "use " + (fs::path(analysis) / p.parent_path().filename() / p.filename()).string() +
                  ", or check the analysis the config was made for"});
     }
@@ -144,14 +149,14 @@ std::vector<CurriculumWarning> CheckMetricIndexes(
     const MetricIndex& index = *indexes[i];
     const std::string& path = m.index_to_sample_path;
     if (index.samples() != samples)
-      out.push_back({0, "other_analysis",
+      out.push_back({0, WarningKind::kOtherDataset, m.name,
                      m.name + ": " + path + " holds " + to_string(index.samples()) +
                          " samples but the analysis has " + to_string(samples),
                      "use the index files of the analysis (or analyse this dataset again)"});
     if (m.difficulty_type == DifficultyType::kValue) {
       ValueOnGroupedRows(m, index, &out);
     } else if (EndsWith(path, kPlainSuffix)) {  // percentile on the plain index
-      out.push_back({0, "index_mismatch",
+      out.push_back({0, WarningKind::kIndexChoice, m.name,
                      m.name + ": difficulty_type percentile reads the plain index " + path +
                          ": the same samples (percentile slices follow the row order only), but "
                          "one row per value makes every lookup walk more rows",
@@ -178,7 +183,7 @@ void BelowMinValue(const ReplayContext& c, const Replay& replay,
     if (first == replay.steps.end()) continue;
     const auto until = std::find_if_not(first, replay.steps.end(), below);
     const std::string name = c.metrics[m].name;
-    out->push_back({first->step, "below_min_value",
+    out->push_back({first->step, WarningKind::kBelowMinValue, name,
                     name + "'s difficulty " + to_string(first->difficulty[m]) +
                         " is below its smallest value " + to_string(smallest) +
                         (until == replay.steps.end() ? " for the whole run"
@@ -202,46 +207,90 @@ bool EmptyIntersection(const ReplayContext& c, const ReplayStep& s,
         (alone.empty() ? "" : ", ") + c.metrics[m].name + " " + to_string(s.cluster.admitted[m]);
   }
   if (!any) return false;
-  out->push_back({s.step, "empty_intersection",
+  const bool first = s.eligible == 0;
+  out->push_back({s.step, first ? WarningKind::kEmptyFirstCluster : WarningKind::kEmptyIntersection,
+                  "",
                   "at difficulties " + Difficulties(c, s) + " the metrics admit alone (" + alone +
-                      " samples) but none in common: the new cluster is empty",
+                      " samples) but none in common: the new cluster is empty" +
+                      (first ? std::string(kNoClusterYet) : ""),
                   "raise min_difficulty of the metrics that admit few samples, or make one "
                   "metric single_cluster"});
   return true;
 }
 
-// empty_cluster or small_cluster at step `s`.
-void SmallCluster(const ReplayContext& c, const ReplayStep& s,
+// The only schedule_based metric's name, else "" (the clusters belong to
+// the curriculum as a whole).
+std::string ScheduledMetric(const ReplayContext& c) {
+  std::string name;
+  for (size_t m = 0; m < c.metrics.size(); ++m) {
+    if (!c.indexes[m]) continue;
+    if (!name.empty()) return "";
+    name = c.metrics[m].name;
+  }
+  return name;
+}
+
+// The single_cluster metrics whose difficulty changed from `previous` to `s`
+// when no schedule_based one did ("" otherwise, and at the first step).
+std::string OnlySingleClusterChanged(const ReplayContext& c, const ReplayStep* previous,
+                                     const ReplayStep& s) {
+  if (!previous) return "";
+  std::string names;
+  for (size_t m = 0; m < c.metrics.size(); ++m) {
+    if (s.difficulty[m] == previous->difficulty[m]) continue;
+    if (c.indexes[m]) return "";
+    names += (names.empty() ? "" : ", ") + c.metrics[m].name;
+  }
+  return names;
+}
+
+// An empty new cluster at `s` while the pool is not empty.
+CurriculumWarning EmptyCluster(const ReplayContext& c, const ReplayStep* previous,
+                               const ReplayStep& s) {
+  const std::string at = "new cluster at difficulties " + Difficulties(c, s);
+  const std::string singles = OnlySingleClusterChanged(c, previous, s);
+  if (!singles.empty())
+    return {s.step, WarningKind::kSingleClusterChange, singles,
+            "only single_cluster metrics changed (" + singles + "): the " + at +
+                " is empty by design, as a single_cluster difficulty selects no samples (it acts "
+                "in the model, e.g. seqlen_truncate), and DeepSpeed's sampler skips it",
+            "nothing to do"};
+  return {s.step, WarningKind::kEmptyCluster, ScheduledMetric(c),
+          at +
+              " is empty (no sample lies between the previous and current difficulty); "
+              "DeepSpeed skips it and keeps drawing from " +
+              to_string(s.eligible) + " samples",
+          "use a larger difficulty_step so each increase admits samples"};
+}
+
+// empty_first_cluster, empty_cluster, single_cluster_change, small_pool or
+// small_cluster at step `s` (`previous`: the step before it, if any).
+void SmallCluster(const ReplayContext& c, const ReplayStep* previous, const ReplayStep& s,
                   std::vector<CurriculumWarning>* out) {
   const uint64_t batch = static_cast<uint64_t>(c.global_batch_size);
   if (s.cluster.size >= batch) return;
   const std::string at = "new cluster at difficulties " + Difficulties(c, s);
   const std::string pool = to_string(s.eligible);
-  if (s.cluster.size == 0 && s.eligible == 0) {
-    out->push_back({s.step, "empty_cluster",
-                    at + " is empty and DeepSpeed skips it: no cluster exists yet, so "
-                         "sample_from_clusters has nothing to draw the global batch from",
+  if (s.eligible == 0) {
+    out->push_back({s.step, WarningKind::kEmptyFirstCluster, ScheduledMetric(c),
+                    at + " is empty and DeepSpeed skips it" + std::string(kNoClusterYet),
                     StartFix(c)});
   } else if (s.cluster.size == 0) {
-    out->push_back({s.step, "empty_cluster",
-                    at +
-                        " is empty (no sample lies between the previous and current "
-                        "difficulty); DeepSpeed skips it and keeps drawing from " +
-                        pool + " samples",
-                    "use a larger difficulty_step so each increase admits samples"});
+    out->push_back(EmptyCluster(c, previous, s));
   } else if (s.eligible < batch) {
-    out->push_back({s.step, "small_cluster",
+    out->push_back({s.step, WarningKind::kSmallPool, ScheduledMetric(c),
                     at + " holds " + to_string(s.cluster.size) + " samples and the pool " + pool +
                         ", fewer than a global batch (" + to_string(batch) +
                         "): every batch repeats samples, and as get_sample_from_cluster wraps a "
                         "cluster once, batches come out short (dropped with drop_last)",
                     StartFix(c)});
   } else {
-    out->push_back({s.step, "small_cluster",
+    out->push_back({s.step, WarningKind::kSmallCluster, ScheduledMetric(c),
                     at + " holds " + to_string(s.cluster.size) +
                         " samples, fewer than a global batch (" + to_string(batch) +
-                        "); it is drawn with weight " + to_string(s.cluster.size) + "/" + pool,
-                    "use a larger difficulty_step: fewer, larger clusters"});
+                        "); it is drawn with weight " + to_string(s.cluster.size) + "/" + pool +
+                        " like any cluster",
+                    "nothing needed; a larger difficulty_step makes fewer, larger clusters"});
   }
 }
 
@@ -272,10 +321,13 @@ std::string NeverEligibleFix(const ReplayContext& c, const Replay& replay) {
 std::vector<CurriculumWarning> CheckReplay(const ReplayContext& c, const Replay& replay) {
   std::vector<CurriculumWarning> out;
   BelowMinValue(c, replay, &out);
-  for (const ReplayStep& s : replay.steps)
-    if (!EmptyIntersection(c, s, &out)) SmallCluster(c, s, &out);
+  const ReplayStep* previous = nullptr;
+  for (const ReplayStep& s : replay.steps) {
+    if (!EmptyIntersection(c, s, &out)) SmallCluster(c, previous, s, &out);
+    previous = &s;
+  }
   if (!replay.steps.empty() && replay.covered < c.samples)
-    out.push_back({c.train_steps, "never_eligible",
+    out.push_back({c.train_steps, WarningKind::kNeverEligible, "",
                    to_string(c.samples - replay.covered) + " of " + to_string(c.samples) +
                        " samples are in no cluster by the last step " + to_string(c.train_steps) +
                        ": DeepSpeed never trains on them",

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace dsanalyze {
 
@@ -169,6 +170,16 @@ Status LinkOrCopyFile(const std::string& from, const std::string& to) {
   if (err == EPERM || err == EXDEV || err == EMLINK || err == EOPNOTSUPP || err == ENOSYS)
     return CopyFile(from, to);
   return Status::IoError("cannot link " + from + " to " + to + ": " + ErrnoText(err));
+}
+
+Status CheckOutputPath(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::BadInput(path + ": is a folder, not a file name");
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    return Status::BadInput(path + ": no such folder: " + parent.string());
+  return Status::OK();
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& text, bool sync) {

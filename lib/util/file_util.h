@@ -110,6 +110,11 @@ Status RenameFile(const std::string& from, const std::string& to);
 // system refuses hard links, a copy of it instead.
 Status LinkOrCopyFile(const std::string& from, const std::string& to);
 
+// BadInput, naming `path`, when a file cannot be made there because `path` is
+// a folder ("is a folder, not a file name") or its folder does not exist
+// ("no such folder: DIR"): for output options, checked before any work.
+Status CheckOutputPath(const std::string& path);
+
 // Writes `text` to `path` through a temporary file renamed into place.
 Status WriteFileAtomic(const std::string& path, const std::string& text, bool sync = false);
 

@@ -74,10 +74,77 @@ def discrete(e):
     e["schedule_config"] = {"difficulty": [1, 50, 100], "max_step": [5]}
 
 
+def rename(key, new):
+    """Moves e[key] (dotted path) to the sibling key `new`: a misspelling."""
+    def change(e):
+        *path, last = key.split(".")
+        for p in path:
+            e = e[p]
+        e[new] = e.pop(last)
+    return change
+
+
+def with_top(base, **keys):
+    doc = copy.deepcopy(base)
+    doc.update(keys)
+    return doc
+
+
+LEGACY = {"enabled": True, "curriculum_type": "seqlen", "min_difficulty": 8,
+          "max_difficulty": 40, "schedule_type": "fixed_linear",
+          "schedule_config": {"total_curriculum_step": 20, "difficulty_step": 8}}
+
+
+def misspellings(base, flags):
+    entry = KEY[:-1] + ": unknown key "
+    config = KEY + "schedule_config: unknown key "
+    return {
+        "difficulty_typ": (with_seqlen(base, rename("difficulty_type", "difficulty_typ")), flags,
+                           [entry + '"difficulty_typ" (did you mean "difficulty_type"?)']),
+        "root_degre": (with_seqlen(base, rename("schedule_config.root_degree", "root_degre")),
+                       flags, [config + '"root_degre" (did you mean "root_degree"?)']),
+        "total_curriculum_steps": (
+            with_seqlen(base, rename("schedule_config.total_curriculum_step",
+                                     "total_curriculum_steps")),
+            flags, [config + '"total_curriculum_steps" (did you mean "total_curriculum_step"?)']),
+        "difficulty_stepp": (with_seqlen(base, set_key("schedule_config.difficulty_stepp", 16)),
+                             flags, [config + '"difficulty_stepp" (did you mean "difficulty_step"?)']),
+    }
+
+
+def trust_cases(base, work, flags):
+    """Issue 33's: min > max, output folders, batch keys, the legacy section."""
+    steps = ["--train-steps", "20"]
+    nodir = os.path.join(work, "nodir")
+    return {
+        "min_above_max": (with_seqlen(base, lambda e: e.update(min_difficulty=50, max_difficulty=10)),
+                          flags,
+                          [KEY + "min_difficulty: 50 is above max_difficulty 10"]),
+        "svg_no_folder": (None, flags + ["--svg", os.path.join(nodir, "x.svg")],
+                          [os.path.join(nodir, "x.svg") + ": no such folder: " + nodir]),
+        "json_no_folder": (None, flags + ["--json", os.path.join(nodir, "x.json")],
+                           [os.path.join(nodir, "x.json") + ": no such folder: " + nodir]),
+        "svg_stdout": (None, flags + ["--svg", "-"], ["--svg -", "file"]),
+        "batch_auto": (with_top(base, train_batch_size="auto"), steps,
+                       ["train_batch_size", '"auto"', "--global-batch-size"]),
+        "batch_disagrees": (with_top(base, train_batch_size=512, train_micro_batch_size_per_gpu=4,
+                                     gradient_accumulation_steps=16), steps,
+                            ["train_batch_size: 512 is not train_micro_batch_size_per_gpu 4 x "
+                             "gradient_accumulation_steps 16 x data-parallel size 1",
+                             "= 64"]),
+        "legacy_and_data_efficiency": (with_top(base, curriculum_learning=LEGACY), flags,
+                                       ["curriculum_learning: the legacy top-level curriculum",
+                                        "both enabled"]),
+        "legacy_misspelt": (with_top({}, curriculum_learning=dict(LEGACY, curriculum_typ="seqlen")),
+                            flags, ['curriculum_learning: unknown key "curriculum_typ" '
+                                    '(did you mean "curriculum_type"?)']),
+    }
+
+
 def cases(base, work):
     """name -> (DeepSpeed config or raw text or None, extra args, substrings)."""
     flags = ["--global-batch-size", "4", "--train-steps", "20"]
-    return {
+    return {**misspellings(base, flags), **trust_cases(base, work, flags),
         "custom_schedule": (with_seqlen(base, set_key("schedule_type", "custom")), flags,
                             [KEY + "schedule_type", "custom", "cannot be replayed"]),
         "unknown_schedule": (with_seqlen(base, set_key("schedule_type", "fixed_step")), flags,
@@ -93,7 +160,6 @@ def cases(base, work):
         "total_step_0": (with_seqlen(base, set_key("schedule_config.total_curriculum_step", 0)),
                          flags, [KEY + "schedule_config.total_curriculum_step", "positive"]),
         "not_json": ("{\"data_efficiency\": ", flags, ["not valid JSON"]),
-        "no_train_steps": (None, ["--global-batch-size", "4"], ["--train-steps"]),
         "no_batch_size": (None, ["--train-steps", "20"], ["--global-batch-size"]),
         "zero_train_steps": (None, ["--global-batch-size", "4", "--train-steps", "0"],
                              ["--train-steps"]),
@@ -108,7 +174,13 @@ def cases(base, work):
 def run_case(name, spec, work, out):
     config, extra, expected = spec
     report, chart = os.path.join(work, name + ".json"), os.path.join(work, name + ".svg")
-    args = [os.environ["DSANALYZE"], "curriculum", "--json", report, "--svg", chart] + extra
+    args = [os.environ["DSANALYZE"], "curriculum"] + extra
+    # A case's own --json or --svg replaces the default one.
+    for option in ("--json", "--svg"):
+        if option not in extra:
+            args += [option, report if option == "--json" else chart]
+    report = extra[extra.index("--json") + 1] if "--json" in extra else report
+    chart = extra[extra.index("--svg") + 1] if "--svg" in extra else chart
     if "--analysis" not in extra:
         args += ["--analysis", out]
     if config is not None:
@@ -116,8 +188,8 @@ def run_case(name, spec, work, out):
         with open(path, "w") as f:
             f.write(config if isinstance(config, str) else json.dumps(config))
         args += ["--ds-config", path]
-    before = snapshot(out)
-    p = subprocess.run(args, capture_output=True, text=True, timeout=10)
+    before, listing = snapshot(out), sorted(os.listdir(work))
+    p = subprocess.run(args, capture_output=True, text=True, timeout=10, cwd=work)
     lines = p.stderr.splitlines()
     problems = []
     if p.returncode != 2:
@@ -127,8 +199,9 @@ def run_case(name, spec, work, out):
     problems += ["error lacks %r" % s for s in expected if s not in p.stderr]
     if p.stdout:
         problems.append("stdout not empty: %r" % p.stdout[:200])
-    if os.path.exists(report) or os.path.exists(chart):
-        problems.append("wrote --json or --svg")
+    written = [f for f in (report, chart, report + ".tmp", chart + ".tmp") if f != "-"]
+    if any(os.path.exists(f) for f in written) or sorted(os.listdir(work)) != listing:
+        problems.append("wrote --json or --svg, or a file in the work folder")
     if snapshot(out) != before:
         problems.append("the analysis folder changed")
     for problem in problems:

@@ -236,10 +236,11 @@ def check(name, metrics, work, out, n, env):
                 sys.exit("FAIL: %s: dsanalyze %s, reference %s" % (name, g, e))
         sys.exit("FAIL: %s: %d steps, reference %d" % (name, len(got["steps"]), len(expected)))
     for w in got["warnings"]:
-        if sorted(w) != ["fix", "kind", "message", "step"]:
+        if sorted(w) != ["fix", "kind", "message", "metric", "severity", "step"]:
             sys.exit("FAIL: %s: warning keys %s" % (name, sorted(w)))
-    if (p.returncode == 1) != bool(got["warnings"]):
-        sys.exit("FAIL: %s: exit %d with %d warnings" % (name, p.returncode, len(got["warnings"])))
+    errors = sum(1 for w in got["warnings"] if w["severity"] == "error")
+    if (p.returncode == 1) != bool(errors):
+        sys.exit("FAIL: %s: exit %d with %d errors" % (name, p.returncode, errors))
     print("%s: %d changed steps, %d clusters, %d warnings: same as the reference" % (
         name, len(expected), sum(1 for s in expected if s["new_cluster_size"]), len(got["warnings"])))
 

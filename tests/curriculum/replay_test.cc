@@ -68,7 +68,7 @@ std::vector<uint64_t> Sizes(const CurriculumReport& r) {
 
 std::multiset<std::string> Kinds(const CurriculumReport& r) {
   std::multiset<std::string> k;
-  for (const CurriculumWarning& w : r.warnings) k.insert(w.kind);
+  for (const CurriculumWarning& w : r.warnings) k.insert(std::string(KindName(w.kind)));
   return k;
 }
 
@@ -118,17 +118,19 @@ TEST_CASE("two metrics: intersections of cumulative sets minus earlier clusters"
   REQUIRE(r->replay.covered == 10);
 }
 
-TEST_CASE("warnings: below_min_value, empty and small clusters, never_eligible", "[curriculum]") {
+TEST_CASE("warnings: below_min_value, empty first cluster, small pool, never_eligible",
+          "[curriculum]") {
   test::ScratchDir dir;
   const std::string save = MakeAnalysis(dir, {{"m", kValues}});
-  // Difficulty 0 < smallest value 1: the first cluster is empty; then 3
-  // samples < batch 4; the last difficulty (9) comes after step 3.
+  // Difficulty 0 < smallest value 1: the first cluster is empty (DeepSpeed
+  // has nothing to draw from: an error); then 3 samples < batch 4; the last
+  // difficulty (9) comes after step 3.
   auto r = Check(dir, save, {{"m", Discrete(save, "m", "value", {0, 2, 9}, {1, 5})}}, 4, 3);
   REQUIRE(r.ok());
-  REQUIRE(Kinds(*r) == std::multiset<std::string>{"below_min_value", "empty_cluster",
-                                                  "small_cluster", "never_eligible"});
+  REQUIRE(Kinds(*r) == std::multiset<std::string>{"below_min_value", "empty_first_cluster",
+                                                  "small_pool", "never_eligible"});
   REQUIRE(r->warnings.front().step == 1);
-  REQUIRE(r->warnings.back().kind == "never_eligible");
+  REQUIRE(r->warnings.back().kind == WarningKind::kNeverEligible);
   REQUIRE(r->warnings.back().message.find("7 of 10 samples") != std::string::npos);
   for (const CurriculumWarning& w : r->warnings) REQUIRE(!w.fix.empty());
   REQUIRE(r->warnings.front().fix.find("min_difficulty to 1") != std::string::npos);
@@ -141,7 +143,8 @@ TEST_CASE("warnings: index_mismatch, missing_file, other_analysis", "[curriculum
   value_on_merged["index_to_sample_path"] = save + "/m/m_index_to_sample_percentile_merged";
   auto r = Check(dir, save, {{"m", value_on_merged}}, 1, 5);
   REQUIRE(r.ok());
-  REQUIRE(Kinds(*r) == std::multiset<std::string>{"index_mismatch"});
+  // Fewer than 200 values: one value a row, so the clusters are right.
+  REQUIRE(Kinds(*r) == std::multiset<std::string>{"index_choice"});
 
   Json missing = Discrete(save, "m", "value", {1, 9}, {1});
   missing["index_to_metric_path"] = save + "/m/nothing";
@@ -157,7 +160,7 @@ TEST_CASE("warnings: index_mismatch, missing_file, other_analysis", "[curriculum
   REQUIRE(r.ok());
   // Two files in another folder, 3 samples instead of 10 (so 7 are never eligible).
   REQUIRE(Kinds(*r) == std::multiset<std::string>{"other_analysis", "other_analysis",
-                                                  "other_analysis", "never_eligible"});
+                                                  "other_dataset", "never_eligible"});
 }
 
 TEST_CASE("index_mismatch: a value metric on rows that group several values", "[curriculum]") {
@@ -190,7 +193,8 @@ TEST_CASE("Settled: at max, or past a fixed_discrete schedule's last max_step", 
   REQUIRE(Settled(s, 100, 3));
 }
 
-TEST_CASE("warnings: empty_intersection", "[curriculum]") {
+TEST_CASE("warnings: an empty intersection at the start is an empty first cluster",
+          "[curriculum]") {
   test::ScratchDir dir;
   const std::string save = MakeAnalysis(dir, {{"a", {1, 1, 2, 2}}, {"b", {2, 2, 1, 1}}});
   auto r = Check(dir, save,
@@ -199,8 +203,10 @@ TEST_CASE("warnings: empty_intersection", "[curriculum]") {
                  1, 5);
   REQUIRE(r.ok());
   REQUIRE(Sizes(*r) == std::vector<uint64_t>{0, 4});
-  REQUIRE(Kinds(*r) == std::multiset<std::string>{"empty_intersection"});
+  REQUIRE(Kinds(*r) == std::multiset<std::string>{"empty_first_cluster"});
   REQUIRE(r->warnings[0].step == 1);
+  REQUIRE(r->warnings[0].message.find("none in common") != std::string::npos);
+  REQUIRE(SeverityOf(r->warnings[0].kind) == Severity::kError);
 }
 
 TEST_CASE("global batch: flag, train_batch_size, or micro x accumulation x data-parallel",
@@ -219,11 +225,124 @@ TEST_CASE("global batch: flag, train_batch_size, or micro x accumulation x data-
   std::ofstream(path) << doc.dump();
   REQUIRE(CheckCurriculum({save, path, std::nullopt, 5, std::nullopt})->global_batch_size == 30);
   REQUIRE(CheckCurriculum({save, path, 7, 5, std::nullopt})->global_batch_size == 7);
-  doc["train_batch_size"] = 64;
+  doc["train_batch_size"] = 30;
   std::ofstream(path) << doc.dump();
   auto r = CheckCurriculum({save, path, std::nullopt, 5, 2});
-  REQUIRE(r->global_batch_size == 64);
+  REQUIRE(r->global_batch_size == 30);
   REQUIRE(r->train_steps == 2);
+  REQUIRE(r->train_steps_from == TrainStepsFrom::kFlag);
+}
+
+TEST_CASE("global batch: DeepSpeed's _batch_assertion, and \"auto\"", "[curriculum]") {
+  test::ScratchDir dir;
+  const std::string save = MakeAnalysis(dir, {{"m", kValues}});
+  const Json metrics = {{"m", Discrete(save, "m", "value", {2, 9}, {2})}};
+  Json doc = {
+      {"train_batch_size", 64},
+      {"train_micro_batch_size_per_gpu", 2},
+      {"gradient_accumulation_steps", 3},
+      {"data_efficiency",
+       {{"data_sampling",
+         {{"curriculum_learning", {{"enabled", true}, {"curriculum_metrics", metrics}}}}}}}};
+  const std::string path = dir / "ds_config.json";
+  const auto check = [&](std::optional<int64_t> flag, int64_t dp) {
+    std::ofstream(path) << doc.dump();
+    return CheckCurriculum({save, path, flag, dp, std::nullopt});
+  };
+  auto r = check(std::nullopt, 5);  // 64 != 2 x 3 x 5
+  REQUIRE(!r.ok());
+  REQUIRE(r.status().message() ==
+          path +
+              ": train_batch_size: 64 is not train_micro_batch_size_per_gpu 2 x "
+              "gradient_accumulation_steps 3 x data-parallel size 5 (--data-parallel-size) = "
+              "30, as DeepSpeed requires (_batch_assertion)");
+  doc.erase("gradient_accumulation_steps");  // DeepSpeed derives 64 // 2 // 5 = 6: 60 != 64
+  REQUIRE(
+      check(std::nullopt, 5).status().message().find("gradient_accumulation_steps 6 (derived)") !=
+      std::string::npos);
+  REQUIRE(check(std::nullopt, 4)->global_batch_size == 64);  // 2 x 8 x 4
+  doc["train_batch_size"] = "auto";                          // Hugging Face style: 2 x 1 x 4
+  REQUIRE(check(std::nullopt, 4)->global_batch_size == 8);
+  doc["train_micro_batch_size_per_gpu"] = "auto";
+  r = check(std::nullopt, 4);
+  REQUIRE(!r.ok());
+  REQUIRE(r.status().message().find(
+              "train_batch_size, train_micro_batch_size_per_gpu to \"auto\"") != std::string::npos);
+  REQUIRE(r.status().message().find("give --global-batch-size") != std::string::npos);
+  REQUIRE(check(512, 4)->global_batch_size == 512);
+}
+
+TEST_CASE("train steps: flag, train_iters, else the largest total_curriculum_step",
+          "[curriculum]") {
+  test::ScratchDir dir;
+  const std::string save = MakeAnalysis(dir, {{"a", kValues}, {"b", kValues}});
+  Json linear = Discrete(save, "a", "value", {1, 9}, {1});
+  linear["schedule_type"] = "fixed_linear";
+  linear["schedule_config"] = {{"total_curriculum_step", 40}, {"difficulty_step", 1}};
+  const Json metrics = {{"a", linear}, {"b", Discrete(save, "b", "value", {1, 5, 9}, {3, 70})}};
+  Json doc = {
+      {"train_batch_size", 1},
+      {"data_efficiency",
+       {{"data_sampling",
+         {{"curriculum_learning", {{"enabled", true}, {"curriculum_metrics", metrics}}}}}}}};
+  const std::string path = dir / "ds_config.json";
+  std::ofstream(path) << doc.dump();
+  auto r = CheckCurriculum({save, path, std::nullopt, 1, std::nullopt});
+  REQUIRE(r.ok());
+  REQUIRE(r->train_steps == 71);  // b's last max_step + 1, beyond a's 40
+  REQUIRE(r->train_steps_from == TrainStepsFrom::kScheduleEnd);
+  REQUIRE(r->replay.steps.back().step == 71);
+  REQUIRE(Kinds(*r).count("never_eligible") == 0);
+  doc["train_iters"] = 20;
+  std::ofstream(path) << doc.dump();
+  r = CheckCurriculum({save, path, std::nullopt, 1, std::nullopt});
+  REQUIRE((r->train_steps == 20 && r->train_steps_from == TrainStepsFrom::kTrainIters));
+  r = CheckCurriculum({save, path, std::nullopt, 1, 30});
+  REQUIRE((r->train_steps == 30 && r->train_steps_from == TrainStepsFrom::kFlag));
+}
+
+TEST_CASE("a single_cluster metric's changes are notes, not empty clusters", "[curriculum]") {
+  test::ScratchDir dir;
+  const std::string save = MakeAnalysis(dir, {{"p", kValues}, {"t", kValues}});
+  // p (percentile, 1 step in 5) clusters; t (single_cluster) changes every
+  // step, which makes DeepSpeed build an empty cluster each time.
+  Json truncate = Discrete(save, "t", "value", {1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5});
+  truncate["clustering_type"] = "single_cluster";
+  const Json metrics = {{"p", Discrete(save, "p", "percentile", {1, 5}, {3})}, {"t", truncate}};
+  auto r = Check(dir, save, metrics, 1, 10);
+  REQUIRE(r.ok());
+  REQUIRE(Sizes(*r) == std::vector<uint64_t>{2, 0, 0, 8, 0, 0});  // steps 1..6
+  REQUIRE(Kinds(*r) == std::multiset<std::string>{"single_cluster_change", "single_cluster_change",
+                                                  "single_cluster_change",
+                                                  "single_cluster_change"});
+  REQUIRE(r->warnings[0].metric == "t");
+  REQUIRE(r->warnings[0].fix.find("difficulty_step") == std::string::npos);
+  const std::vector<WarningGroup> groups = GroupWarnings(r->warnings);
+  REQUIRE(groups.size() == 1);
+  REQUIRE((groups[0].count == 4 && groups[0].first_step == 2 && groups[0].last_step == 6));
+  REQUIRE(SeverityOf(groups[0].kind) == Severity::kNote);
+}
+
+TEST_CASE("severities: one per kind, errors first when grouped", "[curriculum]") {
+  REQUIRE(KindName(WarningKind::kEmptyFirstCluster) == "empty_first_cluster");
+  REQUIRE(SeverityOf(WarningKind::kMissingFile) == Severity::kError);
+  REQUIRE(SeverityOf(WarningKind::kEmptyFirstCluster) == Severity::kError);
+  REQUIRE(SeverityOf(WarningKind::kEmptyCluster) == Severity::kWarning);
+  REQUIRE(SeverityOf(WarningKind::kNeverEligible) == Severity::kWarning);
+  REQUIRE(SeverityOf(WarningKind::kSingleClusterChange) == Severity::kNote);
+  const std::vector<CurriculumWarning> w = {{3, WarningKind::kSmallCluster, "m", "a", "f"},
+                                            {5, WarningKind::kEmptyCluster, "m", "b", "g"},
+                                            {9, WarningKind::kEmptyCluster, "m", "c", "h"},
+                                            {7, WarningKind::kEmptyCluster, "n", "d", "i"},
+                                            {8, WarningKind::kEmptyFirstCluster, "", "e", "j"}};
+  const std::vector<WarningGroup> g = GroupWarnings(w);
+  REQUIRE(g.size() == 4);
+  REQUIRE(g[0].kind == WarningKind::kEmptyFirstCluster);
+  REQUIRE((g[1].metric == "m" && g[1].count == 2 && g[1].first_step == 5 && g[1].last_step == 9));
+  REQUIRE((g[1].message == "b" && g[1].fix == "g"));
+  REQUIRE(g[2].metric == "n");
+  REQUIRE(g[3].kind == WarningKind::kSmallCluster);
+  REQUIRE(CountSeverity(w, Severity::kWarning) == 3);
 }
 
 TEST_CASE("the --json report and the SVG chart", "[curriculum]") {
@@ -232,13 +351,23 @@ TEST_CASE("the --json report and the SVG chart", "[curriculum]") {
   auto r = Check(dir, save, {{"a&b", Discrete(save, "a&b", "value", {0, 2, 9}, {1, 5})}}, 4, 3);
   REQUIRE(r.ok());
   const Json j = CurriculumReportJson(*r);
-  REQUIRE(j.size() == 2);
+  REQUIRE(j.size() == 5);
+  REQUIRE(j["train_steps"] == 3);
+  REQUIRE(j["train_steps_from"] == "train_iters");
   REQUIRE(j["steps"][1].dump() ==
           R"({"step":2,"difficulty":{"a&b":2},"new_cluster_size":3,"eligible":3})");
+  REQUIRE(j["warnings"].size() == r->warnings.size());
   for (const auto& w : j["warnings"]) {
-    REQUIRE(w.size() == 4);
-    for (const char* key : {"step", "kind", "message", "fix"}) REQUIRE(w.contains(key));
+    REQUIRE(w.size() == 6);
+    for (const char* key : {"step", "kind", "severity", "metric", "message", "fix"})
+      REQUIRE(w.contains(key));
   }
+  REQUIRE(j["warnings"][0]["kind"] == "below_min_value");
+  REQUIRE(j["warnings"][0]["severity"] == "warning");
+  REQUIRE(j["warnings"][0]["metric"] == "a&b");
+  REQUIRE(j["groups"][0]["kind"] == "empty_first_cluster");  // errors first
+  REQUIRE(j["groups"][0]["severity"] == "error");
+  REQUIRE(j["groups"][0]["count"] == 1);
   const std::string svg = CurriculumSvg(*r);
   REQUIRE(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=", 0) == 0);
   REQUIRE(svg.size() > 7);

@@ -16,6 +16,11 @@ dsanalyze_add_mpi_test(NAME curriculum.replay_reference RANKS 1
 dsanalyze_add_mpi_test(NAME curriculum.bad_config RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/bad_config_test.py)
 
+# What the subcommand prints and how it exits: grouped findings and their
+# severities, --strict, the default step count, --json -, the legacy section.
+dsanalyze_add_mpi_test(NAME curriculum.cli RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli_test.py)
+
 # An analysis at NP ranks, then orders checked against an independent Python
 # computation of docs/format.md (the same bytes for any NP).
 dsanalyze_add_mpi_test(NAME curriculum.order_run RANKS 1 2 TIMEOUT 300
