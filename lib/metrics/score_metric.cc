@@ -165,6 +165,10 @@ Result<ScoreFileOptions> FileParams(const JsonFields& params, bool per_document,
     for (const char* key : {"field", "id_field"})
       if (params.has(key))
         return ConfigError(params.KeyPath(key), "applies only to a .jsonl score file");
+  // For the reader's errors about a line's keys: the param that chose each.
+  f.field_note = params.KeyPath("field") +
+                 (params.has("field") ? "" : ", default \"score\": set it to the key of the score");
+  f.id_field_note = params.KeyPath("id_field");
   f.rows = per_document ? dataset.num_documents() : dataset.size();
   f.rows_are = per_document ? "documents" : "samples";
   return f;
