@@ -1,10 +1,12 @@
 // score: a per-sample value read from a score file (score_file.h), per
 // document or per sample, reduced over a sample's documents and turned into
 // the integers DeepSpeed's files hold (docs/config.md, "score").
+#include <charconv>
 #include <cmath>
 
 #include "config/json_fields.h"
 #include "metrics/builtin_metrics.h"
+#include "metrics/ignore_set.h"
 #include "metrics/score_file.h"
 #include "util/ordered_double.h"
 
@@ -30,13 +32,43 @@ struct Score {
   uint64_t row = 0;
 };
 
+// x in the fewest digits that read back as x ("1e+30", not 31 digits).
+std::string Shortest(double x) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof(buf), x).ptr);
+}
+
+// Sets each piece's tokens to those of its part of `sample` that are not in
+// `ignore` (the pieces cover the sample's tokens in order, one after another).
+template <class T>
+Status KeepTokens(std::span<const T> sample, const IgnoreSet& ignore,
+                  std::span<DocumentPiece> pieces) {
+  uint64_t begin = 0;
+  for (DocumentPiece& p : pieces) {
+    if (p.tokens > sample.size() - begin) break;
+    const uint64_t end = begin + p.tokens;
+    p.tokens = 0;
+    for (; begin < end; ++begin) p.tokens += !ignore.contains(sample[begin]);
+  }
+  if (begin == sample.size()) return Status::OK();
+  return Status::Internal("score: the documents of a sample of " + std::to_string(sample.size()) +
+                          " tokens do not cover it");
+}
+
 class ScoreMetric : public Metric {
  public:
   ScoreMetric(ScoreOptions o, ScoreColumn column, const Dataset& dataset)
-      : o_(std::move(o)), column_(std::move(column)), dataset_(dataset) {}
+      : o_(std::move(o)),
+        column_(std::move(column)),
+        dataset_(dataset),
+        ignore_(dataset.ignore_token_ids()),
+        // Only token_mean weighs documents by their tokens, and only ignored
+        // ids make that need the tokens themselves, not just the sizes.
+        weigh_kept_tokens_(o_.per_document && o_.reduce == Reduce::kTokenMean && !ignore_.empty()) {
+  }
 
   MetricType type() const override { return MetricType::kSingleValuePerSample; }
-  bool needs_elements() const override { return false; }
+  bool needs_elements() const override { return weigh_kept_tokens_; }
   std::optional<RankBins> rank_bins() const override {
     if (o_.meaning.bins == 0) return std::nullopt;
     return RankBins{o_.meaning.bins, o_.nan_value.value_or(0)};
@@ -51,6 +83,7 @@ class ScoreMetric : public Metric {
       if (o_.per_document) {
         pieces.clear();
         dataset_.AppendDocumentPieces(position, &pieces);
+        if (weigh_kept_tokens_) DSA_RETURN_IF_ERROR(KeepSampleTokens(batch.sample(i), pieces));
         s = ReduceScores(pieces);
       } else {
         s.value = column_.at(position);
@@ -61,6 +94,14 @@ class ScoreMetric : public Metric {
   }
 
  private:
+  Status KeepSampleTokens(const ElementView& sample, std::span<DocumentPiece> pieces) const {
+    Status st;
+    VisitIntDType(sample.dtype, [&](auto zero) {
+      st = KeepTokens(sample.as<decltype(zero)>(), ignore_, pieces);
+    });
+    return st;
+  }
+
   // A sample's score from its documents' (NaN when any of them is NaN). One
   // document's score is taken as it is (x·n/n need not give x back).
   Score ReduceScores(std::span<const DocumentPiece> pieces) const {
@@ -97,8 +138,8 @@ class ScoreMetric : public Metric {
     // Not INT64_MIN: reports negate values (score_summary.h).
     if (v > -0x1p63 && v < 0x1p63) return static_cast<int64_t>(v);
     return Status::BadInput("metric " + o_.name + ": sample " + std::to_string(position) +
-                            ": score " + std::to_string(s.value) + " × scale " +
-                            std::to_string(o_.meaning.scale) + " is outside int64");
+                            ": score " + Shortest(s.value) + " × scale " +
+                            Shortest(o_.meaning.scale) + " is outside int64");
   }
 
   Status RowError(uint64_t row, const std::string& what) const {
@@ -109,6 +150,8 @@ class ScoreMetric : public Metric {
   ScoreOptions o_;
   ScoreColumn column_;
   const Dataset& dataset_;
+  IgnoreSet ignore_;
+  bool weigh_kept_tokens_;
 };
 
 Result<Reduce> ReduceParam(const JsonFields& params) {
