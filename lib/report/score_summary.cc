@@ -12,9 +12,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// -x, but +0.0 for x = 0: a score of 0 is never shown as "-0".
+double Negated(double x) { return 0.0 - x; }
+
 std::string Short(double x) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.4g", x);
+  std::snprintf(buf, sizeof(buf), "%.4g", x + 0.0);  // -0.0 + 0.0 == +0.0
   return buf;
 }
 
@@ -50,7 +53,7 @@ Json ScaleSummary(const ValueDistribution& d, const ScoreMeaning& m) {
 std::optional<std::array<double, 2>> BinScores(const BinRange& r, bool descending) {
   if (r[0] > r[1]) return std::nullopt;
   const double lo = FromOrderedBits(r[0]), hi = FromOrderedBits(r[1]);
-  if (descending) return std::array<double, 2>{-hi, -lo};
+  if (descending) return std::array<double, 2>{Negated(hi), Negated(lo)};
   return std::array<double, 2>{lo, hi};
 }
 

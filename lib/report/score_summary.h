@@ -26,7 +26,7 @@ using BinRange = std::array<int64_t, 2>;
 
 // {"scale", "descending", "min", "max", "mean", "percentiles"} (scale) or
 // {"bins", "descending", "bin_scores": [[low, high] or null per bin]} (bins).
-// Requires d.samples > 0.
+// A score of 0 is 0, never -0. Requires d.samples > 0.
 nlohmann::ordered_json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
                                     std::span<const BinRange> bins);
 

@@ -1,6 +1,7 @@
 #include "report/score_summary.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <limits>
 
 #include "report/distribution.h"
@@ -60,6 +61,18 @@ TEST_CASE("score axis: labels in scores", "[score_summary]") {
   CHECK(binned.label(1) == "0.75");
   CHECK(binned.label(-1) == "-1");  // a "nan" value outside the bins: the integer
   CHECK(ScoreAxis("q", ScoreMeaning{0, 2, true}, bins).label(0) == "-0.125");
+}
+
+TEST_CASE("score summary: a score of 0 is 0, never -0, also descending", "[score_summary]") {
+  const ValueDistribution d = Distribution({0, 1}, {2, 2});
+  const std::vector<BinRange> bins = {{OrderedBits(-0.5), OrderedBits(0.0)},
+                                      {OrderedBits(0.0), OrderedBits(0.0)}};
+  const auto down = ScoreSummary(d, ScoreMeaning{0, 2, true}, bins);
+  CHECK(down["bin_scores"].dump() == "[[0.0,0.5],[0.0,0.0]]");
+  CHECK(down["bin_scores"][1].dump() == "[0.0,0.0]");
+  CHECK_FALSE(std::signbit(down["bin_scores"][0][0].get<double>()));
+  CHECK(ScoreAxis("q", ScoreMeaning{0, 2, true}, bins).label(1) == "0");
+  CHECK(ScoreAxis("q", ScoreMeaning{1000, 0, true}, {}).label(0) == "0");
 }
 
 }  // namespace
