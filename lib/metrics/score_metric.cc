@@ -1,6 +1,7 @@
 // score: a per-sample value read from a score file (score_file.h), per
 // document or per sample, reduced over a sample's documents and turned into
 // the integers DeepSpeed's files hold (docs/config.md, "score").
+#include <atomic>
 #include <charconv>
 #include <cmath>
 
@@ -23,7 +24,6 @@ struct ScoreOptions {
   bool per_document = true;
   Reduce reduce = Reduce::kTokenMean;
   ScoreMeaning meaning;
-  std::optional<int64_t> nan_value;
 };
 
 // A sample's score and, when it is not finite, the row that made it so.
@@ -71,12 +71,14 @@ class ScoreMetric : public Metric {
   bool needs_elements() const override { return weigh_kept_tokens_; }
   std::optional<RankBins> rank_bins() const override {
     if (o_.meaning.bins == 0) return std::nullopt;
-    return RankBins{o_.meaning.bins, o_.nan_value.value_or(0)};
+    return RankBins{o_.meaning.bins, o_.meaning.nan_value.value_or(0)};
   }
   std::optional<ScoreMeaning> score_meaning() const override { return o_.meaning; }
+  uint64_t nan_scores() const override { return nan_scores_.load(std::memory_order_relaxed); }
 
   Status Compute(const SampleBatch& batch, std::span<int64_t> values) const override {
     thread_local std::vector<DocumentPiece> pieces;
+    uint64_t nan_scores = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       const uint64_t position = batch.first + i;
       Score s{0, position};
@@ -88,8 +90,10 @@ class ScoreMetric : public Metric {
       } else {
         s.value = column_.at(position);
       }
+      nan_scores += std::isnan(s.value);
       DSA_ASSIGN_OR_RETURN(values[i], ToValue(s, position));
     }
+    nan_scores_.fetch_add(nan_scores, std::memory_order_relaxed);
     return Status::OK();
   }
 
@@ -128,7 +132,8 @@ class ScoreMetric : public Metric {
 
   Result<int64_t> ToValue(Score s, uint64_t position) const {
     if (std::isnan(s.value)) {
-      if (o_.nan_value) return o_.meaning.bins > 0 ? RankBins::kUnranked : *o_.nan_value;
+      if (o_.meaning.nan_value)
+        return o_.meaning.bins > 0 ? RankBins::kUnranked : *o_.meaning.nan_value;
       return RowError(s.row, "is NaN; give params.nan a value for NaN scores");
     }
     if (std::isinf(s.value)) return RowError(s.row, s.value > 0 ? "is inf" : "is -inf");
@@ -152,6 +157,7 @@ class ScoreMetric : public Metric {
   const Dataset& dataset_;
   IgnoreSet ignore_;
   bool weigh_kept_tokens_;
+  mutable std::atomic<uint64_t> nan_scores_{0};  // summed by every map thread
 };
 
 Result<Reduce> ReduceParam(const JsonFields& params) {
@@ -231,7 +237,7 @@ Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
   if (params.has("nan")) {
     int64_t nan_value = 0;
     DSA_RETURN_IF_ERROR(params.Int("nan", INT64_MIN + 1, INT64_MAX, &nan_value));
-    o.nan_value = nan_value;
+    o.meaning.nan_value = nan_value;
   }
   DSA_ASSIGN_OR_RETURN(const ScoreFileOptions file, FileParams(params, o.per_document, dataset));
   Result<ScoreColumn> column = ScoreColumn::Open(file);

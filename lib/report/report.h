@@ -74,6 +74,8 @@ struct MetricEntry {
   // block and the histogram a score axis.
   std::optional<ScoreMeaning> score = std::nullopt;
   std::vector<std::array<int64_t, 2>> bin_ranges = {};
+  // Its samples whose score was NaN, over all ranks (Metric::nan_scores).
+  uint64_t nan_scores = 0;
 };
 
 // Returns the top-level files it wrote in D, in the order they are to be

@@ -57,11 +57,15 @@ std::optional<std::array<double, 2>> BinScores(const BinRange& r, bool descendin
   return std::array<double, 2>{lo, hi};
 }
 
-}  // namespace
+// {"value": V, "samples": N}: what NaN scores became and how many there were.
+Json NanSummary(int64_t nan_value, uint64_t nan_scores) {
+  Json j;
+  j["value"] = nan_value;
+  j["samples"] = nan_scores;
+  return j;
+}
 
-Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
-                  std::span<const BinRange> bins) {
-  if (meaning.bins == 0) return ScaleSummary(d, meaning);
+Json BinsSummary(const ScoreMeaning& meaning, std::span<const BinRange> bins) {
   Json j;
   j["bins"] = meaning.bins;
   j["descending"] = meaning.descending;
@@ -71,6 +75,15 @@ Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
     scores.push_back(s ? Json::array({(*s)[0], (*s)[1]}) : Json());
   }
   j["bin_scores"] = std::move(scores);
+  return j;
+}
+
+}  // namespace
+
+Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
+                  std::span<const BinRange> bins, uint64_t nan_scores) {
+  Json j = meaning.bins == 0 ? ScaleSummary(d, meaning) : BinsSummary(meaning, bins);
+  if (meaning.nan_value) j["nan"] = NanSummary(*meaning.nan_value, nan_scores);
   return j;
 }
 

@@ -25,10 +25,12 @@ namespace dsanalyze {
 using BinRange = std::array<int64_t, 2>;
 
 // {"scale", "descending", "min", "max", "mean", "percentiles"} (scale) or
-// {"bins", "descending", "bin_scores": [[low, high] or null per bin]} (bins).
-// A score of 0 is 0, never -0. Requires d.samples > 0.
+// {"bins", "descending", "bin_scores": [[low, high] or null per bin]} (bins),
+// then, when meaning.nan_value is set, "nan": {"value", "samples"}: the value
+// NaN scores took and how many samples had one (`nan_scores`). A score of 0
+// is 0, never -0. Requires d.samples > 0.
 nlohmann::ordered_json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
-                                    std::span<const BinRange> bins);
+                                    std::span<const BinRange> bins, uint64_t nan_scores);
 
 ValueAxis ScoreAxis(const std::string& metric, const ScoreMeaning& meaning,
                     std::span<const BinRange> bins);

@@ -1,5 +1,5 @@
 // The score metric created from config entries (metrics/registry.h) and run
-// on whole datasets: its errors, token_mean's weights.
+// on whole datasets: its errors, the NaN count, token_mean's weights.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -100,6 +100,24 @@ TEST_CASE("score: a product outside int64 is shown in shortest form", "[metrics]
   REQUIRE_FALSE(values.ok());
   CHECK_THAT(values.status().message(),
              Catch::Contains("sample 1: score 0.1 × scale 1e+30 is outside int64"));
+}
+
+TEST_CASE("score: counts the samples whose score was NaN", "[metrics][score]") {
+  test::ScratchDir dir;
+  std::unique_ptr<Dataset> ds = Synthetic(5);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::string file = dir / "q.npy";
+  test::WriteNpy(file, std::vector<double>{nan, 0.5, nan, nan, 1.0});
+  for (const auto& [key, value] : {std::pair<std::string, int>{"scale", 10}, {"bins", 2}}) {
+    INFO(key);
+    Result<std::unique_ptr<Metric>> m = CreateMetric(
+        ScoreEntry({{"file", file}, {"per", "sample"}, {key, value}, {"nan", -1}}), *ds);
+    REQUIRE(m.ok());
+    CHECK((*m)->score_meaning()->nan_value == -1);
+    CHECK((*m)->nan_scores() == 0);
+    REQUIRE(ComputeAll(**m, *ds).ok());
+    CHECK((*m)->nan_scores() == 3);
+  }
 }
 
 TEST_CASE("score: token_mean does not weigh dataset.ignore_token_ids", "[metrics][score]") {

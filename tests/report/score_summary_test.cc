@@ -15,7 +15,7 @@ using test::Distribution;
 TEST_CASE("score summary: scaled values as scores, ascending and descending", "[score_summary]") {
   // Values -30 (1 sample), 10 (2), 250 (1) at scale 100.
   const ValueDistribution d = Distribution({-30, 10, 250}, {1, 2, 1});
-  const auto up = ScoreSummary(d, ScoreMeaning{100, 0, false}, {});
+  const auto up = ScoreSummary(d, ScoreMeaning{100, 0, false}, {}, 0);
   CHECK(up["scale"] == 100.0);
   CHECK(up["min"] == -0.3);
   CHECK(up["max"] == 2.5);
@@ -24,7 +24,7 @@ TEST_CASE("score summary: scaled values as scores, ascending and descending", "[
   CHECK(up["percentiles"]["p50"] == 0.1);
   CHECK(up["percentiles"]["p100"] == 2.5);
   // Descending: value = round(-score · scale), so the scores are -values / 100.
-  const auto down = ScoreSummary(d, ScoreMeaning{100, 0, true}, {});
+  const auto down = ScoreSummary(d, ScoreMeaning{100, 0, true}, {}, 0);
   CHECK(down["descending"] == true);
   CHECK(down["min"] == -2.5);
   CHECK(down["max"] == 0.3);
@@ -38,13 +38,13 @@ TEST_CASE("score summary: each bin's score range, empty bins null", "[score_summ
   const std::vector<BinRange> bins = {{OrderedBits(-1.5), OrderedBits(0.25)},
                                       {INT64_MAX, INT64_MIN},
                                       {OrderedBits(0.5), OrderedBits(7.0)}};
-  const auto up = ScoreSummary(d, ScoreMeaning{0, 3, false}, bins);
+  const auto up = ScoreSummary(d, ScoreMeaning{0, 3, false}, bins, 0);
   CHECK(up["bins"] == 3);
   CHECK(up["bin_scores"][0] == nlohmann::ordered_json::array({-1.5, 0.25}));
   CHECK(up["bin_scores"][1].is_null());
   CHECK(up["bin_scores"][2] == nlohmann::ordered_json::array({0.5, 7.0}));
   // Descending ranks -score: the ordered values are of -score.
-  const auto down = ScoreSummary(d, ScoreMeaning{0, 3, true}, bins);
+  const auto down = ScoreSummary(d, ScoreMeaning{0, 3, true}, bins, 0);
   CHECK(down["bin_scores"][0] == nlohmann::ordered_json::array({-0.25, 1.5}));
 }
 
@@ -67,12 +67,27 @@ TEST_CASE("score summary: a score of 0 is 0, never -0, also descending", "[score
   const ValueDistribution d = Distribution({0, 1}, {2, 2});
   const std::vector<BinRange> bins = {{OrderedBits(-0.5), OrderedBits(0.0)},
                                       {OrderedBits(0.0), OrderedBits(0.0)}};
-  const auto down = ScoreSummary(d, ScoreMeaning{0, 2, true}, bins);
+  const auto down = ScoreSummary(d, ScoreMeaning{0, 2, true}, bins, 0);
   CHECK(down["bin_scores"].dump() == "[[0.0,0.5],[0.0,0.0]]");
   CHECK(down["bin_scores"][1].dump() == "[0.0,0.0]");
   CHECK_FALSE(std::signbit(down["bin_scores"][0][0].get<double>()));
   CHECK(ScoreAxis("q", ScoreMeaning{0, 2, true}, bins).label(1) == "0");
   CHECK(ScoreAxis("q", ScoreMeaning{1000, 0, true}, {}).label(0) == "0");
+}
+
+TEST_CASE("score summary: the nan block counts NaN scores and names their value",
+          "[score_summary]") {
+  const ValueDistribution d = Distribution({-1, 10}, {3, 2});
+  ScoreMeaning scaled{100, 0, false};
+  CHECK_FALSE(ScoreSummary(d, scaled, {}, 0).contains("nan"));  // NaN is an error then
+  scaled.nan_value = -1;
+  const auto s = ScoreSummary(d, scaled, {}, 3);
+  CHECK(s["nan"] == nlohmann::ordered_json{{"value", -1}, {"samples", 3}});
+  CHECK(s.back() == s["nan"]);  // after the scores
+  ScoreMeaning binned{0, 1, false, 7};
+  const std::vector<BinRange> bins = {{OrderedBits(0.5), OrderedBits(0.5)}};
+  CHECK(ScoreSummary(d, binned, bins, 0)["nan"] ==
+        nlohmann::ordered_json{{"value", 7}, {"samples", 0}});
 }
 
 }  // namespace
