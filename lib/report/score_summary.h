@@ -32,6 +32,9 @@ using BinRange = std::array<int64_t, 2>;
 nlohmann::ordered_json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
                                     std::span<const BinRange> bins, uint64_t nan_scores);
 
+// Labels in scores. Its percentile marks, for bins or descending scores,
+// say whose percentile they are: "p10 = bin 1 (scores 0.9 to 0.8)",
+// "p10 of values = score 0.9" (ascending scores keep "p10 = 0.1").
 ValueAxis ScoreAxis(const std::string& metric, const ScoreMeaning& meaning,
                     std::span<const BinRange> bins);
 

@@ -90,5 +90,29 @@ TEST_CASE("score summary: the nan block counts NaN scores and names their value"
         nlohmann::ordered_json{{"value", 7}, {"samples", 0}});
 }
 
+TEST_CASE("score histogram: percentile marks of bins name the bin, not a score percentile",
+          "[score_summary]") {
+  // Descending: bin 0 holds the highest scores, so its p10 is among the top scores.
+  const std::vector<BinRange> bins = {{OrderedBits(-2.0), OrderedBits(-0.75)},
+                                      {OrderedBits(-0.5), OrderedBits(-0.125)}};
+  const ValueAxis down = ScoreAxis("q", ScoreMeaning{0, 2, true}, bins);
+  REQUIRE(down.mark);
+  CHECK(down.mark(10, 0) == "p10 = bin 0 (scores 2 to 0.75)");
+  CHECK(down.mark(90, 1) == "p90 = bin 1 (scores 0.5 to 0.125)");
+  CHECK(down.mark(50, 9) == "p50 = value 9");  // a value outside the bins
+  ScoreMeaning with_nan{0, 2, true, 9};
+  CHECK(ScoreAxis("q", with_nan, bins).mark(50, 9) == "p50 = value 9 (NaN)");
+  const ValueDistribution d = Distribution({0, 1}, {5, 5});
+  const std::string svg = HistogramSvg("q", d, down);
+  CHECK_THAT(svg, Catch::Contains("p10 = bin 0 (scores 2 to 0.75)"));
+  CHECK_THAT(svg, !Catch::Contains("p10 = 2<"));
+  CHECK(ScoreAxis("q", ScoreMeaning{0, 2, false}, bins).mark(10, 0) ==
+        "p10 = bin 0 (scores -2 to -0.75)");
+  // Descending scale: the values' percentile, shown as a score.
+  const ValueAxis scaled = ScoreAxis("q", ScoreMeaning{10, 0, true}, {});
+  CHECK(scaled.mark(10, -9) == "p10 of values = score 0.9");
+  CHECK_FALSE(ScoreAxis("q", ScoreMeaning{10, 0, false}, {}).mark);  // "p10 = 0.9" is right
+}
+
 }  // namespace
 }  // namespace dsanalyze
