@@ -129,7 +129,9 @@ CLI::App* AddOrder(CLI::App& app, dsanalyze::OrderOptions& o) {
       ->add_option("--buckets", o.buckets,
                    "K equal-count difficulty buckets, each shuffled (default: none)")
       ->check(dsanalyze::PositiveInteger());
-  order->add_option("--seed", o.seed, "seed of the shuffle within buckets")->capture_default_str();
+  order->add_option("--seed", o.seed, "seed of the shuffle within buckets, 0 to 2^64-1")
+      ->check(dsanalyze::Uint64())
+      ->capture_default_str();
   order->add_flag("--descending", o.descending, "hard to easy, buckets from the hardest");
   return order;
 }

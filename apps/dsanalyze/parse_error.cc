@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -55,6 +56,18 @@ std::string UnknownArgument(const CLI::App& app, const CLI::App& command) {
   return "unexpected argument \"" + word + "\"";
 }
 
+// `text` as an integer written in decimal digits only (no sign, no 0x), if it
+// fits uint64.
+std::optional<uint64_t> DecimalUint64(const std::string& text) {
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
+                                                   [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) return std::nullopt;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e) {
@@ -73,16 +86,21 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e) {
 CLI::Validator PositiveInteger() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-          return c >= '0' && c <= '9';
-        });
-        errno = 0;
-        const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
-        if (!digits || v == 0 || errno == ERANGE)
-          return "expected a positive integer, got \"" + text + "\"";
+        const std::optional<uint64_t> v = DecimalUint64(text);
+        if (!v || *v == 0) return "expected a positive integer, got \"" + text + "\"";
         return "";
       },
       "POSITIVE");
+}
+
+CLI::Validator Uint64() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (!DecimalUint64(text))
+          return "expected an integer from 0 to 18446744073709551615, got \"" + text + "\"";
+        return "";
+      },
+      "UINT64");
 }
 
 }  // namespace dsanalyze

@@ -24,4 +24,8 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e);
 // spells out the range of a double).
 CLI::Validator PositiveInteger();
 
+// A check for options that take any uint64 (a seed): decimal digits up to
+// 2^64 - 1. CLI11 alone would read "-1" as 2^64 - 1.
+CLI::Validator Uint64();
+
 }  // namespace dsanalyze

@@ -75,10 +75,12 @@ std::string JsonFields::KeyPath(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
 
-Status JsonFields::CheckKnown(std::span<const std::string_view> known) const {
+Status JsonFields::CheckKnown(std::span<const std::string_view> known,
+                              std::span<const NameAlias> aliases) const {
   for (const auto& [key, value] : object_->items()) {
     if (std::find(known.begin(), known.end(), key) == known.end())
-      return ConfigError(path_, "unknown key " + json(key).dump() + DidYouMean(key, known));
+      return ConfigError(path_,
+                         "unknown key " + json(key).dump() + DidYouMean(key, known, aliases));
   }
   return Status::OK();
 }

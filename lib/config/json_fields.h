@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "util/closest_name.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -35,8 +36,10 @@ class JsonFields {
   bool has(std::string_view key) const { return object_->contains(key); }
   const nlohmann::json& at(std::string_view key) const { return object_->at(key); }
 
-  // Refuses any key not in `known`, suggesting the closest known key.
-  Status CheckKnown(std::span<const std::string_view> known) const;
+  // Refuses any key not in `known`, suggesting the closest known key (or the
+  // key an alias stands for: util/closest_name.h).
+  Status CheckKnown(std::span<const std::string_view> known,
+                    std::span<const NameAlias> aliases = {}) const;
   Status Require(std::string_view key) const;
 
   // Integers must lie in [min, max]; integral floats (1e7) are accepted. Every

@@ -19,10 +19,22 @@ SampleRange Piece(uint64_t n, uint64_t buckets, uint64_t p) {
   return {p * kPieceIds, std::min(n, (p + 1) * kPieceIds)};
 }
 
+// A metric repeated adds nothing (it cannot break a tie it made) and is most
+// likely a typo for another metric, so it is refused rather than ignored.
+Status CheckDistinct(const std::vector<std::string>& metrics) {
+  for (size_t i = 1; i < metrics.size(); ++i)
+    if (std::find(metrics.begin(), metrics.begin() + i, metrics[i]) != metrics.begin() + i)
+      return Status::BadInput("--metric " + metrics[i] +
+                              " is given twice (each further --metric breaks the ties of the "
+                              "ones before it, so a metric can be given once)");
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
   if (options.metrics.empty()) return Status::BadInput("order: no --metric given");
+  DSA_RETURN_IF_ERROR(CheckDistinct(options.metrics));
   DSA_ASSIGN_OR_RETURN(std::vector<OrderMetric> metrics,
                        OpenOrderMetrics(options.analysis, options.metrics));
   SortedIds ids(std::move(metrics), options.descending);

@@ -24,7 +24,7 @@ namespace dsanalyze {
 
 struct OrderOptions {
   std::string analysis;              // the save path of a finished analysis
-  std::vector<std::string> metrics;  // at least one single-value metric
+  std::vector<std::string> metrics;  // at least one single-value metric, none twice
   std::string out;                   // the .npy to write
   uint64_t buckets = 0;              // K; 0: no buckets, no shuffle
   uint64_t seed = 0;
@@ -33,8 +33,9 @@ struct OrderOptions {
 
 // Writes the order to options.out (through out.tmp, renamed at the end) and
 // returns the number of samples N. BadInput, before anything is written, for
-// an analysis or metric OpenOrderMetrics refuses, an `out` in a missing folder,
-// or buckets > N; IoError when writing fails (then no file is left at out).
+// no metric or one given twice, an analysis or metric OpenOrderMetrics refuses,
+// an `out` in a missing folder, or buckets > N; IoError when writing fails (then no file is left at
+// out).
 Result<uint64_t> WriteTrainingOrder(const OrderOptions& options);
 
 }  // namespace dsanalyze

@@ -87,8 +87,16 @@ bool ReplaceNonFinite(std::string_view line, std::string* out) {
   return replaced;
 }
 
+// "field "KEY" PROBLEM (NOTE)": a problem with a line's key, and where the
+// key was chosen.
+Status KeyError(const std::string& key, const std::string& note, const std::string& problem) {
+  return Status::BadInput("field \"" + key + "\" " + problem +
+                          (note.empty() ? "" : " (" + note + ")"));
+}
+
 // The score in `value`: a number, or (in a line parsed with markers) a marker.
-Result<double> ScoreOf(simdjson::dom::element value, const std::string& field, bool markers) {
+Result<double> ScoreOf(simdjson::dom::element value, const std::string& field,
+                       const std::string& note, bool markers) {
   switch (value.type()) {
     case simdjson::dom::element_type::DOUBLE:
       return value.get_double().value_unsafe();
@@ -104,7 +112,7 @@ Result<double> ScoreOf(simdjson::dom::element value, const std::string& field, b
     default:
       break;
   }
-  return Status::BadInput("field \"" + field + "\" is not a number");
+  return KeyError(field, note, "is not a number");
 }
 
 // "id ID is outside [0, rows)", for an id that is not a row.
@@ -114,7 +122,8 @@ Status NotARow(const std::string& id, bool past_end, uint64_t rows) {
 }
 
 // The row named by the id in `value`, which must lie in [0, rows).
-Result<uint64_t> RowOf(simdjson::dom::element value, const JsonlScoreOptions& o) {
+Result<uint64_t> RowOf(simdjson::dom::element value, const JsonlScoreOptions& o,
+                       const std::string& note) {
   switch (value.type()) {
     case simdjson::dom::element_type::INT64: {
       const int64_t id = value.get_int64().value_unsafe();
@@ -124,23 +133,23 @@ Result<uint64_t> RowOf(simdjson::dom::element value, const JsonlScoreOptions& o)
     case simdjson::dom::element_type::UINT64:
       return NotARow(std::to_string(value.get_uint64().value_unsafe()), true, o.rows);
     default:
-      return Status::BadInput("field \"" + o.id_field + "\" is not an integer");
+      return KeyError(o.id_field, note, "is not an integer");
   }
 }
 
 // The values of one line's document, or the problem (without file and line).
-Result<LineValue> Extract(simdjson::dom::element doc, const JsonlScoreOptions& o, bool markers) {
+Result<LineValue> Extract(simdjson::dom::element doc, const JsonlScoreOptions& o,
+                          const JsonlKeyNotes& notes, bool markers) {
   simdjson::dom::object object;
   if (doc.get_object().get(object)) return Status::BadInput("expected a JSON object");
   simdjson::dom::element value;
-  if (object.at_key(o.field).get(value))
-    return Status::BadInput("field \"" + o.field + "\" is missing");
+  if (object.at_key(o.field).get(value)) return KeyError(o.field, notes.field, "is missing");
   LineValue v;
-  DSA_ASSIGN_OR_RETURN(v.score, ScoreOf(value, o.field, markers));
+  DSA_ASSIGN_OR_RETURN(v.score, ScoreOf(value, o.field, notes.field, markers));
   if (o.id_field.empty()) return v;
   if (object.at_key(o.id_field).get(value))
-    return Status::BadInput("field \"" + o.id_field + "\" is missing");
-  DSA_ASSIGN_OR_RETURN(v.row, RowOf(value, o));
+    return KeyError(o.id_field, notes.id_field, "is missing");
+  DSA_ASSIGN_OR_RETURN(v.row, RowOf(value, o, notes.id_field));
   return v;
 }
 
@@ -202,8 +211,9 @@ class ScoreSink {
 // Walks the file a chunk at a time, feeding the sink.
 class JsonlReader {
  public:
-  JsonlReader(std::string_view text, const JsonlScoreOptions& o, ScoreSink* sink)
-      : text_(text), o_(o), sink_(sink) {
+  JsonlReader(std::string_view text, const JsonlScoreOptions& o, const JsonlKeyNotes& notes,
+              ScoreSink* sink)
+      : text_(text), o_(o), notes_(notes), sink_(sink) {
     parser_.threaded = false;  // one core: the caller owns the parallelism
   }
 
@@ -238,6 +248,7 @@ class JsonlReader {
 
   std::string_view text_;
   const JsonlScoreOptions& o_;
+  const JsonlKeyNotes& notes_;
   ScoreSink* sink_;
   uint64_t lines_ = 0;  // lines fed to the sink so far
   simdjson::dom::parser parser_;
@@ -265,7 +276,7 @@ bool JsonlReader::FastChunk(std::string_view chunk) {
     const size_t start = it.current_index();
     if (start < line_begin || chunk[start] != '{' || start + it.source().size() > line_end)
       return false;
-    Result<LineValue> v = Extract(doc, o_, false);
+    Result<LineValue> v = Extract(doc, o_, notes_, false);
     if (!v.ok()) return false;
     values_.push_back(*v);
     line_begin = line_end + 1;
@@ -294,7 +305,7 @@ Status JsonlReader::SlowLine(std::string_view line) {
   if (markers) error = parser_.parse(replaced_).get(doc);
   if (error)
     return sink_->Error(number, "invalid JSON: " + std::string(simdjson::error_message(error)));
-  Result<LineValue> v = Extract(doc, o_, markers);
+  Result<LineValue> v = Extract(doc, o_, notes_, markers);
   if (!v.ok()) return sink_->Error(number, v.status().message());
   return sink_->Add(number, *v);
 }
@@ -302,12 +313,13 @@ Status JsonlReader::SlowLine(std::string_view line) {
 }  // namespace
 
 Result<std::vector<double>> ReadJsonlScores(const std::string& path,
-                                            const JsonlScoreOptions& options) {
+                                            const JsonlScoreOptions& options,
+                                            const JsonlKeyNotes& notes) {
   DSA_ASSIGN_OR_RETURN(const MappedFile file, MappedFile::Open(path));
   const std::string_view text(reinterpret_cast<const char*>(file.bytes().data()),
                               file.bytes().size());
   ScoreSink sink(path, options);
-  JsonlReader reader(text, options, &sink);
+  JsonlReader reader(text, options, notes, &sink);
   DSA_ASSIGN_OR_RETURN(const uint64_t lines, reader.Run());
   return sink.Finish(lines);
 }

@@ -20,12 +20,20 @@ struct JsonlScoreOptions {
   uint64_t rows = 0;     // how many rows the caller needs (documents or samples)
 };
 
+// Where the caller's keys were chosen (a config key path), added in
+// parentheses to the errors about that key of a line; empty: nothing added.
+struct JsonlKeyNotes {
+  std::string field;
+  std::string id_field;
+};
+
 // Reads one double per row from a JSON-lines file: one JSON object per line.
 // Errors (Status BadInput, one line, naming the file and the 1-based line):
-// "q.jsonl: line 7: field \"score\" is missing", "...: not a number", invalid JSON,
-// fewer/more lines than rows (line-order mode), an id that is missing, not an
-// integer, outside [0, rows) ("row past the end"), or repeated (name both lines),
-// ids that leave a row without a score (name the first missing row).
+// "q.jsonl: line 7: field \"score\" is missing (NOTE)", "...: not a number
+// (NOTE)" (NOTE from `notes`, when given), invalid JSON, fewer/more lines than
+// rows (line-order mode), an id that is missing, not an integer, outside
+// [0, rows) ("row past the end"), or repeated (name both lines), ids that
+// leave a row without a score (name the first missing row).
 //
 // Values: any JSON number (integer or float) as the nearest double, and the
 // bare tokens Python's json module writes for non-finite floats, NaN, Infinity
@@ -35,6 +43,7 @@ struct JsonlScoreOptions {
 // an error, except the empty "line" after the final newline. A missing file
 // gives "q.jsonl: file not found".
 Result<std::vector<double>> ReadJsonlScores(const std::string& path,
-                                            const JsonlScoreOptions& options);
+                                            const JsonlScoreOptions& options,
+                                            const JsonlKeyNotes& notes = {});
 
 }  // namespace dsanalyze

@@ -43,11 +43,13 @@ struct RankBins {
 // What a metric's integers stand for, when they come from float scores (the
 // score metric), so reports can show scores: with scale > 0 a value is
 // round(s · scale), with bins > 0 a bin of equal count; s is the score, or
-// minus the score when descending.
+// minus the score when descending. A NaN score gives nan_value when the
+// config sets one (with bins, NaN samples are in no bin), else it is an error.
 struct ScoreMeaning {
   double scale = 0;
   uint64_t bins = 0;
   bool descending = false;
+  std::optional<int64_t> nan_value = std::nullopt;
 };
 
 std::string_view MetricTypeName(MetricType t);  // DeepSpeed's spelling
@@ -64,6 +66,9 @@ class Metric {
   virtual std::optional<RankBins> rank_bins() const { return std::nullopt; }
   // Metrics whose values come from float scores (ScoreMeaning).
   virtual std::optional<ScoreMeaning> score_meaning() const { return std::nullopt; }
+  // Those metrics' count of samples, on this rank, whose score was NaN (and so
+  // took ScoreMeaning::nan_value), over every Compute call so far.
+  virtual uint64_t nan_scores() const { return 0; }
 
   // The metrics whose results over the whole dataset this one needs, as
   // config entries for CreateMetric (their `name` is only used in messages).

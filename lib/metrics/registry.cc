@@ -25,6 +25,7 @@ struct Builtin {
   MetricType type;
   std::span<const std::string_view> params;  // the keys it takes
   MakeFn make;
+  std::span<const NameAlias> aliases = {};  // words for its keys, for "did you mean"
 };
 
 Result<uint64_t> VocabSize(const JsonFields& params) {
@@ -75,6 +76,15 @@ constexpr std::array<std::string_view, 1> kVocabParams = {"vocab_size"};
 constexpr std::array<std::string_view, 2> kRarityParams = {"vocab_size", "total_vocab_freq"};
 constexpr std::array<std::string_view, 9> kScoreParams = {
     "file", "per", "reduce", "scale", "bins", "descending", "nan", "field", "id_field"};
+// What people call the score's keys elsewhere (too far from them in spelling
+// for the edit distance to suggest them).
+constexpr std::array<NameAlias, 7> kScoreAliases = {{{"path", "file"},
+                                                     {"filename", "file"},
+                                                     {"file_path", "file"},
+                                                     {"key", "field"},
+                                                     {"id", "id_field"},
+                                                     {"reduction", "reduce"},
+                                                     {"num_bins", "bins"}}};
 constexpr std::array<std::string_view, 1> kScaleParams = {"scale"};
 constexpr std::array<std::string_view, 2> kNgramParams = {"n", "scale"};
 constexpr std::array<std::string_view, 3> kSeqlenRarityParams = {"vocab_size", "total_vocab_freq",
@@ -89,7 +99,7 @@ const std::array<Builtin, 10> kBuiltins = {{
     {"score",
      "a score per document or per sample from a .npy or .jsonl file, as integers (params: file, "
      "per, scale or bins; optional reduce, descending, nan, field, id_field)",
-     MetricType::kSingleValuePerSample, kScoreParams, MakeScoreMetric},
+     MetricType::kSingleValuePerSample, kScoreParams, MakeScoreMetric, kScoreAliases},
     {"seqlen", "number of elements (tokens) in the sample, not counting dataset.ignore_token_ids",
      MetricType::kSingleValuePerSample, kNoParams,
      [](const MetricConfig& c, const JsonFields&, const Dataset& d) -> Made {
@@ -187,7 +197,7 @@ Result<std::unique_ptr<Metric>> CreateMetric(const MetricConfig& config, const D
     return ConfigError(
         params.KeyPath(config.params.begin().key()),
         "unknown parameter (metric \"" + std::string(it->name) + "\" takes no params)");
-  DSA_RETURN_IF_ERROR(params.CheckKnown(it->params));
+  DSA_RETURN_IF_ERROR(params.CheckKnown(it->params, it->aliases));
   return it->make(config, params, dataset);
 }
 

@@ -27,7 +27,8 @@ Result<ScoreColumn> ScoreColumn::Open(const ScoreFileOptions& o) {
     return c;
   }
   if (o.path.ends_with(".jsonl")) {
-    DSA_ASSIGN_OR_RETURN(c.values_, ReadJsonlScores(o.path, {o.field, o.id_field, o.rows}));
+    DSA_ASSIGN_OR_RETURN(c.values_, ReadJsonlScores(o.path, {o.field, o.id_field, o.rows},
+                                                    {o.field_note, o.id_field_note}));
     return c;
   }
   return Status::BadInput(o.path + ": unknown score file type (expected a .npy or .jsonl file)");

@@ -21,6 +21,9 @@ struct ScoreFileOptions {
   std::string path;
   std::string field;     // JSON lines only: the value's key
   std::string id_field;  // JSON lines only: the row id's key; empty: line order
+  // JSON lines only, for errors about a line's keys (JsonlScoreOptions).
+  std::string field_note;
+  std::string id_field_note;
   uint64_t rows = 0;     // rows the file must have
   std::string rows_are;  // what a row is, for messages: "documents" or "samples"
 };

@@ -1,10 +1,13 @@
 // score: a per-sample value read from a score file (score_file.h), per
 // document or per sample, reduced over a sample's documents and turned into
 // the integers DeepSpeed's files hold (docs/config.md, "score").
+#include <atomic>
+#include <charconv>
 #include <cmath>
 
 #include "config/json_fields.h"
 #include "metrics/builtin_metrics.h"
+#include "metrics/ignore_set.h"
 #include "metrics/score_file.h"
 #include "util/ordered_double.h"
 
@@ -21,7 +24,6 @@ struct ScoreOptions {
   bool per_document = true;
   Reduce reduce = Reduce::kTokenMean;
   ScoreMeaning meaning;
-  std::optional<int64_t> nan_value;
 };
 
 // A sample's score and, when it is not finite, the row that made it so.
@@ -30,37 +32,80 @@ struct Score {
   uint64_t row = 0;
 };
 
+// x in the fewest digits that read back as x ("1e+30", not 31 digits).
+std::string Shortest(double x) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof(buf), x).ptr);
+}
+
+// Sets each piece's tokens to those of its part of `sample` that are not in
+// `ignore` (the pieces cover the sample's tokens in order, one after another).
+template <class T>
+Status KeepTokens(std::span<const T> sample, const IgnoreSet& ignore,
+                  std::span<DocumentPiece> pieces) {
+  uint64_t begin = 0;
+  for (DocumentPiece& p : pieces) {
+    if (p.tokens > sample.size() - begin) break;
+    const uint64_t end = begin + p.tokens;
+    p.tokens = 0;
+    for (; begin < end; ++begin) p.tokens += !ignore.contains(sample[begin]);
+  }
+  if (begin == sample.size()) return Status::OK();
+  return Status::Internal("score: the documents of a sample of " + std::to_string(sample.size()) +
+                          " tokens do not cover it");
+}
+
 class ScoreMetric : public Metric {
  public:
   ScoreMetric(ScoreOptions o, ScoreColumn column, const Dataset& dataset)
-      : o_(std::move(o)), column_(std::move(column)), dataset_(dataset) {}
+      : o_(std::move(o)),
+        column_(std::move(column)),
+        dataset_(dataset),
+        ignore_(dataset.ignore_token_ids()),
+        // Only token_mean weighs documents by their tokens, and only ignored
+        // ids make that need the tokens themselves, not just the sizes.
+        weigh_kept_tokens_(o_.per_document && o_.reduce == Reduce::kTokenMean && !ignore_.empty()) {
+  }
 
   MetricType type() const override { return MetricType::kSingleValuePerSample; }
-  bool needs_elements() const override { return false; }
+  bool needs_elements() const override { return weigh_kept_tokens_; }
   std::optional<RankBins> rank_bins() const override {
     if (o_.meaning.bins == 0) return std::nullopt;
-    return RankBins{o_.meaning.bins, o_.nan_value.value_or(0)};
+    return RankBins{o_.meaning.bins, o_.meaning.nan_value.value_or(0)};
   }
   std::optional<ScoreMeaning> score_meaning() const override { return o_.meaning; }
+  uint64_t nan_scores() const override { return nan_scores_.load(std::memory_order_relaxed); }
 
   Status Compute(const SampleBatch& batch, std::span<int64_t> values) const override {
     thread_local std::vector<DocumentPiece> pieces;
+    uint64_t nan_scores = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       const uint64_t position = batch.first + i;
       Score s{0, position};
       if (o_.per_document) {
         pieces.clear();
         dataset_.AppendDocumentPieces(position, &pieces);
+        if (weigh_kept_tokens_) DSA_RETURN_IF_ERROR(KeepSampleTokens(batch.sample(i), pieces));
         s = ReduceScores(pieces);
       } else {
         s.value = column_.at(position);
       }
+      nan_scores += std::isnan(s.value);
       DSA_ASSIGN_OR_RETURN(values[i], ToValue(s, position));
     }
+    nan_scores_.fetch_add(nan_scores, std::memory_order_relaxed);
     return Status::OK();
   }
 
  private:
+  Status KeepSampleTokens(const ElementView& sample, std::span<DocumentPiece> pieces) const {
+    Status st;
+    VisitIntDType(sample.dtype, [&](auto zero) {
+      st = KeepTokens(sample.as<decltype(zero)>(), ignore_, pieces);
+    });
+    return st;
+  }
+
   // A sample's score from its documents' (NaN when any of them is NaN). One
   // document's score is taken as it is (x·n/n need not give x back).
   Score ReduceScores(std::span<const DocumentPiece> pieces) const {
@@ -87,7 +132,8 @@ class ScoreMetric : public Metric {
 
   Result<int64_t> ToValue(Score s, uint64_t position) const {
     if (std::isnan(s.value)) {
-      if (o_.nan_value) return o_.meaning.bins > 0 ? RankBins::kUnranked : *o_.nan_value;
+      if (o_.meaning.nan_value)
+        return o_.meaning.bins > 0 ? RankBins::kUnranked : *o_.meaning.nan_value;
       return RowError(s.row, "is NaN; give params.nan a value for NaN scores");
     }
     if (std::isinf(s.value)) return RowError(s.row, s.value > 0 ? "is inf" : "is -inf");
@@ -97,8 +143,8 @@ class ScoreMetric : public Metric {
     // Not INT64_MIN: reports negate values (score_summary.h).
     if (v > -0x1p63 && v < 0x1p63) return static_cast<int64_t>(v);
     return Status::BadInput("metric " + o_.name + ": sample " + std::to_string(position) +
-                            ": score " + std::to_string(s.value) + " × scale " +
-                            std::to_string(o_.meaning.scale) + " is outside int64");
+                            ": score " + Shortest(s.value) + " × scale " +
+                            Shortest(o_.meaning.scale) + " is outside int64");
   }
 
   Status RowError(uint64_t row, const std::string& what) const {
@@ -109,6 +155,9 @@ class ScoreMetric : public Metric {
   ScoreOptions o_;
   ScoreColumn column_;
   const Dataset& dataset_;
+  IgnoreSet ignore_;
+  bool weigh_kept_tokens_;
+  mutable std::atomic<uint64_t> nan_scores_{0};  // summed by every map thread
 };
 
 Result<Reduce> ReduceParam(const JsonFields& params) {
@@ -155,6 +204,10 @@ Result<ScoreFileOptions> FileParams(const JsonFields& params, bool per_document,
     for (const char* key : {"field", "id_field"})
       if (params.has(key))
         return ConfigError(params.KeyPath(key), "applies only to a .jsonl score file");
+  // For the reader's errors about a line's keys: the param that chose each.
+  f.field_note = params.KeyPath("field") +
+                 (params.has("field") ? "" : ", default \"score\": set it to the key of the score");
+  f.id_field_note = params.KeyPath("id_field");
   f.rows = per_document ? dataset.num_documents() : dataset.size();
   f.rows_are = per_document ? "documents" : "samples";
   return f;
@@ -184,7 +237,7 @@ Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
   if (params.has("nan")) {
     int64_t nan_value = 0;
     DSA_RETURN_IF_ERROR(params.Int("nan", INT64_MIN + 1, INT64_MAX, &nan_value));
-    o.nan_value = nan_value;
+    o.meaning.nan_value = nan_value;
   }
   DSA_ASSIGN_OR_RETURN(const ScoreFileOptions file, FileParams(params, o.per_document, dataset));
   Result<ScoreColumn> column = ScoreColumn::Open(file);

@@ -265,12 +265,15 @@ Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan
   run.Begin("commit", "report");
   MeasureRun(run, summary);
   const nlohmann::json memory = MemoryReport(run, plan);
+  std::vector<uint64_t> nan_scores;
+  for (const PlannedMetric& m : plan) nan_scores.push_back(m.metric->nan_scores());
+  nan_scores = run.comm.Allreduce<uint64_t>(nan_scores, MPI_SUM);
   Result<std::vector<std::string>> files = std::vector<std::string>();
   if (run.comm.is_root()) {
     std::vector<MetricEntry> entries;
-    for (const PlannedMetric& m : plan)
-      entries.push_back(
-          {m.name(), m.type(), m.metric->score_meaning(), m.bin_ranges, NotMergeable(run, m)});
+    for (size_t i = 0; i < plan.size(); ++i)
+      entries.push_back({plan[i].name(), plan[i].type(), plan[i].metric->score_meaning(),
+                         plan[i].bin_ranges, NotMergeable(run, plan[i]), nan_scores[i]});
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
     files = WriteReports(run.staged->staging_dir(), entries, info);

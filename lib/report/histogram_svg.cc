@@ -183,7 +183,8 @@ std::string PercentileMarks(const ValueDistribution& d, const Scale& s, const Va
     svg += Line(x, label_y + 4, x, kAxisY, "stroke=\"#c03030\" stroke-dasharray=\"5,4\"");
     const bool right_side = x > kLeft + 0.8 * kPlotW;
     svg += Text(right_side ? x - 4 : x + 4, label_y, right_side ? "end" : "start",
-                std::string("p") + std::to_string(marks[i]) + " = " + axis.label(v),
+                axis.mark ? axis.mark(marks[i], v)
+                          : std::string("p") + std::to_string(marks[i]) + " = " + axis.label(v),
                 "fill=\"#c03030\"");
   }
   return svg;

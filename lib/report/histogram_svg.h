@@ -17,11 +17,14 @@ namespace dsanalyze {
 
 // How the x axis names values: its title, a value's label and a bin width's
 // label. A score metric's axis names the scores its integers stand for.
+// `mark`, when set, writes the text of the percentile mark for percentile p
+// at value v; unset, it is "p<p> = <label(v)>".
 struct ValueAxis {
   std::string title;
   std::function<std::string(__int128)> label;
   std::function<std::string(__int128)> width;
   std::string counted = "samples";  // what the y axis counts
+  std::function<std::string(int p, __int128 v)> mark = nullptr;
 };
 // The integers themselves, titled "<metric> value".
 ValueAxis IntegerAxis(const std::string& metric);

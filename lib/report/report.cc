@@ -107,7 +107,8 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
   }
   DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
   *entry = SingleValueSummary(d);
-  if (m.score && d.samples > 0) (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges);
+  if (m.score && d.samples > 0)
+    (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges, m.nan_scores);
   const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
   DSA_RETURN_IF_ERROR(WriteFileAtomic(HistogramFile(dir, m.name), HistogramSvg(m.name, d, axis)));
   if (d.samples > 0 && WritesCurriculumEntry(info.files))

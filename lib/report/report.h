@@ -79,6 +79,8 @@ struct MetricEntry {
   // NotMergeableBecause): summary.json's entry then has "mergeable": false and
   // this reason as "not_mergeable".
   std::optional<std::string> not_mergeable = std::nullopt;
+  // Its samples whose score was NaN, over all ranks (Metric::nan_scores).
+  uint64_t nan_scores = 0;
 };
 
 // Returns the top-level files it wrote in D, in the order they are to be

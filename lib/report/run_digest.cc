@@ -36,6 +36,13 @@ std::string SingleValueLine(const Json& m) {
   if (m.contains("percentiles"))
     line += ", min " + m.at("min").dump() + " / median " + m.at("percentiles").at("p50").dump() +
             " / max " + m.at("max").dump();
+  // A score metric given params.nan: how many NaN scores took its value.
+  if (m.contains("score") && m.at("score").contains("nan")) {
+    const Json& nan = m.at("score").at("nan");
+    const uint64_t samples = nan.at("samples").get<uint64_t>();
+    line += ", " + std::to_string(samples) + (samples == 1 ? " NaN score" : " NaN scores") +
+            " given value " + nan.at("value").dump();
+  }
   return line;
 }
 

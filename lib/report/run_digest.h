@@ -6,7 +6,8 @@
 //     9 files, 2069412 bytes
 //   batch_sum: accumulate, 1 element, sum 499950000, min 499950000 / max 499950000;
 //     2 files, 66 bytes
-// The median is the nearest-rank p50. Bytes count each file once, also the
+// The median is the nearest-rank p50. A score metric with params.nan adds
+// ", 3 NaN scores given value -1" (its summary's score.nan). Bytes count each file once, also the
 // hard-linked percentile-merged .bin (the disk space the metric takes).
 // Errors: BadInput naming the file when summary.json is missing or invalid.
 #pragma once

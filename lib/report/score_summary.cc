@@ -12,9 +12,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// -x, but +0.0 for x = 0: a score of 0 is never shown as "-0".
+double Negated(double x) { return 0.0 - x; }
+
 std::string Short(double x) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.4g", x);
+  std::snprintf(buf, sizeof(buf), "%.4g", x + 0.0);  // -0.0 + 0.0 == +0.0
   return buf;
 }
 
@@ -50,15 +53,19 @@ Json ScaleSummary(const ValueDistribution& d, const ScoreMeaning& m) {
 std::optional<std::array<double, 2>> BinScores(const BinRange& r, bool descending) {
   if (r[0] > r[1]) return std::nullopt;
   const double lo = FromOrderedBits(r[0]), hi = FromOrderedBits(r[1]);
-  if (descending) return std::array<double, 2>{-hi, -lo};
+  if (descending) return std::array<double, 2>{Negated(hi), Negated(lo)};
   return std::array<double, 2>{lo, hi};
 }
 
-}  // namespace
+// {"value": V, "samples": N}: what NaN scores became and how many there were.
+Json NanSummary(int64_t nan_value, uint64_t nan_scores) {
+  Json j;
+  j["value"] = nan_value;
+  j["samples"] = nan_scores;
+  return j;
+}
 
-Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
-                  std::span<const BinRange> bins) {
-  if (meaning.bins == 0) return ScaleSummary(d, meaning);
+Json BinsSummary(const ScoreMeaning& meaning, std::span<const BinRange> bins) {
   Json j;
   j["bins"] = meaning.bins;
   j["descending"] = meaning.descending;
@@ -71,27 +78,58 @@ Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
   return j;
 }
 
+}  // namespace
+
+Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
+                  std::span<const BinRange> bins, uint64_t nan_scores) {
+  Json j = meaning.bins == 0 ? ScaleSummary(d, meaning) : BinsSummary(meaning, bins);
+  if (meaning.nan_value) j["nan"] = NanSummary(*meaning.nan_value, nan_scores);
+  return j;
+}
+
 ValueAxis ScoreAxis(const std::string& metric, const ScoreMeaning& meaning,
                     std::span<const BinRange> bins) {
+  const auto percentile = [](int p) { return std::string("p") + std::to_string(p); };
   if (meaning.bins == 0) {
     const double unit = (meaning.descending ? -1.0 : 1.0) / meaning.scale;
     const auto label = [unit](__int128 v) { return Short(static_cast<double>(v) * unit); };
-    return {metric + " score (value " + (meaning.descending ? "-" : "") + Short(meaning.scale) +
-                " x score)",
-            label, [unit](__int128 w) { return Short(static_cast<double>(w) * std::fabs(unit)); }};
+    ValueAxis axis{metric + " score (value " + (meaning.descending ? "-" : "") +
+                       Short(meaning.scale) + " x score)",
+                   label,
+                   [unit](__int128 w) { return Short(static_cast<double>(w) * std::fabs(unit)); }};
+    // Descending, the values' p10 is near the scores' p90: say whose it is.
+    if (meaning.descending)
+      axis.mark = [=](int p, __int128 v) {
+        return percentile(p) + " of values = score " + label(v);
+      };
+    return axis;
   }
   // A bin is labelled with the score it starts at: its lowest score, or its
   // highest when descending (bin 0 holds the highest scores).
   std::vector<BinRange> ranges(bins.begin(), bins.end());
   const bool descending = meaning.descending;
-  const auto label = [ranges, descending](__int128 b) {
-    const auto s = b >= 0 && b < static_cast<__int128>(ranges.size())
-                       ? BinScores(ranges[static_cast<size_t>(b)], descending)
-                       : std::nullopt;
-    return s ? Short((*s)[descending ? 1 : 0]) : std::to_string(static_cast<long long>(b));
+  const std::optional<int64_t> nan_value = meaning.nan_value;
+  const auto scores = [ranges, descending](__int128 b) {
+    return b >= 0 && b < static_cast<__int128>(ranges.size())
+               ? BinScores(ranges[static_cast<size_t>(b)], descending)
+               : std::nullopt;
+  };
+  const auto integer = [](__int128 v) { return std::to_string(static_cast<long long>(v)); };
+  const auto label = [=](__int128 b) {
+    const auto s = scores(b);
+    return s ? Short((*s)[descending ? 1 : 0]) : integer(b);
+  };
+  // A mark is a percentile of bins, not of scores: it names the bin and
+  // the scores in it, in the axis's direction.
+  const auto mark = [=](int p, __int128 b) {
+    const auto s = scores(b);
+    if (!s) return percentile(p) + " = value " + integer(b) + (b == nan_value ? " (NaN)" : "");
+    const int first = descending ? 1 : 0;
+    return percentile(p) + " = bin " + integer(b) + " (scores " + Short((*s)[first]) + " to " +
+           Short((*s)[1 - first]) + ")";
   };
   return {metric + " bin, labelled with the score it starts at", label,
-          [](__int128 w) { return std::to_string(static_cast<long long>(w)) + " bins"; }};
+          [integer](__int128 w) { return integer(w) + " bins"; }, mark};
 }
 
 }  // namespace dsanalyze

@@ -25,11 +25,16 @@ namespace dsanalyze {
 using BinRange = std::array<int64_t, 2>;
 
 // {"scale", "descending", "min", "max", "mean", "percentiles"} (scale) or
-// {"bins", "descending", "bin_scores": [[low, high] or null per bin]} (bins).
-// Requires d.samples > 0.
+// {"bins", "descending", "bin_scores": [[low, high] or null per bin]} (bins),
+// then, when meaning.nan_value is set, "nan": {"value", "samples"}: the value
+// NaN scores took and how many samples had one (`nan_scores`). A score of 0
+// is 0, never -0. Requires d.samples > 0.
 nlohmann::ordered_json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
-                                    std::span<const BinRange> bins);
+                                    std::span<const BinRange> bins, uint64_t nan_scores);
 
+// Labels in scores. Its percentile marks, for bins or descending scores,
+// say whose percentile they are: "p10 = bin 1 (scores 0.9 to 0.8)",
+// "p10 of values = score 0.9" (ascending scores keep "p10 = 0.1").
 ValueAxis ScoreAxis(const std::string& metric, const ScoreMeaning& meaning,
                     std::span<const BinRange> bins);
 

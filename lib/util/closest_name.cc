@@ -24,7 +24,10 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::string_view ClosestName(std::string_view word, std::span<const std::string_view> choices) {
+std::string_view ClosestName(std::string_view word, std::span<const std::string_view> choices,
+                             std::span<const NameAlias> aliases) {
+  for (const NameAlias& a : aliases)
+    if (a.word == word) return a.name;
   std::string_view best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (std::string_view c : choices) {
@@ -39,8 +42,9 @@ std::string_view ClosestName(std::string_view word, std::span<const std::string_
   return best;
 }
 
-std::string DidYouMean(std::string_view word, std::span<const std::string_view> choices) {
-  const std::string_view best = ClosestName(word, choices);
+std::string DidYouMean(std::string_view word, std::span<const std::string_view> choices,
+                       std::span<const NameAlias> aliases) {
+  const std::string_view best = ClosestName(word, choices, aliases);
   if (best.empty()) return "";
   return " (did you mean \"" + std::string(best) + "\"?)";
 }

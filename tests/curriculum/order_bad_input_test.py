@@ -79,6 +79,12 @@ def main():
                 ["--analysis", good, "--metric", "mod", "--buckets", "101"], out,
                 ["--buckets 101", "(100)"], previous=b"an order made earlier")
         refused("no metric", ["--analysis", good], out, ["--metric"])
+        refused("metric twice", ["--analysis", good, "--metric", "mod", "--metric", "mod"], out,
+                ["--metric mod", "given twice"], previous=b"an order made earlier")
+        for seed in ("-1", "18446744073709551616", "1.5", "0x10"):
+            refused("seed " + seed,
+                    ["--analysis", good, "--metric", "mod", "--buckets", "2", "--seed", seed],
+                    out, ["--seed", '"%s"' % seed, "18446744073709551615"])
         for ext in ("idx", "bin"):
             shutil.copy(os.path.join(other, "mod", "mod_sample_to_metric." + ext),
                         os.path.join(good, "mod", "mod_sample_to_metric." + ext))

@@ -241,6 +241,7 @@ TEST_CASE("order refuses bad input in one line and writes nothing", "[order]") {
   };
   refused(Options({"n"}), "no metric \"n\" (did you mean \"m\"?); its metrics: m");
   refused(Options({"m"}, 51), "more buckets than");
+  refused(Options({"m", "m"}), "--metric m is given twice");
   OrderOptions missing = Options({"m"});
   missing.analysis = a.scratch / "nothing";
   refused(missing, "no such directory");

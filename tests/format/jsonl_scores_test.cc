@@ -148,6 +148,20 @@ TEST_CASE("jsonl: errors in id mode name the line", "[jsonl]") {
   CHECK(j.Error("{\"id\": -1}\n", 1, "id") == j.At(1, "field \"score\" is missing"));
 }
 
+TEST_CASE("jsonl: errors about a key say where the key was chosen", "[jsonl]") {
+  Jsonl j;
+  test::WriteBytes(j.path, {'{', '"', 'i', 'd', '"', ':', '0', '}', '\n'});
+  const JsonlScoreOptions o{"q", "id", 1};
+  const JsonlKeyNotes notes{"F note", "I note"};
+  Result<std::vector<double>> r = ReadJsonlScores(j.path, o, notes);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message() == j.At(1, "field \"q\" is missing (F note)"));
+  test::WriteBytes(j.path, {'{', '"', 'q', '"', ':', '1', '}', '\n'});
+  r = ReadJsonlScores(j.path, o, notes);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message() == j.At(1, "field \"id\" is missing (I note)"));
+}
+
 TEST_CASE("jsonl: a missing file is named", "[jsonl]") {
   Jsonl j;
   Result<std::vector<double>> r = ReadJsonlScores(j.dir / "none.jsonl", {"score", "", 1});

@@ -12,7 +12,8 @@ Covered: megatron_gpt samples spanning 1, 2 and many documents; packed over two
 files; documents with an empty document and NaN scores mapped by "nan";
 synthetic_mod per sample; scores as float32, float64, int16 and int64 .npy and
 JSON lines (line order and id_field); token_mean, min, max, first; scale with
-ties at .5; bins with tied scores, descending; summary.json's score block.
+ties at .5; bins with tied scores, descending; summary.json's score block,
+with its count of NaN scores.
 
 Env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR (as dsanalyze_add_mpi_test sets them).
 """
@@ -224,6 +225,21 @@ def check_documents_with_nan(work):
         fail("a document's score is not its sample's")
     for m, p in metrics:
         check(out, "documents", m, expected_values(scores, per_sample, p))
+    # The NaN count is summed over every rank's samples, in summary.json and
+    # in the run's closing lines.
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)["metrics"]
+    nans = sum(math.isnan(x) for x in per_sample)
+    p = subprocess.run([MPIEXEC, "-n", NP, DSANALYZE, "--config",
+                        os.path.join(work, "documents.json"), "--progress", "always"],
+                       cwd=work, capture_output=True, text=True)
+    for m, params in metrics:
+        if summary[m]["score"].get("nan") != {"value": params["nan"], "samples": nans}:
+            fail("documents/%s: score.nan %s, want %d samples at %d" % (
+                m, summary[m]["score"].get("nan"), nans, params["nan"]))
+        said = ", %d NaN scores given value %d;" % (nans, params["nan"])
+        if not any(line.startswith(m + ": ") and said in line for line in p.stderr.splitlines()):
+            fail("documents/%s: the run's summary lines lack %r: %s" % (m, said, p.stderr))
 
 
 def check_per_sample(work):

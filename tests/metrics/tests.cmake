@@ -3,6 +3,7 @@ target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/exact_sum_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/plugin_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/registry_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/score_metric_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/token_quality_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/vocab_metrics_test.cc)
 
