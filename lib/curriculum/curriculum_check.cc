@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "output/analysis_files.h"
 #include "output/analysis_folder.h"
 
 namespace dsanalyze {
@@ -79,7 +80,7 @@ Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request) {
   bool missing = false;
   report.warnings = CheckMetricPaths(report.metrics, request.analysis, &missing);
   report.samples = AnalysisSamples(analysis).value_or(0);
-  if (!missing) DSA_RETURN_IF_ERROR(ReplayInto(&report));
+  if (!missing) DSA_RETURN_IF_ERROR(ReplayInto(&report, analysis.table));
   return report;
 }
 

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "output/analysis_files.h"
+
 namespace dsanalyze {
 namespace fs = std::filesystem;
 
@@ -97,6 +99,7 @@ Status ReadSummary(const std::string& summary_path, AnalysisFolder* analysis) {
   std::sort(listed.begin(), listed.end(),
             [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
   if (doc.contains("config")) analysis->config = doc["config"];
+  analysis->table = RecordedCodeTable(analysis->config);
   return ReadChosenFiles(summary_path, doc, &analysis->files);
 }
 

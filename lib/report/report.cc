@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "output/analysis_files.h"
 #include "output/analysis_layout.h"
 #include "report/curriculum_config.h"
 #include "report/histogram_svg.h"
@@ -18,6 +19,12 @@ using Json = nlohmann::ordered_json;
 constexpr char kPercentileMethod[] =
     "nearest rank: the p-th percentile is the value of the ceil(p/100 * N)-th smallest sample "
     "(counting from 1; the smallest for p = 0)";
+
+// The table the metric files were written with: the one the config records,
+// as every later reader of the analysis takes it (output/analysis_files.h).
+CodeTable TableOf(const RunInfo& info) {
+  return RecordedCodeTable(info.config).value_or(CodeTable::kDeepSpeed);
+}
 
 // 128-bit sums as JSON integers while they fit 64 bits (they almost always do).
 Json Int128Json(__int128 v) {
@@ -105,7 +112,7 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
         "not computed: output.files leaves out index_to_metric or index_to_sample";
     return Status::OK();
   }
-  DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
+  DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name, TableOf(info)));
   *entry = SingleValueSummary(d);
   if (m.score && d.samples > 0) (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges);
   const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
@@ -130,7 +137,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
     if (m.type == MetricType::kSingleValuePerSample) {
       DSA_RETURN_IF_ERROR(ReportSingleValue(dir, m, info, &per_metric[m.name], &curriculum));
     } else if (WritesKind(info.files, kMetricValue)) {
-      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name));
+      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name, TableOf(info)));
       per_metric[m.name] = AccumulateSummary(s);
     } else {
       per_metric[m.name] = {
