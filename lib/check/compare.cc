@@ -248,6 +248,13 @@ Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b,
     }
     ComparePair(prefix, {a, analysis_a}, {b, analysis_b}, strict, &report);
   }
+  // Nothing compared cannot show two analyses equal (both left out every
+  // file the other wrote, or wrote none).
+  if (report.equal.empty() && report.equal_except_doc_idx.empty() && report.different.empty())
+    report.different.push_back({"(all files)", std::nullopt,
+                                "nothing to compare: no metric file is in both A and B (" +
+                                    std::to_string(report.skipped_by_choice.size()) +
+                                    " skipped by choice)"});
   return report;
 }
 

@@ -99,6 +99,7 @@ RunInfo MergeInfo(const std::vector<MergeInput>& inputs, const std::string& out,
   info.peak_anon_bytes = {AnonRssBytes()};
   info.save_path = out;
   info.total_curriculum_step = inputs.front().config.output.total_curriculum_step;
+  info.curriculum_metric = inputs.front().config.output.curriculum_metric;
   for (const MergeInput& input : inputs) info.merged_from.push_back(input.path);
   return info;
 }

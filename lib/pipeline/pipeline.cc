@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "config/byte_size.h"
+#include "config/json_fields.h"
 #include "dataset/open_dataset.h"
 #include "dataset/sample_ids.h"
 #include "output/analysis_layout.h"
@@ -41,6 +42,19 @@ Result<SampleRange> PositionsOf(const DatasetConfig& config, uint64_t samples) {
   return *config.sample_range;
 }
 
+// output.curriculum_metric (config.cc checked the name) must have a value
+// per sample: only such a metric has a curriculum.
+Status CheckCurriculumMetricType(const OutputConfig& output, const MetricPlan& plan) {
+  for (const PlannedMetric& m : plan)
+    if (m.name() == output.curriculum_metric && m.type() != MetricType::kSingleValuePerSample)
+      return ConfigError("output.curriculum_metric",
+                         "\"" + m.name() + "\" is an " + std::string(MetricTypeName(m.type())) +
+                             " metric; a curriculum needs a " +
+                             std::string(MetricTypeName(MetricType::kSingleValuePerSample)) +
+                             " one");
+  return Status::OK();
+}
+
 Status OpenInputs(const Config& config, Inputs* in) {
   DSA_RETURN_IF_ERROR(CheckMemoryConfig(config));  // memory.scratch, on this rank's node
   DSA_ASSIGN_OR_RETURN(in->dataset, OpenDataset(config.dataset));
@@ -51,7 +65,7 @@ Status OpenInputs(const Config& config, Inputs* in) {
   }
   DSA_ASSIGN_OR_RETURN(in->positions, PositionsOf(config.dataset, in->dataset->size()));
   DSA_ASSIGN_OR_RETURN(in->plan, PlanMetrics(config.metrics, *in->dataset));
-  return Status::OK();
+  return CheckCurriculumMetricType(config.output, in->plan);
 }
 
 // Collective: rank 0 takes the save path and creates its staging folder.
@@ -235,6 +249,7 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
   info.peak_anon_bytes = summary.peak_anon_bytes;
   info.save_path = run.config.output.path;
   info.total_curriculum_step = run.config.output.total_curriculum_step;
+  info.curriculum_metric = run.config.output.curriculum_metric;
   info.files = run.config.output.files;
   return info;
 }

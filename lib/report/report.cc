@@ -87,6 +87,19 @@ Json SummaryRunFields(const RunInfo& info) {
   return j;
 }
 
+// Why a metric of `type` has no statistics under the chosen `files`: the
+// outputs they are read from that output.files left out; "not computed" only
+// when it left out every file of the metric, which is then not mapped at all.
+std::string NoStatisticsNote(const std::vector<std::string>& files, MetricType type) {
+  if (!WritesAnyKindOf(files, type)) return "not computed: output.files left out all its files";
+  const std::vector<std::string_view> left_out = type == MetricType::kSingleValuePerSample
+                                                     ? LeftOutKinds(files, kDistributionKinds)
+                                                     : LeftOutKinds(files, kAccumulateKinds);
+  std::string names;
+  for (std::string_view k : left_out) names += (names.empty() ? "" : ", ") + std::string(k);
+  return "no statistics: output.files left out " + names + ", which they are read from";
+}
+
 // D/curriculum_config.json, with paths under the final save path, absolute.
 Status WriteCurriculumConfig(const std::string& dir,
                              const std::vector<CurriculumMetric>& curriculum, const RunInfo& info) {
@@ -96,9 +109,11 @@ Status WriteCurriculumConfig(const std::string& dir,
           .lexically_normal();
   if (ec)
     return Status::IoError(info.save_path + ": cannot make the path absolute: " + ec.message());
-  return WriteFileAtomic(
-      (std::filesystem::path(dir) / kCurriculumConfigFile).string(),
-      CurriculumConfig(save_path.string(), curriculum, info.total_curriculum_step).dump(2) + "\n");
+  return WriteFileAtomic((std::filesystem::path(dir) / kCurriculumConfigFile).string(),
+                         CurriculumConfig(save_path.string(), curriculum,
+                                          info.total_curriculum_step, info.curriculum_metric)
+                                 .dump(2) +
+                             "\n");
 }
 
 // A single-value metric's summary entry and histogram, and its curriculum
@@ -108,8 +123,7 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
                          Json* entry, std::vector<CurriculumMetric>* curriculum) {
   if (!WritesDistribution(info.files)) {
     (*entry)["type"] = std::string(MetricTypeName(MetricType::kSingleValuePerSample));
-    (*entry)["statistics"] =
-        "not computed: output.files leaves out index_to_metric or index_to_sample";
+    (*entry)["statistics"] = NoStatisticsNote(info.files, MetricType::kSingleValuePerSample);
     return Status::OK();
   }
   DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name, TableOf(info)));
@@ -142,7 +156,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
     } else {
       per_metric[m.name] = {
           {"type", std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples))},
-          {"statistics", "not computed: output.files leaves out metric_value"}};
+          {"statistics", NoStatisticsNote(info.files, MetricType::kAccumulateValueOverSamples)}};
     }
   }
   summary["metrics"] = std::move(per_metric);

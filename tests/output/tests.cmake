@@ -13,3 +13,8 @@ dsanalyze_add_mpi_test(NAME output.chosen_files RANKS 1 2 3
 # table's (decoded in the test from DeepSpeed's facts).
 dsanalyze_add_mpi_test(NAME output.legacy_codes RANKS 1 2 TIMEOUT 300
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/legacy_codes_test.py)
+
+# output.files downstream: the statistics note, the log, order, curriculum and
+# merge name the outputs left out; compare with nothing in common is not equal.
+dsanalyze_add_mpi_test(NAME output.left_out RANKS 1 2
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/left_out_test.sh)
