@@ -100,8 +100,11 @@ MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
   MemoryPlan memory = PlanMemory(run.config.memory, most, single);
   if (memory.limit > 0 && run.comm.is_root())
     spdlog::info("memory: limit {} per rank, in-memory estimate {}: {}{}",
-                 FormatByteSize(memory.limit), FormatByteSize(memory.in_memory_estimate),
-                 memory.name(), memory.spill ? " to " + memory.scratch : "");
+                 FormatByteSize(memory.limit), FormatByteSizeRounded(memory.in_memory_estimate),
+                 memory.name(),
+                 memory.spill ? ", spilling to " + memory.scratch + " what exceeds " +
+                                    FormatByteSizeRounded(memory.store_bytes) + " a metric"
+                              : "");
   return memory;
 }
 
@@ -216,6 +219,9 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   if (!run.memory.spill) return j;
   j["scratch"] = run.memory.scratch;
   j["spilled_bytes_max_rank"] = spilled;
+  if (run.comm.is_root())
+    spdlog::info("memory: the largest rank spilled {} to {}", FormatByteSizeRounded(spilled),
+                 run.memory.scratch);
   nlohmann::json passes = nlohmann::json::object();
   for (const PlannedMetric& m : plan)
     if (m.sort_passes > 0) passes[m.name()] = m.sort_passes;
