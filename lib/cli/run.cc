@@ -49,13 +49,26 @@ std::string HashFile(const std::string& path) {
   return buf;
 }
 
+// One row of the --timings table.
+std::string TimingRow(const std::string& label, const StageTime& t) {
+  char line[160];
+  std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", label.c_str(), t.rank0, t.slowest);
+  return line;
+}
+
+// The stages, the dependency pass under the map (which includes it), then
+// the stages that run per metric, split by metric.
 void PrintTimings(const RunSummary& s) {
   std::string table = "stage              rank0 s  slowest s\n";
-  char line[128];
   for (const StageTime& t : s.stages) {
-    std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", t.stage.c_str(), t.rank0, t.slowest);
-    table += line;
+    table += TimingRow(t.stage, t);
+    if (t.stage == kStageNames[kStageMap] && s.dependency_pass)
+      table += TimingRow("  dependency pass", *s.dependency_pass);
   }
+  if (!s.metric_stages.empty()) table += "per metric\n";
+  for (const MetricStageTime& m : s.metric_stages)
+    table += TimingRow("  " + m.metric + ": " + m.time.stage, m.time);
+  char line[128];
   // RSS counts memory-mapped input pages; anonymous memory is what a job needs.
   for (size_t r = 0; r < s.peak_rss_bytes.size(); ++r) {
     std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB (anonymous %.1f MiB)\n", r,

@@ -111,10 +111,15 @@ MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
 // The dependency pass (dependencies.h), shown when there is one.
 Status RunDependencyPass(RunState& run, const Dataset& dataset, MetricPlan* plan) {
   SetInterruptStage("map");
-  if (std::any_of(plan->begin(), plan->end(),
-                  [](const PlannedMetric& m) { return !m.metric->dependencies().empty(); }))
-    run.progress.Begin("dependency pass");
-  return ResolveDependencies(run.comm, dataset, run.samples.range, run.config.map, plan);
+  if (std::none_of(plan->begin(), plan->end(),
+                   [](const PlannedMetric& m) { return !m.metric->dependencies().empty(); }))
+    return Status::OK();
+  run.progress.Begin("dependency pass");
+  const double start = MPI_Wtime();
+  DSA_RETURN_IF_ERROR(
+      ResolveDependencies(run.comm, dataset, run.samples.range, run.config.map, plan));
+  run.dependency_seconds = MPI_Wtime() - start;
+  return Status::OK();
 }
 
 // Where the map's results go: the metrics mapped, by kind.
@@ -229,13 +234,42 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   return j;
 }
 
+// Each metric's job, timing its stages per metric (RunState::metric_seconds).
+Status RunMetricJobs(RunState& run, MetricPlan& plan) {
+  for (PlannedMetric& metric : plan) {
+    const std::vector<double> before = run.clock.seconds;
+    DSA_RETURN_IF_ERROR(RunMetricJob(run, metric));
+    std::vector<double>& spent = run.metric_seconds.emplace_back(kNumStages);
+    for (int s = 0; s < kNumStages; ++s) spent[s] = run.clock.seconds[s] - before[s];
+  }
+  return Status::OK();
+}
+
+// Collective: --timings' detail (RunSummary): the dependency pass, and each
+// metric's stages where some rank spent time in them.
+void MeasureDetail(const RunState& run, const MetricPlan& plan, RunSummary* summary) {
+  if (run.dependency_seconds >= 0)
+    summary->dependency_pass = {"dependency pass", run.dependency_seconds,
+                                run.comm.Allreduce<double>(run.dependency_seconds, MPI_MAX)};
+  std::vector<double> rank0;
+  for (const std::vector<double>& spent : run.metric_seconds)
+    rank0.insert(rank0.end(), spent.begin(), spent.end());
+  const std::vector<double> slowest = run.comm.Allreduce<double>(rank0, MPI_MAX);
+  summary->metric_stages.clear();
+  for (size_t i = 0; i < rank0.size(); ++i)
+    if (slowest[i] > 0)
+      summary->metric_stages.push_back(
+          {plan[i / kNumStages].name(), {kStageNames[i % kNumStages], rank0[i], slowest[i]}});
+}
+
 // Stage times of rank 0 and the slowest rank, and every rank's peak memory.
-void MeasureRun(const RunState& run, RunSummary* summary) {
+void MeasureRun(const RunState& run, const MetricPlan& plan, RunSummary* summary) {
   const std::vector<double> slowest = run.comm.Allreduce<double>(run.clock.seconds, MPI_MAX);
   summary->samples = run.samples.count;
   summary->stages.clear();
   for (int s = 0; s < kNumStages; ++s)
     summary->stages.push_back({kStageNames[s], run.clock.seconds[s], slowest[s]});
+  MeasureDetail(run, plan, summary);
   summary->peak_rss_bytes = run.comm.Allgather<int64_t>(PeakRssBytes());
   summary->peak_anon_bytes = run.comm.Allgather<int64_t>(run.clock.peak_anon_bytes);
 }
@@ -265,7 +299,7 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
 Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan& plan,
                                                  const RunContext& context, RunSummary* summary) {
   run.Begin("commit", "report");
-  MeasureRun(run, summary);
+  MeasureRun(run, plan, summary);
   const nlohmann::json memory = MemoryReport(run, plan);
   Result<std::vector<std::string>> files = std::vector<std::string>();
   if (run.comm.is_root()) {
@@ -323,7 +357,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   DSA_RETURN_IF_ERROR(RunDependencyPass(run, *in.dataset, &in.plan));
   DSA_RETURN_IF_ERROR(MapMetrics(run, *in.dataset, in.plan));
-  for (PlannedMetric& metric : in.plan) DSA_RETURN_IF_ERROR(RunMetricJob(run, metric));
+  DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan));
 
   DSA_ASSIGN_OR_RETURN(std::vector<std::string> files,
                        WriteRunReports(run, in.plan, context, summary));
