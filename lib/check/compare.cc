@@ -9,6 +9,7 @@
 
 #include "check/element_search.h"
 #include "format/indexed_dataset.h"
+#include "output/analysis_files.h"
 #include "output/analysis_folder.h"
 
 namespace dsanalyze {
@@ -215,6 +216,37 @@ std::optional<std::string> SamplesDiffer(const AnalysisFolder& a, const Analysis
          DescribePositions(*in_b) + " (dataset.sample_range in their summary.json)";
 }
 
+// One analysis side: its path and what ReadAnalysisFolder found there.
+struct Side {
+  const std::string& path;
+  const AnalysisFolder& analysis;
+};
+
+// The pair `prefix` both sides have, compared by content, into `report`.
+void ComparePair(const std::string& prefix, const Side& a, const Side& b, bool strict,
+                 CompareReport* report) {
+  // Analysis outputs are integer; a float file is reported as not comparable.
+  Result<IndexedDataset> da =
+      OpenMetricFile((fs::path(a.path) / prefix).string(), a.analysis.table);
+  Result<IndexedDataset> db =
+      OpenMetricFile((fs::path(b.path) / prefix).string(), b.analysis.table);
+  if (!da.ok() || !db.ok()) {
+    report->different.push_back(
+        {prefix, std::nullopt,
+         "cannot compare: " + (da.ok() ? db.status() : da.status()).message()});
+    return;
+  }
+  if (std::optional<FileDifference> d = ContentDifference(prefix, *da, *db)) {
+    report->different.push_back(std::move(*d));
+  } else if (!SameDocIdx(*da, *db)) {
+    FileDifference d{prefix, std::nullopt,
+                     "doc_idx " + DocIdxText(*da) + " in A, " + DocIdxText(*db) + " in B"};
+    (strict ? report->different : report->equal_except_doc_idx).push_back(std::move(d));
+  } else {
+    report->equal.push_back(prefix);
+  }
+}
+
 }  // namespace
 
 Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b, bool strict) {
@@ -248,25 +280,15 @@ Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b,
           {prefix, std::nullopt, std::string("only in ") + (in_b.count(prefix) ? "B" : "A")});
       continue;
     }
-    // Analysis outputs are integer; a float file is reported as not comparable.
-    Result<IndexedDataset> da = IndexedDataset::Open((fs::path(a) / prefix).string());
-    Result<IndexedDataset> db = IndexedDataset::Open((fs::path(b) / prefix).string());
-    if (!da.ok() || !db.ok()) {
-      report.different.push_back(
-          {prefix, std::nullopt,
-           "cannot compare: " + (da.ok() ? db.status() : da.status()).message()});
-      continue;
-    }
-    if (std::optional<FileDifference> d = ContentDifference(prefix, *da, *db)) {
-      report.different.push_back(std::move(*d));
-    } else if (!SameDocIdx(*da, *db)) {
-      FileDifference d{prefix, std::nullopt,
-                       "doc_idx " + DocIdxText(*da) + " in A, " + DocIdxText(*db) + " in B"};
-      (strict ? report.different : report.equal_except_doc_idx).push_back(std::move(d));
-    } else {
-      report.equal.push_back(prefix);
-    }
+    ComparePair(prefix, {a, analysis_a}, {b, analysis_b}, strict, &report);
   }
+  // Nothing compared cannot show two analyses equal (both left out every
+  // file the other wrote, or wrote none).
+  if (report.equal.empty() && report.equal_except_doc_idx.empty() && report.different.empty())
+    report.different.push_back({"(all files)", std::nullopt,
+                                "nothing to compare: no metric file is in both A and B (" +
+                                    std::to_string(report.skipped_by_choice.size()) +
+                                    " skipped by choice)"});
   return report;
 }
 

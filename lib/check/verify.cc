@@ -7,6 +7,7 @@
 #include "check/element_search.h"
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
+#include "output/analysis_files.h"
 #include "output/analysis_folder.h"
 
 namespace dsanalyze {
@@ -44,8 +45,8 @@ std::string Name(DType t) { return std::string(DTypeName(t)); }
 class MetricChecker {
  public:
   MetricChecker(const std::string& save_path, const std::string& metric,
-                const std::vector<std::string>& files, std::vector<Violation>* out)
-      : save_path_(save_path), metric_(metric), files_(files), out_(out) {}
+                const AnalysisFolder& analysis, std::vector<Violation>* out)
+      : save_path_(save_path), metric_(metric), analysis_(analysis), out_(out) {}
 
   void Fail(std::string_view kind, std::optional<uint64_t> row, std::string message) {
     out_->push_back(
@@ -58,8 +59,9 @@ class MetricChecker {
   // The pair of `kind`, or nullopt after recording why it cannot be read;
   // nullopt without a violation when the run chose not to write it.
   std::optional<IndexedDataset> Open(std::string_view kind) {
-    if (!WritesKind(files_, kind)) return std::nullopt;
-    Result<IndexedDataset> ds = IndexedDataset::Open(MetricFilePrefix(save_path_, metric_, kind));
+    if (!WritesKind(analysis_.files, kind)) return std::nullopt;
+    Result<IndexedDataset> ds =
+        OpenMetricFile(MetricFilePrefix(save_path_, metric_, kind), analysis_.table);
     if (!ds.ok()) {
       Fail(kind, std::nullopt, ds.status().message());
       return std::nullopt;
@@ -70,7 +72,7 @@ class MetricChecker {
  private:
   const std::string& save_path_;
   const std::string& metric_;
-  const std::vector<std::string>& files_;  // the chosen outputs (analysis_layout.h)
+  const AnalysisFolder& analysis_;  // its chosen outputs and code table
   std::vector<Violation>* out_;
 };
 
@@ -488,7 +490,7 @@ Result<VerifyReport> VerifyOutput(const std::string& save_path) {
   DSA_ASSIGN_OR_RETURN(AnalysisFolder analysis, ReadAnalysisFolder(save_path));
   VerifyReport report;
   for (const MetricFolder& f : analysis.folders) {
-    MetricChecker checker(save_path, f.name, analysis.files, &report.violations);
+    MetricChecker checker(save_path, f.name, analysis, &report.violations);
     if (f.has_single_value_files && f.has_metric_value)
       checker.FailFolder("holds both single_value_per_sample files and " + f.name +
                          "_metric_value; a metric is one or the other");

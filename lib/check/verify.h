@@ -8,7 +8,8 @@
 // metric folders are the analysis.
 //
 // For each metric folder of the save path, every file must open as a valid
-// .bin/.idx pair (deepspeed dtype table) and:
+// .bin/.idx pair (read with the dtype-code table summary.json records, or
+// the one each file fits: output/analysis_files.h) and:
 //  - sample_to_metric and index_to_metric have exactly one element per row;
 //    index_to_metric is strictly ascending;
 //  - index_to_sample has one non-empty, ascending row per index_to_metric row,

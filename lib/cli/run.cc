@@ -15,8 +15,10 @@
 #include "comm/launch_guard.h"
 #include "comm/oversubscription.h"
 #include "config/config.h"
+#include "output/analysis_files.h"
 #include "output/analysis_layout.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/stage_clock.h"
 #include "report/curriculum_config.h"
 #include "report/run_digest.h"
 #include "util/interrupt.h"
@@ -47,13 +49,26 @@ std::string HashFile(const std::string& path) {
   return buf;
 }
 
+// One row of the --timings table.
+std::string TimingRow(const std::string& label, const StageTime& t) {
+  char line[160];
+  std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", label.c_str(), t.rank0, t.slowest);
+  return line;
+}
+
+// The stages, the dependency pass under the map (which includes it), then
+// the stages that run per metric, split by metric.
 void PrintTimings(const RunSummary& s) {
   std::string table = "stage              rank0 s  slowest s\n";
-  char line[128];
   for (const StageTime& t : s.stages) {
-    std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", t.stage.c_str(), t.rank0, t.slowest);
-    table += line;
+    table += TimingRow(t.stage, t);
+    if (t.stage == kStageNames[kStageMap] && s.dependency_pass)
+      table += TimingRow("  dependency pass", *s.dependency_pass);
   }
+  if (!s.metric_stages.empty()) table += "per metric\n";
+  for (const MetricStageTime& m : s.metric_stages)
+    table += TimingRow("  " + m.metric + ": " + m.time.stage, m.time);
+  char line[128];
   // RSS counts memory-mapped input pages; anonymous memory is what a job needs.
   for (size_t r = 0; r < s.peak_rss_bytes.size(); ++r) {
     std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB (anonymous %.1f MiB)\n", r,
@@ -64,19 +79,29 @@ void PrintTimings(const RunSummary& s) {
   std::fputs(table.c_str(), stderr);
 }
 
-// Users paste curriculum_config.json as it is; a placeholder schedule length
-// must not go unnoticed.
-void WarnOfPlaceholder(const Config& config) {
+// What to do next with curriculum_config.json, or why there is none. Users
+// paste it as it is: a placeholder schedule length must not go unnoticed.
+void AdviseOnCurriculumConfig(const Config& config) {
   std::error_code ec;
-  if (config.output.total_curriculum_step != 0 ||
-      !std::filesystem::exists(std::filesystem::path(config.output.path) / kCurriculumConfigFile,
-                               ec))
+  const std::string path =
+      (std::filesystem::path(config.output.path) / kCurriculumConfigFile).string();
+  if (!std::filesystem::exists(path, ec)) {
+    const std::vector<std::string_view> left_out =
+        LeftOutKinds(config.output.files, kCurriculumEntryKinds);
+    spdlog::info("{}", left_out.empty() ? path + ": not written: no single-value metric has samples"
+                                        : CheckNotLeftOut(path, left_out).message());
     return;
-  spdlog::warn(
-      "curriculum_config.json: total_curriculum_step is a placeholder ({}, DeepSpeed's example); "
-      "set it to the step at which the curriculum should reach full difficulty, or give "
-      "output.total_curriculum_step in the config",
-      kPlaceholderCurriculumStep);
+  }
+  if (config.output.total_curriculum_step == 0)
+    spdlog::warn(
+        "curriculum_config.json: total_curriculum_step is a placeholder ({}, DeepSpeed's "
+        "example); set it to the step at which the curriculum should reach full difficulty, or "
+        "give output.total_curriculum_step in the config",
+        kPlaceholderCurriculumStep);
+  spdlog::info(
+      "curriculum_config.json: check it before training: dsanalyze curriculum --analysis {} "
+      "--global-batch-size BATCH --train-steps STEPS (or --ds-config your DeepSpeed config)",
+      config.output.path);
 }
 
 void PrintDigest(const std::string& save_path) {
@@ -122,7 +147,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
                  summary.total_seconds, config->output.path);
     if (options.timings) PrintTimings(summary);
     if (progress.mode != ProgressMode::kNever) PrintDigest(config->output.path);
-    WarnOfPlaceholder(*config);
+    AdviseOnCurriculumConfig(*config);
   }
   // MPICH 4.0's mpiexec passes on an interrupted run's exit code only if
   // rank 0's last line comes after rank 0 has exited (comm/hydra_exit.h).

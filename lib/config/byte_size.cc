@@ -1,6 +1,7 @@
 #include "config/byte_size.h"
 
 #include <array>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,21 @@ std::string FormatByteSize(uint64_t bytes) {
   for (const Unit& unit : kUnits)
     if (bytes != 0 && bytes % unit.bytes == 0)
       return std::to_string(bytes / unit.bytes) + std::string(unit.name);
+  return std::to_string(bytes) + "B";
+}
+
+std::string FormatByteSizeRounded(uint64_t bytes) {
+  constexpr std::array<Unit, 4> kBinary = {
+      {{"TiB", kKi * kKi * kKi * kKi}, {"GiB", kKi * kKi * kKi}, {"MiB", kKi * kKi}, {"KiB", kKi}}};
+  for (const Unit& unit : kBinary) {
+    if (bytes < unit.bytes) continue;
+    if (bytes % unit.bytes == 0) return std::to_string(bytes / unit.bytes) + std::string(unit.name);
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f%s",
+                  static_cast<double>(bytes) / static_cast<double>(unit.bytes),
+                  std::string(unit.name).c_str());
+    return text;
+  }
   return std::to_string(bytes) + "B";
 }
 

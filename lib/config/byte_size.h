@@ -28,4 +28,9 @@ Result<uint64_t> ParseByteSize(std::string_view text);
 
 std::string FormatByteSize(uint64_t bytes);
 
+// For people reading a log: the size in the largest binary unit it reaches,
+// whole when exact ("2GiB", "512B"), else to one decimal, rounded ("7.6GiB",
+// "161.1MiB"). Not parsed back.
+std::string FormatByteSizeRounded(uint64_t bytes);
+
 }  // namespace dsanalyze

@@ -229,8 +229,9 @@ Status ParseOutputFiles(const JsonFields& f, std::vector<std::string>* files) {
 
 Status ParseOutput(const json& j, OutputConfig* o) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "output"));
-  constexpr std::array<std::string_view, 6> kKeys = {
-      "path", "dtype_codes", "chunk_bytes", "fsync", "total_curriculum_step", "files"};
+  constexpr std::array<std::string_view, 7> kKeys = {
+      "path",  "dtype_codes",      "chunk_bytes", "fsync", "total_curriculum_step",
+      "files", "curriculum_metric"};
   DSA_RETURN_IF_ERROR(f.CheckKnown(kKeys));
   DSA_RETURN_IF_ERROR(f.Require("path"));
   DSA_RETURN_IF_ERROR(f.String("path", &o->path));
@@ -245,7 +246,22 @@ Status ParseOutput(const json& j, OutputConfig* o) {
   DSA_RETURN_IF_ERROR(f.Bool("fsync", &o->fsync));
   DSA_RETURN_IF_ERROR(f.Uint("total_curriculum_step", 1, std::numeric_limits<int64_t>::max(),
                              &o->total_curriculum_step));
+  DSA_RETURN_IF_ERROR(f.String("curriculum_metric", &o->curriculum_metric));
   return ParseOutputFiles(f, &o->files);
+}
+
+// output.curriculum_metric names one of the metrics (its type is checked
+// once the metrics are created: pipeline.cc).
+Status CheckCurriculumMetric(const Config& c) {
+  const std::string& name = c.output.curriculum_metric;
+  std::vector<std::string> names;
+  for (const MetricConfig& m : c.metrics) names.push_back(m.name);
+  if (name.empty() || std::find(names.begin(), names.end(), name) != names.end())
+    return Status::OK();
+  const std::vector<std::string_view> choices(names.begin(), names.end());
+  return ConfigError("output.curriculum_metric",
+                     json(name).dump() + " is not a metric of this config" +
+                         DidYouMean(name, choices) + "; its metrics: " + json(names).dump());
 }
 
 Status ParseMap(const json& j, MapConfig* m) {
@@ -350,6 +366,7 @@ Result<Config> ParseConfig(const json& j) {
   DSA_RETURN_IF_ERROR(ParseDataset(f.at("dataset"), &c.dataset));
   DSA_RETURN_IF_ERROR(ParseMetrics(f.at("metrics"), &c.metrics));
   DSA_RETURN_IF_ERROR(ParseOutput(f.at("output"), &c.output));
+  DSA_RETURN_IF_ERROR(CheckCurriculumMetric(c));
   if (f.has("map")) DSA_RETURN_IF_ERROR(ParseMap(f.at("map"), &c.map));
   if (f.has("memory")) DSA_RETURN_IF_ERROR(ParseMemory(f.at("memory"), &c.memory));
   return c;
@@ -375,6 +392,7 @@ json ConfigToJson(const Config& c) {
                  {"fsync", o.fsync}};
   if (o.total_curriculum_step != 0) output["total_curriculum_step"] = o.total_curriculum_step;
   if (o.files != AllOutputFiles()) output["files"] = o.files;
+  if (!o.curriculum_metric.empty()) output["curriculum_metric"] = o.curriculum_metric;
   json config = {{"dataset", std::move(dataset)},
                  {"metrics", std::move(metrics)},
                  {"output", std::move(output)},

@@ -92,6 +92,9 @@ struct OutputConfig {
   // table's order (output/analysis_layout.h says which files each one is).
   // Default: all of them.
   std::vector<std::string> files = AllOutputFiles();
+  // output.curriculum_metric: the single-value metric curriculum_config.json
+  // proposes a curriculum for (report/curriculum_config.h). Empty: the first.
+  std::string curriculum_metric;
 
   bool operator==(const OutputConfig&) const = default;
 };

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "curriculum/batch_size.h"
+#include "output/analysis_files.h"
 #include "output/analysis_folder.h"
 
 namespace dsanalyze {
@@ -40,12 +41,12 @@ std::optional<uint64_t> AnalysisSamples(const AnalysisFolder& analysis) {
 }
 
 Result<std::vector<std::optional<MetricIndex>>> OpenIndexes(
-    const std::vector<CurriculumMetricConfig>& metrics) {
+    const std::vector<CurriculumMetricConfig>& metrics, std::optional<CodeTable> table) {
   std::vector<std::optional<MetricIndex>> indexes;
   for (const CurriculumMetricConfig& m : metrics) {
     indexes.emplace_back();
     if (m.clustering_type == ClusteringType::kSingleCluster) continue;
-    DSA_ASSIGN_OR_RETURN(MetricIndex index, OpenMetricIndex(m));
+    DSA_ASSIGN_OR_RETURN(MetricIndex index, OpenMetricIndex(m, table));
     indexes.back() = std::move(index);
   }
   return indexes;
@@ -53,8 +54,8 @@ Result<std::vector<std::optional<MetricIndex>>> OpenIndexes(
 
 // Opens the files, replays and adds the warnings (when no file is missing).
 // report->samples 0 (no summary.json) is taken from the first index.
-Status ReplayInto(CurriculumReport* report) {
-  DSA_ASSIGN_OR_RETURN(auto indexes, OpenIndexes(report->metrics));
+Status ReplayInto(CurriculumReport* report, std::optional<CodeTable> table) {
+  DSA_ASSIGN_OR_RETURN(auto indexes, OpenIndexes(report->metrics, table));
   for (const auto& index : indexes)
     if (index && report->samples == 0) report->samples = index->samples();
   for (CurriculumWarning& w : CheckMetricIndexes(report->metrics, indexes, report->samples))
@@ -77,6 +78,9 @@ Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request) {
       request.ds_config.empty()
           ? (std::filesystem::path(request.analysis) / kCurriculumConfigFile).string()
           : request.ds_config;
+  if (request.ds_config.empty())  // the analysis's own proposal needs its index files
+    DSA_RETURN_IF_ERROR(
+        CheckNotLeftOut(report.ds_config, LeftOutKinds(analysis.files, kCurriculumEntryKinds)));
   DSA_ASSIGN_OR_RETURN(DeepSpeedCurriculum config, ReadDeepSpeedCurriculum(report.ds_config));
   DSA_ASSIGN_OR_RETURN(report.global_batch_size,
                        GlobalBatchSize(request, config, report.ds_config));
@@ -86,7 +90,7 @@ Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request) {
   bool missing = false;
   report.warnings = CheckMetricPaths(report.metrics, request.analysis, &missing);
   report.samples = AnalysisSamples(analysis).value_or(0);
-  if (!missing) DSA_RETURN_IF_ERROR(ReplayInto(&report));
+  if (!missing) DSA_RETURN_IF_ERROR(ReplayInto(&report, analysis.table));
   return report;
 }
 

@@ -4,6 +4,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "output/analysis_files.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -35,11 +37,12 @@ Result<std::vector<int64_t>> ReadValues(const IndexedDataset& i2m) {
 
 }  // namespace
 
-Result<MetricIndex> OpenMetricIndex(const CurriculumMetricConfig& metric) {
-  DSA_ASSIGN_OR_RETURN(IndexedDataset i2s, IndexedDataset::Open(metric.index_to_sample_path));
+Result<MetricIndex> OpenMetricIndex(const CurriculumMetricConfig& metric,
+                                    std::optional<CodeTable> table) {
+  DSA_ASSIGN_OR_RETURN(IndexedDataset i2s, OpenMetricFile(metric.index_to_sample_path, table));
   MetricIndex index{std::move(i2s), {}, 0};
   if (metric.difficulty_type != DifficultyType::kValue) return index;
-  DSA_ASSIGN_OR_RETURN(IndexedDataset i2m, IndexedDataset::Open(metric.index_to_metric_path));
+  DSA_ASSIGN_OR_RETURN(IndexedDataset i2m, OpenMetricFile(metric.index_to_metric_path, table));
   DSA_ASSIGN_OR_RETURN(index.values, ReadValues(i2m));
   index.metric_rows = index.values.size();
   const uint64_t rows = index.index_to_sample.num_rows();

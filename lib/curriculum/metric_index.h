@@ -52,8 +52,11 @@ struct MetricIndex {
 // cannot be opened, when an index_to_metric row does not hold exactly one
 // value or the values are not strictly ascending (dsanalyze verify tells
 // more), or when index_to_sample has more rows than index_to_metric (DeepSpeed
-// would fail with an IndexError).
-Result<MetricIndex> OpenMetricIndex(const CurriculumMetricConfig& metric);
+// would fail with an IndexError). The files are read with `table`, the
+// analysis's recorded dtype-code table, or unset: the one each file fits
+// (output/analysis_files.h).
+Result<MetricIndex> OpenMetricIndex(const CurriculumMetricConfig& metric,
+                                    std::optional<CodeTable> table);
 
 // get_sample_based_on_metric_value(above, up_to); `above` nullopt is -inf.
 PositionRange ValueSlice(const MetricIndex& index, std::optional<int64_t> above, int64_t up_to);

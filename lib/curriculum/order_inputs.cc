@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "output/analysis_files.h"
 #include "output/analysis_folder.h"
 #include "output/analysis_layout.h"
 #include "util/closest_name.h"
@@ -32,18 +33,21 @@ Status FindMetric(const std::string& analysis, const AnalysisFolder& folder,
 
 // Opens m's index files, counts its sample_to_metric rows, and opens that
 // too when `by_id` (its values are looked up by sample id).
-Result<OrderMetric> OpenMetric(const std::string& analysis, const std::string& metric, bool by_id) {
+Result<OrderMetric> OpenMetric(const std::string& analysis, const AnalysisFolder& folder,
+                               const std::string& metric, bool by_id) {
   OrderMetric m;
   m.name = metric;
   DSA_ASSIGN_OR_RETURN(m.index_to_sample,
-                       IndexedDataset::Open(MetricFilePrefix(analysis, metric, kIndexToSample)));
+                       OpenAnalysisFile(analysis, folder, metric, kIndexToSample));
   DSA_ASSIGN_OR_RETURN(m.index_to_metric,
-                       IndexedDataset::Open(MetricFilePrefix(analysis, metric, kIndexToMetric)));
+                       OpenAnalysisFile(analysis, folder, metric, kIndexToMetric));
   m.values_prefix = MetricFilePrefix(analysis, metric, kSampleToMetric);
+  DSA_RETURN_IF_ERROR(CheckWritten(analysis, folder, metric, kSampleToMetric));
   DSA_ASSIGN_OR_RETURN(const IdxHeader header, ReadIdxHeader(m.values_prefix));
   m.sample_rows = header.rows;
   if (by_id) {
-    DSA_ASSIGN_OR_RETURN(m.sample_to_metric, IndexedDataset::Open(m.values_prefix));
+    DSA_ASSIGN_OR_RETURN(m.sample_to_metric,
+                         OpenAnalysisFile(analysis, folder, metric, kSampleToMetric));
   }
   return m;
 }
@@ -80,7 +84,7 @@ Result<std::vector<OrderMetric>> OpenOrderMetrics(const std::string& analysis,
     DSA_RETURN_IF_ERROR(FindMetric(analysis, folder, metric));
   std::vector<OrderMetric> opened;
   for (const std::string& metric : metrics) {
-    DSA_ASSIGN_OR_RETURN(OrderMetric m, OpenMetric(analysis, metric, !opened.empty()));
+    DSA_ASSIGN_OR_RETURN(OrderMetric m, OpenMetric(analysis, folder, metric, !opened.empty()));
     const uint64_t samples = opened.empty() ? m.index_to_sample.num_elements()
                                             : opened[0].index_to_sample.num_elements();
     DSA_RETURN_IF_ERROR(CheckCounts(m, samples, metrics[0]));

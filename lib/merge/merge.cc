@@ -42,6 +42,14 @@ Result<std::vector<MetricEntry>> EntriesOf(const MergeInput& input) {
   return single;
 }
 
+// The union's NaN scores of each score metric: the sum of its parts'.
+void SumNanScores(const std::vector<MergeInput>& inputs, std::vector<MetricEntry>* entries) {
+  for (MetricEntry& e : *entries)
+    for (const MergeInput& input : inputs)
+      for (const ListedMetric& m : input.listed)
+        if (m.name == e.name) e.nan_scores += m.nan_scores;
+}
+
 MetricMergeJob JobOf(const std::vector<MergeInput>& inputs) {
   MetricMergeJob job;
   for (const MergeInput& input : inputs) job.inputs.push_back(input.path);
@@ -143,6 +151,7 @@ RunInfo MergeInfo(const std::vector<MergeInput>& inputs, const std::string& out,
   info.peak_anon_bytes = {AnonRssBytes()};
   info.save_path = out;
   info.total_curriculum_step = inputs.front().config.output.total_curriculum_step;
+  info.curriculum_metric = inputs.front().config.output.curriculum_metric;
   for (const MergeInput& input : inputs) info.merged_from.push_back(input.path);
   return info;
 }
@@ -161,6 +170,7 @@ Result<Prepared> Prepare(const std::vector<std::string>& paths, const std::strin
   DSA_ASSIGN_OR_RETURN(p.inputs, ReadMergeInputs(paths));
   DSA_RETURN_IF_ERROR(CheckOutIsNoInput(p.inputs, out));
   DSA_ASSIGN_OR_RETURN(p.entries, EntriesOf(p.inputs.front()));
+  SumNanScores(p.inputs, &p.entries);
   for (const MetricEntry& m : p.entries) p.names.push_back(m.name);
   p.job = JobOf(p.inputs);
   DSA_ASSIGN_OR_RETURN(p.checked, CheckAndSum(p.job, p.entries));

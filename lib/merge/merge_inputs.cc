@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "format/npy.h"
 #include "metrics/registry.h"
+#include "output/analysis_files.h"
 #include "output/analysis_layout.h"
 
 namespace dsanalyze {
@@ -45,10 +47,23 @@ Status CheckMergeable(const MergeInput& input) {
   return Status::OK();
 }
 
+// Merge reads every file of every metric: one the input's run left out
+// (output.files) is named as such, not as missing.
+Status CheckAllWritten(const std::string& path, const AnalysisFolder& folder) {
+  for (const ListedMetric& m : folder.listed) {
+    const bool single = m.type == MetricType::kSingleValuePerSample;
+    for (std::string_view kind : single ? std::span<const std::string_view>(kSingleValueKinds)
+                                        : std::span<const std::string_view>(kAccumulateKinds))
+      if (Status st = CheckWritten(path, folder, m.name, kind); !st.ok()) return Bad(st.message());
+  }
+  return Status::OK();
+}
+
 Result<MergeInput> ReadMergeInput(const std::string& path) {
   Result<AnalysisFolder> folder = ReadAnalysisFolder(path);
   if (!folder.ok()) return Bad(folder.status().message());
   if (!folder->has_summary) return Bad(path + ": no summary.json: not a dsanalyze analysis");
+  DSA_RETURN_IF_ERROR(CheckAllWritten(path, *folder));
   MergeInput input;
   input.path = path;
   input.listed = folder->listed;

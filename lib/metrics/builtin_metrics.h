@@ -82,8 +82,8 @@ class JsonFields;
 // The metric reads document pieces from `dataset`, which must outlive it.
 Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
                                                 const JsonFields& params, const Dataset& dataset);
-// The score entry's params.scale or params.bins, and params.descending.
-Status ScaleOrBins(const JsonFields& params, ScoreMeaning* meaning);
+// The score entry's params.scale or params.bins, params.descending and params.nan.
+Status ParseScoreMeaning(const JsonFields& params, ScoreMeaning* meaning);
 
 // Writes each sample's single integer to out[i] (out.size() == batch.size()),
 // dispatching on the dtype once. A sample without exactly one element, or a

@@ -229,7 +229,7 @@ Result<std::optional<ScoreMeaning>> ScoreMeaningOf(const MetricConfig& config) {
   DSA_ASSIGN_OR_RETURN(JsonFields params,
                        JsonFields::Of(config.params, EntryPath(config) + ".params"));
   ScoreMeaning meaning;
-  DSA_RETURN_IF_ERROR(ScaleOrBins(params, &meaning));
+  DSA_RETURN_IF_ERROR(ParseScoreMeaning(params, &meaning));
   return std::optional<ScoreMeaning>(meaning);
 }
 

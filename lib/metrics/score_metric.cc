@@ -215,14 +215,20 @@ Result<ScoreFileOptions> FileParams(const JsonFields& params, bool per_document,
 
 }  // namespace
 
-Status ScaleOrBins(const JsonFields& params, ScoreMeaning* meaning) {
+Status ParseScoreMeaning(const JsonFields& params, ScoreMeaning* meaning) {
   if (params.has("scale") == params.has("bins"))
     return ConfigError(params.path(),
                        "give exactly one of \"scale\" (value = round(score · scale)) "
                        "or \"bins\" (equal-count bins)");
   DSA_RETURN_IF_ERROR(params.PositiveNumber("scale", &meaning->scale));
   DSA_RETURN_IF_ERROR(params.Uint("bins", 1, kMaxBins, &meaning->bins));
-  return params.Bool("descending", &meaning->descending);
+  DSA_RETURN_IF_ERROR(params.Bool("descending", &meaning->descending));
+  if (params.has("nan")) {
+    int64_t nan_value = 0;
+    DSA_RETURN_IF_ERROR(params.Int("nan", INT64_MIN + 1, INT64_MAX, &nan_value));
+    meaning->nan_value = nan_value;
+  }
+  return Status::OK();
 }
 
 Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
@@ -233,12 +239,7 @@ Result<std::unique_ptr<Metric>> MakeScoreMetric(const MetricConfig& config,
   if (o.per_document) {
     DSA_ASSIGN_OR_RETURN(o.reduce, ReduceParam(params));
   }
-  DSA_RETURN_IF_ERROR(ScaleOrBins(params, &o.meaning));
-  if (params.has("nan")) {
-    int64_t nan_value = 0;
-    DSA_RETURN_IF_ERROR(params.Int("nan", INT64_MIN + 1, INT64_MAX, &nan_value));
-    o.meaning.nan_value = nan_value;
-  }
+  DSA_RETURN_IF_ERROR(ParseScoreMeaning(params, &o.meaning));
   DSA_ASSIGN_OR_RETURN(const ScoreFileOptions file, FileParams(params, o.per_document, dataset));
   Result<ScoreColumn> column = ScoreColumn::Open(file);
   if (!column.ok()) return ConfigError(params.KeyPath("file"), column.status().message());

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "output/analysis_files.h"
+
 namespace dsanalyze {
 namespace fs = std::filesystem;
 
@@ -61,6 +63,13 @@ std::optional<uint64_t> ParseSamples(const nlohmann::json& entry) {
   return entry["samples"].get<uint64_t>();
 }
 
+// A score metric's NaN count (report/score_summary.h: score.nan.samples).
+uint64_t ParseNanScores(const nlohmann::json& entry) {
+  const nlohmann::json::json_pointer at("/score/nan/samples");
+  if (!entry.is_object() || !entry.contains(at) || !entry[at].is_number_unsigned()) return 0;
+  return entry[at].get<uint64_t>();
+}
+
 // The chosen outputs summary.json records (analysis_layout.h): all without
 // its "files" key; BadInput unless it is a list of output names.
 Status ReadChosenFiles(const std::string& summary_path, const nlohmann::json& doc,
@@ -93,10 +102,11 @@ Status ReadSummary(const std::string& summary_path, AnalysisFolder* analysis) {
     return Status::BadInput(summary_path + ": lists no metric (no non-empty \"metrics\" object)");
   std::vector<ListedMetric>& listed = analysis->listed;
   for (const auto& [name, entry] : doc["metrics"].items())
-    listed.push_back({name, ParseMetricType(entry), ParseSamples(entry)});
+    listed.push_back({name, ParseMetricType(entry), ParseSamples(entry), ParseNanScores(entry)});
   std::sort(listed.begin(), listed.end(),
             [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
   if (doc.contains("config")) analysis->config = doc["config"];
+  analysis->table = RecordedCodeTable(analysis->config);
   return ReadChosenFiles(summary_path, doc, &analysis->files);
 }
 

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "format/dtype.h"
 #include "metrics/metric.h"
 #include "output/analysis_layout.h"
 #include "util/status.h"
@@ -42,6 +43,7 @@ struct ListedMetric {
   std::string name;
   std::optional<MetricType> type;
   std::optional<uint64_t> samples;  // a single-value metric's N
+  uint64_t nan_scores = 0;          // a score metric's score.nan.samples, else 0
 };
 
 // What verify and compare see of one save path.
@@ -54,6 +56,9 @@ struct AnalysisFolder {
   std::vector<std::string> files = AllOutputFiles();
   // summary.json's "config": the run's config as recorded (null without one).
   nlohmann::json config;
+  // The dtype-code table of its files (analysis_files.h RecordedCodeTable):
+  // unset without summary.json, each file's is then detected.
+  std::optional<CodeTable> table;
 };
 
 // The file kinds of a metric of `type` (analysis_layout.h) that `analysis`

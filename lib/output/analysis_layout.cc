@@ -26,11 +26,13 @@ bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type) {
 }
 
 bool WritesDistribution(const std::vector<std::string>& files) {
-  return WritesKind(files, kIndexToMetric) && WritesKind(files, kIndexToSample);
+  return std::all_of(kDistributionKinds.begin(), kDistributionKinds.end(),
+                     [&](std::string_view kind) { return WritesKind(files, kind); });
 }
 
 bool WritesCurriculumEntry(const std::vector<std::string>& files) {
-  return WritesDistribution(files) && WritesKind(files, kIndexToSamplePercentile);
+  return std::all_of(kCurriculumEntryKinds.begin(), kCurriculumEntryKinds.end(),
+                     [&](std::string_view kind) { return WritesKind(files, kind); });
 }
 
 std::string HistogramFile(const std::string& save_path, const std::string& metric) {

@@ -51,6 +51,10 @@ inline constexpr std::string_view kSummaryFilesKey = "files";
 // The reports of a single-value metric need its index_to_metric and
 // index_to_sample (its distribution, report/metric_stats.h); its entry in
 // curriculum_config.json needs index_to_sample_percentile_merged too.
+inline constexpr std::array<std::string_view, 2> kDistributionKinds = {kIndexToMetric,
+                                                                       kIndexToSample};
+inline constexpr std::array<std::string_view, 3> kCurriculumEntryKinds = {
+    kIndexToMetric, kIndexToSample, kIndexToSamplePercentile};
 bool WritesDistribution(const std::vector<std::string>& files);
 bool WritesCurriculumEntry(const std::vector<std::string>& files);
 

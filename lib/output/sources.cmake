@@ -1,5 +1,6 @@
 target_sources(dsanalyze_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/analysis_layout.cc
+  ${CMAKE_CURRENT_LIST_DIR}/analysis_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/analysis_folder.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_files_writer.cc
   ${CMAKE_CURRENT_LIST_DIR}/output_commit.cc

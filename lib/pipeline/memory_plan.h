@@ -3,7 +3,7 @@
 //
 // Without a limit, or when the in-memory pipeline fits it, the plan is "in
 // memory": the run is exactly the run without a limit. Otherwise it is
-// "spilled": the map runs in windows of `window` samples, each single-value
+// "out of core": the map runs in windows of `window` samples, each single-value
 // metric's values go to a ValueStore (value_store.h) that keeps up to
 // `store_bytes` in memory and spills the rest to the scratch directory, and
 // each metric is sorted out of core (out_of_core_sort.h) in passes of at
@@ -28,7 +28,10 @@ struct MemoryPlan {
   // The in-memory pipeline's estimated peak per rank (bytes).
   uint64_t in_memory_estimate = 0;
 
-  const char* name() const { return spill ? "spilled" : "in memory"; }
+  // "out of core", not "spilled": under that plan a store spills only what
+  // does not fit its memory, which may be nothing (summary.json then says
+  // 0 bytes spilled).
+  const char* name() const { return spill ? "out of core" : "in memory"; }
 };
 
 // The plan for ranks of at most `local_samples` samples each and

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "config/byte_size.h"
+#include "config/json_fields.h"
 #include "dataset/open_dataset.h"
 #include "dataset/sample_ids.h"
 #include "metrics/registry.h"
@@ -42,6 +43,19 @@ Result<SampleRange> PositionsOf(const DatasetConfig& config, uint64_t samples) {
   return *config.sample_range;
 }
 
+// output.curriculum_metric (config.cc checked the name) must have a value
+// per sample: only such a metric has a curriculum.
+Status CheckCurriculumMetricType(const OutputConfig& output, const MetricPlan& plan) {
+  for (const PlannedMetric& m : plan)
+    if (m.name() == output.curriculum_metric && m.type() != MetricType::kSingleValuePerSample)
+      return ConfigError("output.curriculum_metric",
+                         "\"" + m.name() + "\" is an " + std::string(MetricTypeName(m.type())) +
+                             " metric; a curriculum needs a " +
+                             std::string(MetricTypeName(MetricType::kSingleValuePerSample)) +
+                             " one");
+  return Status::OK();
+}
+
 Status OpenInputs(const Config& config, Inputs* in) {
   DSA_RETURN_IF_ERROR(CheckMemoryConfig(config));  // memory.scratch, on this rank's node
   DSA_ASSIGN_OR_RETURN(in->dataset, OpenDataset(config.dataset));
@@ -52,7 +66,7 @@ Status OpenInputs(const Config& config, Inputs* in) {
   }
   DSA_ASSIGN_OR_RETURN(in->positions, PositionsOf(config.dataset, in->dataset->size()));
   DSA_ASSIGN_OR_RETURN(in->plan, PlanMetrics(config.metrics, *in->dataset));
-  return Status::OK();
+  return CheckCurriculumMetricType(config.output, in->plan);
 }
 
 // Collective: rank 0 takes the save path and creates its staging folder.
@@ -87,8 +101,11 @@ MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
   MemoryPlan memory = PlanMemory(run.config.memory, most, single);
   if (memory.limit > 0 && run.comm.is_root())
     spdlog::info("memory: limit {} per rank, in-memory estimate {}: {}{}",
-                 FormatByteSize(memory.limit), FormatByteSize(memory.in_memory_estimate),
-                 memory.name(), memory.spill ? " to " + memory.scratch : "");
+                 FormatByteSize(memory.limit), FormatByteSizeRounded(memory.in_memory_estimate),
+                 memory.name(),
+                 memory.spill ? ", spilling to " + memory.scratch + " what exceeds " +
+                                    FormatByteSizeRounded(memory.store_bytes) + " a metric"
+                              : "");
   return memory;
 }
 
@@ -113,10 +130,15 @@ void WarnNotMergeable(const RunState& run, const MetricPlan& plan) {
 // The dependency pass (dependencies.h), shown when there is one.
 Status RunDependencyPass(RunState& run, const Dataset& dataset, MetricPlan* plan) {
   SetInterruptStage("map");
-  if (std::any_of(plan->begin(), plan->end(),
-                  [](const PlannedMetric& m) { return !m.metric->dependencies().empty(); }))
-    run.progress.Begin("dependency pass");
-  return ResolveDependencies(run.comm, dataset, run.samples.range, run.config.map, plan);
+  if (std::none_of(plan->begin(), plan->end(),
+                   [](const PlannedMetric& m) { return !m.metric->dependencies().empty(); }))
+    return Status::OK();
+  run.progress.Begin("dependency pass");
+  const double start = MPI_Wtime();
+  DSA_RETURN_IF_ERROR(
+      ResolveDependencies(run.comm, dataset, run.samples.range, run.config.map, plan));
+  run.dependency_seconds = MPI_Wtime() - start;
+  return Status::OK();
 }
 
 // Where the map's results go: the metrics mapped, by kind.
@@ -221,6 +243,9 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   if (!run.memory.spill) return j;
   j["scratch"] = run.memory.scratch;
   j["spilled_bytes_max_rank"] = spilled;
+  if (run.comm.is_root())
+    spdlog::info("memory: the largest rank spilled {} to {}", FormatByteSizeRounded(spilled),
+                 run.memory.scratch);
   nlohmann::json passes = nlohmann::json::object();
   for (const PlannedMetric& m : plan)
     if (m.sort_passes > 0) passes[m.name()] = m.sort_passes;
@@ -228,13 +253,42 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   return j;
 }
 
+// Each metric's job, timing its stages per metric (RunState::metric_seconds).
+Status RunMetricJobs(RunState& run, MetricPlan& plan) {
+  for (PlannedMetric& metric : plan) {
+    const std::vector<double> before = run.clock.seconds;
+    DSA_RETURN_IF_ERROR(RunMetricJob(run, metric));
+    std::vector<double>& spent = run.metric_seconds.emplace_back(kNumStages);
+    for (int s = 0; s < kNumStages; ++s) spent[s] = run.clock.seconds[s] - before[s];
+  }
+  return Status::OK();
+}
+
+// Collective: --timings' detail (RunSummary): the dependency pass, and each
+// metric's stages where some rank spent time in them.
+void MeasureDetail(const RunState& run, const MetricPlan& plan, RunSummary* summary) {
+  if (run.dependency_seconds >= 0)
+    summary->dependency_pass = {"dependency pass", run.dependency_seconds,
+                                run.comm.Allreduce<double>(run.dependency_seconds, MPI_MAX)};
+  std::vector<double> rank0;
+  for (const std::vector<double>& spent : run.metric_seconds)
+    rank0.insert(rank0.end(), spent.begin(), spent.end());
+  const std::vector<double> slowest = run.comm.Allreduce<double>(rank0, MPI_MAX);
+  summary->metric_stages.clear();
+  for (size_t i = 0; i < rank0.size(); ++i)
+    if (slowest[i] > 0)
+      summary->metric_stages.push_back(
+          {plan[i / kNumStages].name(), {kStageNames[i % kNumStages], rank0[i], slowest[i]}});
+}
+
 // Stage times of rank 0 and the slowest rank, and every rank's peak memory.
-void MeasureRun(const RunState& run, RunSummary* summary) {
+void MeasureRun(const RunState& run, const MetricPlan& plan, RunSummary* summary) {
   const std::vector<double> slowest = run.comm.Allreduce<double>(run.clock.seconds, MPI_MAX);
   summary->samples = run.samples.count;
   summary->stages.clear();
   for (int s = 0; s < kNumStages; ++s)
     summary->stages.push_back({kStageNames[s], run.clock.seconds[s], slowest[s]});
+  MeasureDetail(run, plan, summary);
   summary->peak_rss_bytes = run.comm.Allgather<int64_t>(PeakRssBytes());
   summary->peak_anon_bytes = run.comm.Allgather<int64_t>(run.clock.peak_anon_bytes);
 }
@@ -254,6 +308,7 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
   info.peak_anon_bytes = summary.peak_anon_bytes;
   info.save_path = run.config.output.path;
   info.total_curriculum_step = run.config.output.total_curriculum_step;
+  info.curriculum_metric = run.config.output.curriculum_metric;
   info.files = run.config.output.files;
   return info;
 }
@@ -263,7 +318,7 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
 Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan& plan,
                                                  const RunContext& context, RunSummary* summary) {
   run.Begin("commit", "report");
-  MeasureRun(run, summary);
+  MeasureRun(run, plan, summary);
   const nlohmann::json memory = MemoryReport(run, plan);
   std::vector<uint64_t> nan_scores;
   for (const PlannedMetric& m : plan) nan_scores.push_back(m.metric->nan_scores());
@@ -326,7 +381,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   DSA_RETURN_IF_ERROR(RunDependencyPass(run, *in.dataset, &in.plan));
   DSA_RETURN_IF_ERROR(MapMetrics(run, *in.dataset, in.plan));
-  for (PlannedMetric& metric : in.plan) DSA_RETURN_IF_ERROR(RunMetricJob(run, metric));
+  DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan));
 
   DSA_ASSIGN_OR_RETURN(std::vector<std::string> files,
                        WriteRunReports(run, in.plan, context, summary));

@@ -15,6 +15,7 @@
 // Only rank 0 touches the save path.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,21 @@ struct StageTime {
   double slowest = 0;
 };
 
+// A stage's time spent on one metric.
+struct MetricStageTime {
+  std::string metric;
+  StageTime time;
+};
+
 struct RunSummary {
   uint64_t samples = 0;
   std::vector<StageTime> stages;
+  // The dependency pass (dependencies.h), part of the "map" stage; unset
+  // when the run has none.
+  std::optional<StageTime> dependency_pass;
+  // The stages that run per metric, split by metric (plan order, then stage
+  // order), each where some rank spent time in it.
+  std::vector<MetricStageTime> metric_stages;
   std::vector<int64_t> peak_rss_bytes;   // per rank, mapped input pages included
   std::vector<int64_t> peak_anon_bytes;  // per rank, anonymous only, sampled at stage ends
   double total_seconds = 0;

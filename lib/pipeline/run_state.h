@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "comm/comm.h"
 #include "config/config.h"
@@ -58,6 +59,11 @@ struct RunState {
   MemoryPlan memory;               // memory_plan.h, from the config's memory section
   StagedOutput* staged = nullptr;  // rank 0 only (output_commit.h)
   std::chrono::milliseconds progress_interval{250};  // how often the map reports (progress.h)
+  // The detail of --timings (pipeline.h RunSummary): the dependency pass's
+  // seconds, which the map's include (< 0: no dependency pass), and each
+  // metric's seconds per stage (the clock's stages, in plan order).
+  double dependency_seconds = -1;
+  std::vector<std::vector<double>> metric_seconds;
 
   // Starts step `label` on rank 0's progress line (total 0: only its time is
   // shown) and names `interrupt_stage` (map, sort, exchange, write, commit)

@@ -1,6 +1,7 @@
 #include "report/curriculum_config.h"
 
 #include <filesystem>
+#include <utility>
 
 #include "curriculum/ds_config.h"
 #include "curriculum/schedule.h"
@@ -34,20 +35,56 @@ Json Entry(const std::string& index_to_sample, const std::string& index_to_metri
   return entry;
 }
 
+// The percentile entry (active) and the value-based one of metric `m`.
+std::pair<Json, Json> Entries(const std::string& save_path, const CurriculumMetric& m,
+                              uint64_t steps) {
+  const std::string i2m = MetricFilePrefix(save_path, m.name, kIndexToMetric);
+  return {Entry(MetricFilePrefix(save_path, m.name, kIndexToSamplePercentile), i2m,
+                DifficultyType::kPercentile, ProposedSchedule(1, 100, steps)),
+          Entry(MetricFilePrefix(save_path, m.name, kIndexToSample), i2m, DifficultyType::kValue,
+                ProposedSchedule(m.min_value, m.max_value, steps))};
+}
+
+// The metric the curriculum is proposed for: the one named, else the first.
+size_t ActiveMetric(const std::vector<CurriculumMetric>& metrics, const std::string& named) {
+  for (size_t i = 0; i < metrics.size(); ++i)
+    if (metrics[i].name == named) return i;
+  return 0;
+}
+
+// "other_metrics": every metric but the active one, as entries ready to add.
+Json OtherMetrics(const std::string& save_path, const std::vector<CurriculumMetric>& metrics,
+                  size_t active, uint64_t steps) {
+  Json percentile = Json::object(), value = Json::object();
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (i == active) continue;
+    auto [p, v] = Entries(save_path, metrics[i], steps);
+    percentile[metrics[i].name] = std::move(p);
+    value[metrics[i].name] = std::move(v);
+  }
+  return {{"_comment",
+           "Ready-to-add entries for the analysis's other metrics, not part of the curriculum "
+           "above. DeepSpeed trains only on the samples every metric's cluster admits (their "
+           "intersection), so each metric added shrinks the clusters, often to far less than a "
+           "batch: add one by copying its entry into data_efficiency's curriculum_metrics (from "
+           "value_based_curriculum_metrics into value_based_alternative's for value-based "
+           "difficulty), then check the result with dsanalyze curriculum before training."},
+          {"curriculum_metrics", std::move(percentile)},
+          {"value_based_curriculum_metrics", std::move(value)}};
+}
+
 }  // namespace
 
 Json CurriculumConfig(const std::string& save_path, const std::vector<CurriculumMetric>& metrics,
-                      uint64_t total_curriculum_step) {
+                      uint64_t total_curriculum_step, const std::string& curriculum_metric) {
   const bool placeholder = total_curriculum_step == 0;
   const uint64_t steps = placeholder ? kPlaceholderCurriculumStep : total_curriculum_step;
+  const size_t active = ActiveMetric(metrics, curriculum_metric);
   Json percentile = Json::object(), value = Json::object();
-  for (const CurriculumMetric& m : metrics) {
-    const std::string i2m = MetricFilePrefix(save_path, m.name, kIndexToMetric);
-    percentile[m.name] = Entry(MetricFilePrefix(save_path, m.name, kIndexToSamplePercentile), i2m,
-                               DifficultyType::kPercentile, ProposedSchedule(1, 100, steps));
-    value[m.name] =
-        Entry(MetricFilePrefix(save_path, m.name, kIndexToSample), i2m, DifficultyType::kValue,
-              ProposedSchedule(m.min_value, m.max_value, steps));
+  if (!metrics.empty()) {
+    auto [p, v] = Entries(save_path, metrics[active], steps);
+    percentile[metrics[active].name] = std::move(p);
+    value[metrics[active].name] = std::move(v);
   }
   const std::string cluster_path = (std::filesystem::path(save_path) / kDataClustersDir).string();
   Json doc;
@@ -71,6 +108,7 @@ Json CurriculumConfig(const std::string& save_path, const std::vector<Curriculum
                                 {"data_cluster_path", cluster_path},
                                 {"curriculum_metrics", percentile}}}}}};
   doc["value_based_alternative"] = {{"curriculum_metrics", value}};
+  if (metrics.size() > 1) doc["other_metrics"] = OtherMetrics(save_path, metrics, active, steps);
   return doc;
 }
 

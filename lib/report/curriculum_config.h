@@ -44,8 +44,18 @@ inline constexpr int64_t kPlaceholderCurriculumStep = 110000;
 // The whole curriculum_config.json document for single-value metrics saved
 // under `save_path` (paths are built as save_path/M/M_<kind>).
 // `total_curriculum_step` 0 means not given: the placeholder is written.
+//
+// The curriculum is proposed for ONE metric: `curriculum_metric` (the run's
+// output.curriculum_metric) when it is one of `metrics`, else the first.
+// DeepSpeed trains only on samples inside every metric's cluster at once, so
+// a block listing several metrics intersects them (4 metrics: a first
+// cluster of a few samples; metrics over shuffled ids: none). The others are
+// written under a top-level "other_metrics", outside data_efficiency, as
+// entries ready to add (percentile and value-based). With one metric the
+// document is what it always was.
 nlohmann::ordered_json CurriculumConfig(const std::string& save_path,
                                         const std::vector<CurriculumMetric>& metrics,
-                                        uint64_t total_curriculum_step);
+                                        uint64_t total_curriculum_step,
+                                        const std::string& curriculum_metric);
 
 }  // namespace dsanalyze

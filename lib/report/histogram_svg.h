@@ -23,8 +23,8 @@ struct ValueAxis {
   std::string title;
   std::function<std::string(__int128)> label;
   std::function<std::string(__int128)> width;
-  std::string counted = "samples";  // what the y axis counts
   std::function<std::string(int p, __int128 v)> mark = nullptr;
+  std::string counted = "samples";  // what the y axis counts
 };
 // The integers themselves, titled "<metric> value".
 ValueAxis IntegerAxis(const std::string& metric);

@@ -3,16 +3,17 @@
 #include <algorithm>
 
 #include "format/indexed_dataset.h"
+#include "output/analysis_files.h"
 #include "output/analysis_layout.h"
 
 namespace dsanalyze {
 
 Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
-                                                const std::string& metric) {
+                                                const std::string& metric, CodeTable table) {
   DSA_ASSIGN_OR_RETURN(IndexedDataset i2m,
-                       IndexedDataset::Open(MetricFilePrefix(save_path, metric, kIndexToMetric)));
+                       OpenMetricFile(MetricFilePrefix(save_path, metric, kIndexToMetric), table));
   DSA_ASSIGN_OR_RETURN(IndexedDataset i2s,
-                       IndexedDataset::Open(MetricFilePrefix(save_path, metric, kIndexToSample)));
+                       OpenMetricFile(MetricFilePrefix(save_path, metric, kIndexToSample), table));
   const std::string i2m_name = i2m.prefix() + ".idx";
   if (i2s.num_rows() != i2m.num_rows())
     return Status::BadInput(i2s.prefix() + ".idx: " + std::to_string(i2s.num_rows()) +
@@ -60,10 +61,10 @@ int64_t NearestRankPercentile(const ValueDistribution& d, int p) {
   return d.values.back();
 }
 
-Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path,
-                                            const std::string& metric) {
+Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path, const std::string& metric,
+                                            CodeTable table) {
   DSA_ASSIGN_OR_RETURN(IndexedDataset mv,
-                       IndexedDataset::Open(MetricFilePrefix(save_path, metric, kMetricValue)));
+                       OpenMetricFile(MetricFilePrefix(save_path, metric, kMetricValue), table));
   if (mv.num_rows() != 1)
     return Status::BadInput(mv.prefix() + ".idx: " + std::to_string(mv.num_rows()) +
                             " rows, expected exactly 1");

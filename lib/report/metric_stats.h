@@ -24,11 +24,12 @@ struct ValueDistribution {
   DType sample_dtype = DType::kI64;
 };
 
-// Reads save_path/metric/metric_{index_to_metric,index_to_sample}. BadInput
+// Reads save_path/metric/metric_{index_to_metric,index_to_sample}, written
+// with code table `table` (the run's output.dtype_codes). BadInput
 // naming the file if they are invalid, disagree in row count, are not
 // strictly ascending, or have an index row with other than one element.
 Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
-                                                const std::string& metric);
+                                                const std::string& metric, CodeTable table);
 
 // Exact sum of all samples' values (value × count, in 128 bits).
 __int128 SumOfValues(const ValueDistribution& d);
@@ -51,8 +52,9 @@ struct AccumulateStats {
   __int128 max = 0;
 };
 
-// Reads save_path/metric/metric_metric_value (BadInput unless it has one row).
-Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path,
-                                            const std::string& metric);
+// Reads save_path/metric/metric_metric_value, written with `table` (BadInput
+// unless it has one row).
+Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path, const std::string& metric,
+                                            CodeTable table);
 
 }  // namespace dsanalyze

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "output/analysis_files.h"
 #include "output/analysis_layout.h"
 #include "report/curriculum_config.h"
 #include "report/histogram_svg.h"
@@ -18,6 +19,12 @@ using Json = nlohmann::ordered_json;
 constexpr char kPercentileMethod[] =
     "nearest rank: the p-th percentile is the value of the ceil(p/100 * N)-th smallest sample "
     "(counting from 1; the smallest for p = 0)";
+
+// The table the metric files were written with: the one the config records,
+// as every later reader of the analysis takes it (output/analysis_files.h).
+CodeTable TableOf(const RunInfo& info) {
+  return RecordedCodeTable(info.config).value_or(CodeTable::kDeepSpeed);
+}
 
 // 128-bit sums as JSON integers while they fit 64 bits (they almost always do).
 Json Int128Json(__int128 v) {
@@ -80,6 +87,19 @@ Json SummaryRunFields(const RunInfo& info) {
   return j;
 }
 
+// Why a metric of `type` has no statistics under the chosen `files`: the
+// outputs they are read from that output.files left out; "not computed" only
+// when it left out every file of the metric, which is then not mapped at all.
+std::string NoStatisticsNote(const std::vector<std::string>& files, MetricType type) {
+  if (!WritesAnyKindOf(files, type)) return "not computed: output.files left out all its files";
+  const std::vector<std::string_view> left_out = type == MetricType::kSingleValuePerSample
+                                                     ? LeftOutKinds(files, kDistributionKinds)
+                                                     : LeftOutKinds(files, kAccumulateKinds);
+  std::string names;
+  for (std::string_view k : left_out) names += (names.empty() ? "" : ", ") + std::string(k);
+  return "no statistics: output.files left out " + names + ", which they are read from";
+}
+
 // D/curriculum_config.json, with paths under the final save path, absolute.
 Status WriteCurriculumConfig(const std::string& dir,
                              const std::vector<CurriculumMetric>& curriculum, const RunInfo& info) {
@@ -89,9 +109,11 @@ Status WriteCurriculumConfig(const std::string& dir,
           .lexically_normal();
   if (ec)
     return Status::IoError(info.save_path + ": cannot make the path absolute: " + ec.message());
-  return WriteFileAtomic(
-      (std::filesystem::path(dir) / kCurriculumConfigFile).string(),
-      CurriculumConfig(save_path.string(), curriculum, info.total_curriculum_step).dump(2) + "\n");
+  return WriteFileAtomic((std::filesystem::path(dir) / kCurriculumConfigFile).string(),
+                         CurriculumConfig(save_path.string(), curriculum,
+                                          info.total_curriculum_step, info.curriculum_metric)
+                                 .dump(2) +
+                             "\n");
 }
 
 // A single-value metric's summary entry and histogram, and its curriculum
@@ -101,11 +123,10 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
                          Json* entry, std::vector<CurriculumMetric>* curriculum) {
   if (!WritesDistribution(info.files)) {
     (*entry)["type"] = std::string(MetricTypeName(MetricType::kSingleValuePerSample));
-    (*entry)["statistics"] =
-        "not computed: output.files leaves out index_to_metric or index_to_sample";
+    (*entry)["statistics"] = NoStatisticsNote(info.files, MetricType::kSingleValuePerSample);
     return Status::OK();
   }
-  DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name));
+  DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name, TableOf(info)));
   *entry = SingleValueSummary(d);
   if (m.score && d.samples > 0)
     (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges, m.nan_scores);
@@ -131,12 +152,12 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
     if (m.type == MetricType::kSingleValuePerSample) {
       DSA_RETURN_IF_ERROR(ReportSingleValue(dir, m, info, &per_metric[m.name], &curriculum));
     } else if (WritesKind(info.files, kMetricValue)) {
-      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name));
+      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name, TableOf(info)));
       per_metric[m.name] = AccumulateSummary(s);
     } else {
       per_metric[m.name] = {
           {"type", std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples))},
-          {"statistics", "not computed: output.files leaves out metric_value"}};
+          {"statistics", NoStatisticsNote(info.files, MetricType::kAccumulateValueOverSamples)}};
     }
     if (m.not_mergeable) {
       per_metric[m.name]["mergeable"] = false;

@@ -17,8 +17,9 @@
 //    single-value metrics that have samples and all their index files, with paths under
 //    RunInfo::save_path (curriculum_config.h); not written when there is none.
 // Only the chosen files (RunInfo::files) are read: a metric whose files the
-// choice leaves out gets its type and a "statistics" note instead of numbers,
-// and no histogram.
+// choice leaves out gets its type and a "statistics" note naming the outputs
+// left out instead of numbers, and no histogram. The files are read with the
+// code table RunInfo::config records (output/analysis_files.h).
 // Errors: BadInput naming the file when a metric file is missing or invalid,
 // IoError when a report cannot be written.
 // Not thread-safe with respect to other writers of D.
@@ -56,6 +57,7 @@ struct RunInfo {
   // absolute so the config works from any directory. Empty: D is used.
   std::string save_path;
   uint64_t total_curriculum_step = 0;  // 0: a placeholder (curriculum_config.h)
+  std::string curriculum_metric;       // output.curriculum_metric (curriculum_config.h)
   // A merged analysis's inputs (merge/merge.h), written as "merged_from"
   // after "timings"; empty for a run, which writes no such key.
   std::vector<std::string> merged_from;

@@ -1,5 +1,8 @@
 #include "util/progress.h"
 
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -21,15 +24,44 @@ std::string FormatCount(double n) {
   return buf;
 }
 
+// Clears a live progress line before each log message (progress.h).
+class ClearBeforeLog : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit ClearBeforeLog(Progress* progress) : progress_(progress) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg&) override { progress_->ClearLine(); }
+  void flush_() override {}
+
+ private:
+  Progress* progress_;
+};
+
 }  // namespace
 
 Progress::Progress(const ProgressOptions& options, bool root)
     : options_(options), shown_(root && options.mode != ProgressMode::kNever) {
-  if (shown_) drawer_ = StartWorkerThread([this] { Draw(); });
+  if (!shown_) return;
+  drawer_ = StartWorkerThread([this] { Draw(); });
+  if (options_.live) {
+    clear_before_log_ = std::make_shared<ClearBeforeLog>(this);
+    auto& sinks = spdlog::default_logger()->sinks();
+    sinks.insert(sinks.begin(), clear_before_log_);
+  }
+}
+
+void Progress::ClearLine() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (drawn_) std::fputs("\r\033[K", stderr);
+  drawn_ = false;
 }
 
 Progress::~Progress() {
   if (!shown_) return;
+  if (clear_before_log_) {
+    auto& sinks = spdlog::default_logger()->sinks();
+    sinks.erase(std::remove(sinks.begin(), sinks.end(), clear_before_log_), sinks.end());
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;

@@ -9,6 +9,11 @@
 // stage, and both print a line every `log_every` while a stage runs longer.
 // never shows nothing.
 //
+// A log line (spdlog) while a live line is on screen would be written onto
+// it: a live Progress adds a sink to the default logger, before its others,
+// that clears the live line first; the line is drawn again at the next
+// interval, below the log line.
+//
 // Only rank 0 shows anything; on other ranks (and for never) every call does
 // nothing. The pipeline's (or merge's) thread marks the stages; counts are set
 // or added per interval or per chunk, never per item. A drawing thread on rank
@@ -16,10 +21,13 @@
 // progress in pipeline/progress.h (WaitForMap).
 #pragma once
 
+#include <spdlog/sinks/sink.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -51,6 +59,9 @@ class Progress {
   // The current stage's units done. counter() may be added to from any thread
   // (gather_write.h WriteOptions::rows_done); nullptr when nothing is shown.
   void Set(uint64_t done) { done_.store(done, std::memory_order_relaxed); }
+  // Clears the live line, if one is drawn, so that what is written next
+  // starts a line of its own. Any thread.
+  void ClearLine();
   std::atomic<uint64_t>* counter() { return shown_ ? &done_ : nullptr; }
 
  private:
@@ -71,6 +82,7 @@ class Progress {
   const char* unit_ = "";
   Clock::time_point begin_, last_log_;
   std::thread drawer_;
+  std::shared_ptr<spdlog::sinks::sink> clear_before_log_;  // live only
 };
 
 }  // namespace dsanalyze

@@ -88,6 +88,17 @@ TEST_CASE("byte size: FormatByteSize takes the largest exact unit, else bytes", 
   CHECK(FormatByteSize(0) == "0B");
 }
 
+TEST_CASE("byte size: FormatByteSizeRounded prints sizes for people, as the docs do",
+          "[byte_size]") {
+  CHECK(FormatByteSizeRounded(168972160) == "161.1MiB");  // the memory plan's estimate
+  CHECK(FormatByteSizeRounded(8160437862) == "7.6GiB");
+  CHECK(FormatByteSizeRounded(2 * kGi) == "2GiB");
+  CHECK(FormatByteSizeRounded(3 * kGi / 2) == "1.5GiB");
+  CHECK(FormatByteSizeRounded(805670) == "786.8KiB");
+  CHECK(FormatByteSizeRounded(1023) == "1023B");
+  CHECK(FormatByteSizeRounded(0) == "0B");
+}
+
 TEST_CASE("byte size: ParseByteSize reads back what FormatByteSize writes", "[byte_size]") {
   for (uint64_t n :
        {uint64_t{0}, uint64_t{1}, uint64_t{999}, uint64_t{1000}, uint64_t{1024},

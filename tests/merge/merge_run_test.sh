@@ -100,7 +100,7 @@ done
 # seqlen_vocab_rarity given the whole dataset's counts (a total_vocab_freq
 # counted in parts and merged) and seq_length, a score given scale. Merged, the
 # parts equal the whole run, which counts the tokens itself, and the score
-# keeps its summary.json block.
+# keeps its summary.json block (with the NaN scores of both parts counted).
 python3 - <<'PY'
 import struct
 n = 700
@@ -108,7 +108,8 @@ header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }" % n
 header += " " * (118 - len(header)) + "\n"
 with open("scores.npy", "wb") as f:
     f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-    f.write(struct.pack("<%dd" % n, *[(i * 37 % 101) / 7 - 3 for i in range(n)]))
+    f.write(struct.pack("<%dd" % n, *[float("nan") if i % 50 == 7 else (i * 37 % 101) / 7 - 3
+                                      for i in range(n)]))
 PY
 # fixed NAME METRICS [RANGE]
 fixed() {
@@ -125,7 +126,7 @@ fixed counts-a '{"name": "vocab", "metric": "total_vocab_freq", "params": {"voca
 fixed counts-b '{"name": "vocab", "metric": "total_vocab_freq", "params": {"vocab_size": 400}}' "[300, 700]"
 "$DSANALYZE" merge out/counts-a out/counts-b --out out/counts > /dev/null || fail "counts: merge"
 counts=out/counts/vocab/vocab_metric_value
-score='{"name": "quality", "metric": "score", "params": {"file": "scores.npy", "per": "sample", "scale": 100}}'
+score='{"name": "quality", "metric": "score", "params": {"file": "scores.npy", "per": "sample", "scale": 100, "nan": -1}}'
 fixed fix-whole "{\"name\": \"rarity\", \"metric\": \"vocab_rarity\", \"params\": {\"vocab_size\": 400}},
   {\"name\": \"slr\", \"metric\": \"seqlen_vocab_rarity\", \"params\": {\"vocab_size\": 400, \"seq_length\": 90}},
   $score"
@@ -146,6 +147,7 @@ import json
 whole = json.load(open("out/fix-whole/summary.json"))["metrics"]["quality"]
 merged = json.load(open("out/fix-merged/summary.json"))["metrics"]["quality"]
 assert "score" in whole and merged.get("score") == whole["score"], (whole, merged)
+assert whole["score"]["nan"] == {"value": -1, "samples": 14}, whole["score"]
 assert "mergeable" not in whole, whole
 PY
 for stage in open "rarity: merge" "slr: merge" "quality: merge" report commit; do

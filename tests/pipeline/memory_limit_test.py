@@ -10,7 +10,7 @@ total_vocab_freq), at 1 and 2 map threads:
 
   - every file of every metric folder is byte-identical to the run without a
     limit (and so to DeepSpeed's bytes, which the golden tests hold it to);
-  - summary.json's "memory" block says "spilled", names the scratch directory,
+  - summary.json's "memory" block says "out of core", names the scratch directory,
     counts the sort passes (> 1 for the 6M-sample metric) and the bytes the
     largest rank spilled (> 0);
   - the scratch directory is empty afterwards;
@@ -19,8 +19,13 @@ total_vocab_freq), at 1 and 2 map threads:
     line naming the scratch directory, exit 3, the previous results in the
     save path untouched and the scratch empty;
   - a run killed (SIGKILL, every rank) in the middle of its sort leaves the
-    scratch directory empty.
+    scratch directory empty;
+  - the log's words are true: sizes as the docs print them ("162.3MiB", not
+    bytes), the plan "out of core" (not "spilled") for a limit below the
+    process's own estimate, and how much the largest rank spilled, 0B for a
+    small dataset whose values fit the stores' memory.
 """
+import re
 import filecmp
 import glob
 import json
@@ -71,8 +76,8 @@ def summary_memory(save):
 
 def check_spilled(save, scratch, sorted_metric, label):
     memory = summary_memory(save)
-    if not memory or memory.get("plan") != "spilled":
-        fail("%s: summary.json memory block %r, expected plan 'spilled'" % (label, memory))
+    if not memory or memory.get("plan") != "out of core":
+        fail("%s: summary.json memory block %r, expected plan 'out of core'" % (label, memory))
     if memory.get("scratch") != scratch or memory.get("limit_per_rank") != "64MiB":
         fail("%s: summary.json memory block %r" % (label, memory))
     if sorted_metric:  # a dataset big enough to spill and to need several passes
@@ -179,14 +184,39 @@ def check_killed(work, scratch, config):
         fail("killed: scratch not empty: %s" % os.listdir(scratch))
 
 
+def check_plan_words(work, scratch):
+    save = os.path.join(work, "words")
+    config = {"dataset": {"type": "synthetic_mod", "num_samples": 100000},
+              "metrics": [{"name": "mod", "metric": "value"}],
+              "output": {"path": save}, "memory": {"limit_per_rank": "64MiB", "scratch": scratch}}
+    path = os.path.join(work, "words.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    proc = subprocess.run([MPIEXEC, "-n", NP, DSANALYZE, "--config", path, "--progress", "never"],
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        fail("plan words: exit %d: %s" % (proc.returncode, proc.stderr))
+    plan = re.search(r"memory: limit 64MiB per rank, in-memory estimate (\S+): (.*)", proc.stderr)
+    if not plan or not re.fullmatch(r"\d+(\.\d)?[KMGT]iB", plan.group(1)):
+        fail("plan words: the estimate is not a size as the docs print it: %s" % proc.stderr)
+    if not plan.group(2).startswith("out of core, spilling to " + scratch + " what exceeds "):
+        fail("plan words: %r" % plan.group(2))
+    if "memory: the largest rank spilled 0B to " + scratch not in proc.stderr:
+        fail("plan words: no line saying nothing was spilled: %s" % proc.stderr)
+    memory = summary_memory(save)
+    if memory.get("plan") != "out of core" or memory.get("spilled_bytes_max_rank") != 0:
+        fail("plan words: summary.json %r" % memory)
+
+
 def main():
     with tempfile.TemporaryDirectory() as work:
         scratch = os.path.join(work, "scratch")
         os.mkdir(scratch)
+        check_plan_words(work, scratch)
         config = check_equal_runs(work, scratch)
         check_scratch_full(work, scratch, config)
         check_killed(work, scratch, config)
-    print("memory limit: %s rank(s): spilled runs equal the in-memory runs; scratch left empty"
+    print("memory limit: %s rank(s): out-of-core runs equal the in-memory runs; scratch left empty"
           % NP)
 
 

@@ -62,3 +62,8 @@ dsanalyze_add_mpi_test(NAME pipeline.out_of_core_sort RANKS 1 2 3
 # left empty after success, a full scratch and a kill.
 dsanalyze_add_mpi_test(NAME pipeline.memory_limit RANKS 1 2 3 TIMEOUT 300
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/memory_limit_test.py)
+
+# --timings' dependency-pass line and per-metric split; on a terminal the
+# dependency pass's log line is not written onto the live progress line.
+dsanalyze_add_mpi_test(NAME pipeline.timings_detail RANKS 1 2
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/timings_detail_test.sh)

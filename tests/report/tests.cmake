@@ -5,3 +5,8 @@ target_sources(unit_tests PRIVATE
 # summary.json's timings and per-rank memory, and the --timings table, from a real run.
 dsanalyze_add_mpi_test(NAME report.run_summary RANKS 1 2 3
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_summary_test.sh)
+
+# curriculum_config.json with several metrics proposes one (output.curriculum_metric
+# or the first) and lists the others apart; the run's log hints at the check.
+dsanalyze_add_mpi_test(NAME report.curriculum_proposal RANKS 1 2
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/curriculum_proposal_test.sh)
