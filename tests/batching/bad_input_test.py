@@ -19,6 +19,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import batch_reference as ref  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
+import cli_check  # noqa: E402
+
 MPIEXEC = os.environ["MPIEXEC"]
 DSANALYZE = os.environ["DSANALYZE"]
 FLAGS = ["--metric", "mod", "--max-tokens", "20", "--effective-batch-size", "2"]
@@ -27,16 +30,10 @@ FLAGS = ["--metric", "mod", "--max-tokens", "20", "--effective-batch-size", "2"]
 def analyse(work, name, samples, dataset_extra=None, files=None):
     dataset = {"type": "synthetic_mod", "num_samples": samples, "modulus": 7}
     dataset.update(dataset_extra or {})
-    output = {"path": os.path.join(work, name)}
-    if files:
-        output["files"] = files
-    config = {"dataset": dataset, "output": output,
-              "metrics": [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}]}
-    path = os.path.join(work, name + ".json")
-    json.dump(config, open(path, "w"))
-    subprocess.run([MPIEXEC, "-n", os.environ["NP"], DSANALYZE, "--config", path, "--quiet"],
-                   check=True)
-    return os.path.join(work, name)
+    return cli_check.run_analysis(
+        work, name, dataset,
+        [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}],
+        {"files": files} if files else None)
 
 
 def snapshot(folder):
@@ -50,14 +47,7 @@ def refused(name, args, out, substrings):
     r = subprocess.run([DSANALYZE, "batches"] + args + ["--out", out], capture_output=True,
                        text=True)
     lines = r.stderr.splitlines()
-    problems = []
-    if r.returncode != 2:
-        problems.append("exit code %d, expected 2" % r.returncode)
-    if len(lines) != 1 or not lines[0].startswith("dsanalyze: error: "):
-        problems.append("stderr is not one error line: %r" % r.stderr)
-    problems += ["the error lacks %r" % s for s in substrings if s not in r.stderr]
-    if r.stdout:
-        problems.append("stdout: %r" % r.stdout)
+    problems = cli_check.error_line_problems(r, substrings)
     if snapshot(out) != before:
         problems.append(out + " was written or changed")
     parent = os.path.dirname(out)

@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
+import cli_check  # noqa: E402
+
 KEY = "data_efficiency.data_sampling.curriculum_learning.curriculum_metrics.seqlen."
 
 
@@ -191,14 +194,7 @@ def run_case(name, spec, work, out):
     before, listing = snapshot(out), sorted(os.listdir(work))
     p = subprocess.run(args, capture_output=True, text=True, timeout=10, cwd=work)
     lines = p.stderr.splitlines()
-    problems = []
-    if p.returncode != 2:
-        problems.append("exit %d, expected 2" % p.returncode)
-    if len(lines) != 1 or not lines[0].startswith("dsanalyze: error: "):
-        problems.append("stderr is not one error line: %r" % p.stderr)
-    problems += ["error lacks %r" % s for s in expected if s not in p.stderr]
-    if p.stdout:
-        problems.append("stdout not empty: %r" % p.stdout[:200])
+    problems = cli_check.error_line_problems(p, expected)
     written = [f for f in (report, chart, report + ".tmp", chart + ".tmp") if f != "-"]
     if any(os.path.exists(f) for f in written) or sorted(os.listdir(work)) != listing:
         problems.append("wrote --json or --svg, or a file in the work folder")

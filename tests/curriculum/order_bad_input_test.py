@@ -15,19 +15,17 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
+import cli_check  # noqa: E402
+
 MPIEXEC = os.environ["MPIEXEC"]
 DSANALYZE = os.environ["DSANALYZE"]
 
 
 def analyse(work, name, samples):
-    config = {"dataset": {"type": "synthetic_mod", "num_samples": samples, "modulus": 7},
-              "metrics": [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}],
-              "output": {"path": os.path.join(work, name)}}
-    path = os.path.join(work, name + ".json")
-    json.dump(config, open(path, "w"))
-    subprocess.run([MPIEXEC, "-n", os.environ["NP"], DSANALYZE, "--config", path, "--quiet"],
-                   check=True)
-    return os.path.join(work, name)
+    return cli_check.run_analysis(
+        work, name, {"type": "synthetic_mod", "num_samples": samples, "modulus": 7},
+        [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}])
 
 
 def refused(name, args, out, substrings, previous=None):
@@ -39,14 +37,7 @@ def refused(name, args, out, substrings, previous=None):
     r = subprocess.run([DSANALYZE, "order"] + args + ["--out", out], capture_output=True,
                        text=True)
     lines = r.stderr.splitlines()
-    problems = []
-    if r.returncode != 2:
-        problems.append("exit code %d, expected 2" % r.returncode)
-    if len(lines) != 1 or not lines[0].startswith("dsanalyze: error: "):
-        problems.append("stderr is not one error line: %r" % r.stderr)
-    problems += ["the error lacks %r" % s for s in substrings if s not in r.stderr]
-    if r.stdout:
-        problems.append("stdout: %r" % r.stdout)
+    problems = cli_check.error_line_problems(r, substrings)
     if os.path.exists(out + ".tmp"):
         problems.append(out + ".tmp was left")
     if previous is None and os.path.lexists(out) and not os.path.isdir(out):
