@@ -5,6 +5,7 @@
 #include "batching/python_random.h"
 #include "output/analysis_folder.h"
 #include "output/analysis_layout.h"
+#include "util/huge_pages.h"
 
 namespace dsanalyze {
 namespace {
@@ -143,7 +144,11 @@ class ShuffledSource : public SampleSource {
 
 Result<std::unique_ptr<SampleSource>> Shuffled(const BatchInput& input, const FilterIds* filter,
                                                int64_t seed) {
-  std::vector<Sample> all(filter ? filter->array.size() : input.samples);
+  // Huge pages: the shuffle touches the whole array at random.
+  const size_t most = filter ? filter->array.size() : input.samples;
+  std::vector<Sample> all;
+  ReserveOnHugePages(all, most);
+  all.resize(most);
   RowSource rows(input.sample_to_metric, filter);
   DSA_ASSIGN_OR_RETURN(const size_t n, rows.Read(all));
   all.resize(n);
