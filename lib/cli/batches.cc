@@ -5,16 +5,14 @@
 #include <string>
 
 #include "batching/batch_plan.h"
+#include "cli/command_output.h"
 #include "cli/commands.h"
 
 namespace dsanalyze::cli {
 
 int Batches(const BatchesRequest& request) {
   Result<std::string> summary = WriteBatchPlan(request);
-  if (!summary.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", summary.status().message().c_str());
-    return summary.status().exit_code();
-  }
+  if (!summary.ok()) return ReportFailure(summary.status());
   std::fputs(summary->c_str(), stdout);
   return kExitOk;
 }

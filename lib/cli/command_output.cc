@@ -1,5 +1,7 @@
 #include "cli/command_output.h"
 
+#include <cstdio>
+
 #include "util/terminal.h"
 
 namespace dsanalyze::cli {
@@ -7,6 +9,11 @@ namespace dsanalyze::cli {
 std::string FailureLine(const Status& st) {
   const bool interrupted = st.code() == Status::Code::kInterrupted;
   return std::string("dsanalyze: ") + (interrupted ? "" : "error: ") + st.message() + "\n";
+}
+
+int ReportFailure(const Status& st) {
+  std::fputs(FailureLine(st).c_str(), stderr);
+  return st.exit_code();
 }
 
 ProgressOptions ProgressFor(const std::string& progress, bool quiet, bool shown) {

@@ -15,6 +15,11 @@ namespace dsanalyze::cli {
 // nothing was committed"): an interruption is not an error.
 std::string FailureLine(const Status& st);
 
+// Prints FailureLine(st) on stderr and returns st's exit code (util/status.h:
+// 2 bad input, 3 I/O or internal, 128 + signal interrupted): how every command
+// ends on a failed Status.
+int ReportFailure(const Status& st);
+
 // --progress auto|always|never, with --quiet silencing auto. Only `shown`
 // (rank 0) looks for the terminal.
 ProgressOptions ProgressFor(const std::string& progress, bool quiet, bool shown);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 
 namespace dsanalyze::cli {
@@ -20,10 +21,7 @@ void PrintDifference(const char* label, const FileDifference& d) {
 
 int Compare(const CompareOptions& options) {
   Result<CompareReport> report = CompareOutputs(options.a, options.b, options.strict);
-  if (!report.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", report.status().message().c_str());
-    return report.status().exit_code();
-  }
+  if (!report.ok()) return ReportFailure(report.status());
   if (report->samples_differ) std::printf("note: %s\n", report->samples_differ->c_str());
   for (const FileDifference& d : report->different) PrintDifference("different", d);
   for (const FileDifference& d : report->equal_except_doc_idx)

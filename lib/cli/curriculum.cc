@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "curriculum/curriculum_check.h"
 #include "curriculum/curriculum_svg.h"
@@ -96,10 +97,7 @@ int Curriculum(const CurriculumOptions& options) {
   Result<CurriculumReport> report = status.ok() ? CheckCurriculum(request) : status;
   if (status.ok()) status = report.status();
   if (status.ok()) status = WriteOutputs(options, *report);
-  if (!status.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", status.message().c_str());
-    return status.exit_code();
-  }
+  if (!status.ok()) return ReportFailure(status);
   if (options.json == kStdout) {
     std::printf("%s\n", CurriculumReportJson(*report).dump(2).c_str());
   } else {

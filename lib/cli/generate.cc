@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "dataset/gpt_maps.h"
 #include "synth/token_generator.h"
@@ -41,10 +42,7 @@ Result<synth::GeneratedTokens> WriteTokens(const GenerateOptions& options) {
 int Generate(const GenerateOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   Result<synth::GeneratedTokens> r = WriteTokens(options);
-  if (!r.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", r.status().message().c_str());
-    return r.status().exit_code();
-  }
+  if (!r.ok()) return ReportFailure(r.status());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf(
@@ -53,10 +51,7 @@ int Generate(const GenerateOptions& options) {
       std::string(DTypeName(r->dtype)).c_str(), static_cast<unsigned>(r->code),
       std::string(CodeTableName(r->table)).c_str(), options.prefix.c_str(), seconds);
   const Status maps = options.gpt_maps > 0 ? WriteMaps(options, r->table) : Status::OK();
-  if (!maps.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", maps.message().c_str());
-    return maps.exit_code();
-  }
+  if (!maps.ok()) return ReportFailure(maps);
   return kExitOk;
 }
 

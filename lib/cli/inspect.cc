@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "format/indexed_dataset.h"
 
@@ -183,10 +184,7 @@ Status InspectImpl(const InspectOptions& options) {
 
 int Inspect(const InspectOptions& options) {
   Status st = InspectImpl(options);
-  if (!st.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", st.message().c_str());
-    return st.exit_code();
-  }
+  if (!st.ok()) return ReportFailure(st);
   return kExitOk;
 }
 

@@ -39,10 +39,7 @@ int Merge(const MergeOptions& options) {
     Progress progress(ProgressFor(options.progress, false, true), true);
     return MergeAnalyses(options.inputs, options.out, progress);
   }();  // the progress line is cleared before anything else is printed
-  if (!merged.ok()) {
-    std::fputs(FailureLine(merged.status()).c_str(), stderr);
-    return merged.status().exit_code();
-  }
+  if (!merged.ok()) return ReportFailure(merged.status());
   if (merged->late_signal != 0)
     std::fprintf(stderr, "dsanalyze: warning: %s\n", CommittedDespite(merged->late_signal).c_str());
   if (options.timings) PrintMergeTimings(*merged);

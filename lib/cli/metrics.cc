@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "metrics/registry.h"
 
@@ -27,10 +28,7 @@ int ListMetrics(const MetricsOptions& options) {
   std::vector<PluginInfo> plugins;
   for (const std::string& path : options.plugins) {
     Result<PluginInfo> info = DescribePlugin(path);
-    if (!info.ok()) {
-      std::fprintf(stderr, "dsanalyze: error: --plugin: %s\n", info.status().message().c_str());
-      return info.status().exit_code();
-    }
+    if (!info.ok()) return ReportFailure(info.status().WithPrefix("--plugin"));
     plugins.push_back(std::move(info).value());
   }
   std::printf("built-in metrics (\"metric\": NAME):\n");

@@ -3,16 +3,14 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 
 namespace dsanalyze::cli {
 
 int Order(const OrderOptions& options) {
   Result<uint64_t> samples = WriteTrainingOrder(options);
-  if (!samples.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", samples.status().message().c_str());
-    return samples.status().exit_code();
-  }
+  if (!samples.ok()) return ReportFailure(samples.status());
   std::string how = options.descending ? "hard to easy" : "easy to hard";
   if (options.buckets > 0)
     how += ", " + std::to_string(options.buckets) + " buckets shuffled with seed " +

@@ -120,8 +120,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
   InstallInterruptHandlers();
   const Comm comm;
   if (Status guard = CheckLaunchMode(comm.size()); !guard.ok()) {
-    if (comm.is_root()) std::fprintf(stderr, "dsanalyze: error: %s\n", guard.message().c_str());
-    return guard.exit_code();
+    return comm.is_root() ? ReportFailure(guard) : guard.exit_code();
   }
   SetUpLogging(options, comm.rank());
   HandleOversubscription(comm, spdlog::default_logger()->should_log(spdlog::level::warn));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/command_output.h"
 #include "cli/commands.h"
 
 namespace dsanalyze::cli {
@@ -87,10 +88,7 @@ void PrintJson(const std::string& save_path, const VerifyReport& report) {
 
 int Verify(const VerifyOptions& options) {
   Result<VerifyReport> report = VerifyOutput(options.save_path);
-  if (!report.ok()) {
-    std::fprintf(stderr, "dsanalyze: error: %s\n", report.status().message().c_str());
-    return report.status().exit_code();
-  }
+  if (!report.ok()) return ReportFailure(report.status());
   if (options.json)
     PrintJson(options.save_path, *report);
   else

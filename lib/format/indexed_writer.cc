@@ -63,8 +63,9 @@ Result<std::unique_ptr<IndexedWriter>> IndexedWriter::Create(const std::string& 
 IndexedWriter::~IndexedWriter() {
   io_.reset();  // stops the background writes before the files close
   if (open_ && !finished_) {
-    bin_.Close(false);
-    idx_.Close(false);
+    // Abandoned: the temporary files are removed next, so a failed close loses nothing.
+    (void)bin_.Close(false);
+    (void)idx_.Close(false);
     std::remove((prefix_ + ".bin.tmp").c_str());
     std::remove((prefix_ + ".idx.tmp").c_str());
   }

@@ -16,7 +16,7 @@
 
 namespace dsanalyze {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk = 0, kBadInput, kIoError, kInternal, kInterrupted };
 
@@ -78,7 +78,7 @@ inline Status Status::WithPrefix(const std::string& prefix) const {
 }
 
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design

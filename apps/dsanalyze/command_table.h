@@ -1,0 +1,40 @@
+// The subcommands of dsanalyze, one table entry each. A new command is one
+// entry in command_table.cc (its name, its options on the command line) and
+// its function in lib/cli/ (cli/commands.h); main.cpp loops over the table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace dsanalyze {
+
+// What a command may need besides its own options, once the line is parsed.
+struct Invocation {
+  int argc = 0;
+  char** argv = nullptr;                 // for MPI_Init (run)
+  const CLI::App* app = nullptr;         // the whole command line
+  const cli::RunOptions* top = nullptr;  // options given before the subcommand
+};
+
+// One subcommand. `add` registers it and its options on `app` and returns the
+// options CLI11 fills in when it parses; `run` runs the command on them and
+// returns the process exit code.
+struct Command {
+  std::string name;
+  std::function<std::shared_ptr<void>(CLI::App& app)> add;
+  std::function<int(const void* options, const Invocation& invocation)> run;
+};
+
+// Every subcommand, in the order `dsanalyze --help` lists them.
+std::span<const Command> Commands();
+
+// The options of a run; on the top level (`dsanalyze --config FILE`, the
+// default command) --config is optional, on `dsanalyze run` it is required.
+void AddRunOptions(CLI::App& app, cli::RunOptions& o, bool config_required);
+
+}  // namespace dsanalyze
