@@ -40,14 +40,10 @@ def make_analysis(work):
     data = os.path.join(work, "data", "demo")
     subprocess.run([dsa, "generate", data, "--documents", "120", "--vocab-size", "100",
                     "--min-length", "1", "--max-length", "40"], check=True, capture_output=True)
-    config = {"dataset": {"type": "documents", "prefixes": [data], "dtype_codes": "megatron"},
-              "metrics": [{"name": "seqlen", "metric": "seqlen"}],
-              "output": {"path": os.path.join(work, "out"), "total_curriculum_step": 30}}
-    with open(os.path.join(work, "run.json"), "w") as f:
-        json.dump(config, f)
-    subprocess.run([os.environ["MPIEXEC"], "-n", os.environ["NP"], dsa, "--config",
-                    os.path.join(work, "run.json"), "--quiet"], check=True)
-    with open(os.path.join(work, "out", "curriculum_config.json")) as f:
+    out = cli_check.run_analysis(
+        work, "out", {"type": "documents", "prefixes": [data], "dtype_codes": "megatron"},
+        [{"name": "seqlen", "metric": "seqlen"}], {"total_curriculum_step": 30})
+    with open(os.path.join(out, "curriculum_config.json")) as f:
         proposed = json.load(f)
     return {"data_efficiency": proposed["data_efficiency"]}
 

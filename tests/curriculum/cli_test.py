@@ -25,6 +25,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
+import cli_check  # noqa: E402
 from replay_reference_test import Scheduler  # noqa: E402
 
 FINDING = ("error: ", "warning: ", "note: ")
@@ -36,14 +38,9 @@ def make_analysis(work):
     subprocess.run([dsa, "generate", data, "--documents", "300", "--vocab-size", "100",
                     "--min-length", "1", "--max-length", "120", "--seed", "5"],
                    check=True, capture_output=True)
-    config = {"dataset": {"type": "documents", "prefixes": [data], "dtype_codes": "megatron"},
-              "metrics": [{"name": "seqlen", "metric": "seqlen"}],
-              "output": {"path": os.path.join(work, "out"), "total_curriculum_step": 30}}
-    with open(os.path.join(work, "run.json"), "w") as f:
-        json.dump(config, f)
-    subprocess.run([os.environ["MPIEXEC"], "-n", os.environ["NP"], dsa, "--config",
-                    os.path.join(work, "run.json"), "--quiet"], check=True)
-    out = os.path.join(work, "out")
+    out = cli_check.run_analysis(
+        work, "out", {"type": "documents", "prefixes": [data], "dtype_codes": "megatron"},
+        [{"name": "seqlen", "metric": "seqlen"}], {"total_curriculum_step": 30})
     with open(os.path.join(out, "summary.json")) as f:
         return out, json.load(f)["metrics"]["seqlen"]["samples"]
 
