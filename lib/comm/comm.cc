@@ -118,8 +118,21 @@ bool FinalizeMayHang(const Comm& comm) {
 }
 
 void ExitWithoutFinalize(const Comm& comm, int exit_code) {
-  comm.Barrier();
+  // A barrier alone lets ranks leave it at different times: a rank that exits
+  // while a peer still completes its last barrier step closes the connection
+  // under it, and the peer can fail the job with exit code 1 and no message
+  // (seen once in CI on three simulated hosts). Instead each rank hands a
+  // synchronous send to rank 0 (complete only once rank 0 has matched it, so
+  // nothing of it is still in flight) and exits; rank 0 exits last, after it
+  // has heard from every rank and owes nobody a message.
   std::fflush(nullptr);
+  constexpr int kDoneTag = 0x7d5a;
+  if (!comm.is_root()) {
+    MPI_Ssend(nullptr, 0, MPI_BYTE, 0, kDoneTag, comm.raw());
+  } else {
+    for (int i = 1; i < comm.size(); ++i)
+      MPI_Recv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, kDoneTag, comm.raw(), MPI_STATUS_IGNORE);
+  }
   std::_Exit(exit_code);
 }
 

@@ -241,8 +241,9 @@ void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_count
 // take part (pmodels/mpich#6596, fixed upstream after 4.0.2; docs/cluster.md).
 bool FinalizeMayHang(const Comm& comm);
 
-// Synchronizes, flushes output and ends the process without MPI_Finalize: all
-// of dsanalyze's work (files renamed into place) is complete by then.
+// Flushes output and ends the process without MPI_Finalize once every rank
+// has reached this call (rank 0 exits last): all of dsanalyze's work (files
+// renamed into place) is complete by then. Collective.
 [[noreturn]] void ExitWithoutFinalize(const Comm& comm, int exit_code);
 
 }  // namespace dsanalyze
