@@ -12,18 +12,6 @@ namespace {
 
 using std::to_string;
 
-// BadInput when the analysis chose not to write a file batching reads.
-Status CheckChosenFiles(const std::string& analysis, const AnalysisFolder& folder,
-                        const std::string& metric) {
-  for (std::string_view kind : {kSampleToMetric, kIndexToMetric, kIndexToSample})
-    if (!WritesKind(folder.files, kind))
-      return Status::BadInput(analysis + ": was written without " + metric + "_" +
-                              std::string(kind) + " (summary.json \"files\"): run the analysis " +
-                              "again with \"" + std::string(OutputChoiceOf(kind)) +
-                              "\" in output.files");
-  return Status::OK();
-}
-
 Status CheckNotSampleIndices(const std::string& analysis, const AnalysisFolder& folder) {
   const nlohmann::json& c = folder.config;
   if (!c.is_object() || !c.contains("dataset") || !c["dataset"].is_object()) return Status::OK();
@@ -37,14 +25,8 @@ Status CheckNotSampleIndices(const std::string& analysis, const AnalysisFolder& 
 }
 
 Status CheckValues(const BatchInput& in) {
-  const IndexedDataset& values = in.sample_to_metric;
-  if (values.num_elements() != values.num_rows())
-    return Status::BadInput(values.prefix() + ": holds " + to_string(values.num_elements()) +
-                            " values in " + to_string(values.num_rows()) +
-                            " rows: batching needs one value a sample");
-  if (in.metric.index_to_metric.num_elements() == 0) return Status::OK();
-  int64_t smallest = 0;
-  WidenElements(in.metric.index_to_metric.elements(), 0, {&smallest, 1});
+  if (in.metric.index_to_metric.num_rows() == 0) return Status::OK();
+  const int64_t smallest = in.metric.value(0);
   if (smallest < 0)
     return Status::BadInput(in.metric.index_to_metric.prefix() + ": holds the value " +
                             to_string(smallest) +
@@ -92,8 +74,7 @@ class IndexSource : public SampleSource {
     size_t n = 0;
     Status status;
     while (n < out.size() && row_ < i2s.num_rows() && status.ok()) {
-      int64_t value = 0;
-      WidenElements(in_.metric.index_to_metric.elements(), row_, {&value, 1});
+      const int64_t value = in_.metric.value(row_);
       const uint64_t end = i2s.row_begin(row_ + 1);
       VisitIntDType(all.dtype, [&](auto tag) {
         const auto ids = all.as<decltype(tag)>();
@@ -149,7 +130,7 @@ Result<std::unique_ptr<SampleSource>> Shuffled(const BatchInput& input, const Fi
   std::vector<Sample> all;
   ReserveOnHugePages(all, most);
   all.resize(most);
-  RowSource rows(input.sample_to_metric, filter);
+  RowSource rows(*input.metric.sample_to_metric, filter);
   DSA_ASSIGN_OR_RETURN(const size_t n, rows.Read(all));
   all.resize(n);
   PythonRandom random(seed);
@@ -162,12 +143,10 @@ Result<std::unique_ptr<SampleSource>> Shuffled(const BatchInput& input, const Fi
 Result<BatchInput> OpenBatchInput(const std::string& analysis, const std::string& metric) {
   DSA_ASSIGN_OR_RETURN(const AnalysisFolder folder, ReadAnalysisFolder(analysis));
   DSA_RETURN_IF_ERROR(CheckNotSampleIndices(analysis, folder));
-  DSA_RETURN_IF_ERROR(CheckChosenFiles(analysis, folder, metric));
-  DSA_ASSIGN_OR_RETURN(std::vector<OrderMetric> opened, OpenOrderMetrics(analysis, {metric}));
+  DSA_RETURN_IF_ERROR(FindSingleValueMetric(analysis, folder, metric));
   BatchInput in;
-  in.metric = std::move(opened[0]);
-  DSA_ASSIGN_OR_RETURN(in.sample_to_metric, IndexedDataset::Open(in.metric.values_prefix));
-  in.samples = in.sample_to_metric.num_rows();
+  DSA_ASSIGN_OR_RETURN(in.metric, OpenMetricFiles(analysis, folder, metric, SampleToMetric::kOpen));
+  in.samples = in.metric.sample_rows;
   DSA_RETURN_IF_ERROR(CheckValues(in));
   return in;
 }
@@ -202,7 +181,7 @@ Result<std::unique_ptr<SampleSource>> MakeSampleSource(const BatchInput& input,
     case PickingOrder::kRandom:
       return Shuffled(input, filter, seed);
     default:
-      return std::unique_ptr<SampleSource>(new RowSource(input.sample_to_metric, filter));
+      return std::unique_ptr<SampleSource>(new RowSource(*input.metric.sample_to_metric, filter));
   }
 }
 

@@ -1,6 +1,6 @@
 // What `dsanalyze batches` reads: one single-value metric of an analysis,
-// opened through curriculum/order_inputs.h (the checks `dsanalyze order`
-// makes), and the optional filter ids; and the three picking orders of
+// opened through output/metric_files.h (the reader and checks every command
+// shares), and the optional filter ids; and the three picking orders of
 // DeepSpeed's batch_by_seqlens as sample sources (batching/planner.h).
 //
 // A sample's id is its row in sample_to_metric, as DeepSpeed numbers them;
@@ -25,6 +25,7 @@
 #include "curriculum/order_inputs.h"
 #include "format/indexed_dataset.h"
 #include "format/npy.h"
+#include "output/metric_files.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -32,15 +33,14 @@ namespace dsanalyze {
 enum class PickingOrder { kDataloader, kSeqlen, kRandom };
 
 struct BatchInput {
-  OrderMetric metric;  // index_to_sample, index_to_metric
-  IndexedDataset sample_to_metric;
+  MetricFiles metric;    // its three files, sample_to_metric opened
   uint64_t samples = 0;  // N
 };
 
-// Opens `metric` of `analysis`. BadInput, in one line, for what
-// OpenOrderMetrics refuses; a metric whose sample_to_metric, index_to_sample
-// or index_to_metric the analysis chose not to write (output.files) or whose
-// sample_to_metric rows hold other than one value; a negative value (token
+// Opens `metric` of `analysis` (output/metric_files.h OpenMetricFiles).
+// BadInput, in one line, for an unknown or accumulate metric
+// (FindSingleValueMetric); what OpenMetricFiles refuses (a file the analysis
+// chose not to write, unreadable or breaking a rule); a negative value (token
 // counts are not negative; the planner relies on it); and an analysis made
 // with dataset.sample_indices, whose index_to_sample ids are not the rows of
 // sample_to_metric that DeepSpeed takes as ids.

@@ -9,6 +9,8 @@
 #include "format/indexed_dataset.h"
 #include "output/analysis_files.h"
 #include "output/analysis_folder.h"
+#include "output/analysis_layout.h"
+#include "output/metric_files.h"
 
 namespace dsanalyze {
 
@@ -21,17 +23,6 @@ std::string FormatViolation(const Violation& v) {
 namespace {
 
 using std::to_string;
-
-// An element as int64; false for a uint64 above INT64_MAX, which is never a
-// valid metric value or sample id (both are int64 in the analysis).
-template <class T>
-bool AsInt64(T v, int64_t* out) {
-  if constexpr (std::is_same_v<T, uint64_t>) {
-    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
-  }
-  *out = static_cast<int64_t>(v);
-  return true;
-}
 
 // Calls f(std::span<const T>) on all elements of `ds`, T its element type.
 template <class F>
@@ -52,6 +43,7 @@ class MetricChecker {
     out_->push_back(
         {metric_, metric_ + "/" + metric_ + "_" + std::string(kind), row, std::move(message)});
   }
+  void Fail(std::string_view kind, const FileProblem& p) { Fail(kind, p.row, p.message); }
   void FailFolder(std::string message) {
     out_->push_back({metric_, metric_, std::nullopt, std::move(message)});
   }
@@ -78,13 +70,9 @@ class MetricChecker {
 
 // True when every row of `ds` has exactly one element.
 bool CheckScalarRows(MetricChecker& c, const IndexedDataset& ds, std::string_view kind) {
-  for (uint64_t i = 0; i < ds.num_rows(); ++i) {
-    if (ds.row_size(i) != 1) {
-      c.Fail(kind, i, "has " + to_string(ds.row_size(i)) + " elements, expected exactly 1");
-      return false;
-    }
-  }
-  return true;
+  const std::optional<FileProblem> p = CheckOneValueARow(ds);
+  if (p) c.Fail(kind, *p);
+  return !p;
 }
 
 struct IndexValues {
@@ -92,33 +80,15 @@ struct IndexValues {
   bool ascending = true;
 };
 
-// Reads index_to_metric (O(distinct values)) and checks it is strictly ascending.
+// Reads index_to_metric (O(distinct values)) and checks it is strictly
+// ascending; its values are kept when only that rule is broken.
 std::optional<IndexValues> ReadIndexValues(MetricChecker& c, const IndexedDataset& i2m) {
-  if (!CheckScalarRows(c, i2m, kIndexToMetric)) return std::nullopt;
   IndexValues iv;
-  iv.values.reserve(i2m.num_rows());
-  bool in_range = true;
-  WithElements(i2m, [&](auto elems) {
-    for (uint64_t i = 0; i < elems.size(); ++i) {
-      int64_t v;
-      if (!AsInt64(elems[i], &v)) {
-        c.Fail(kIndexToMetric, i, "value " + to_string(elems[i]) + " exceeds the int64 range");
-        in_range = false;
-        return;
-      }
-      iv.values.push_back(v);
-    }
-  });
-  if (!in_range) return std::nullopt;
-  for (uint64_t i = 1; i < iv.values.size(); ++i) {
-    if (iv.values[i] <= iv.values[i - 1]) {
-      c.Fail(kIndexToMetric, i,
-             "value " + to_string(iv.values[i]) + " is not greater than the previous row's " +
-                 to_string(iv.values[i - 1]) + " (must be strictly ascending)");
-      iv.ascending = false;
-      break;
-    }
-  }
+  const std::optional<FileProblem> p = CheckIndexToMetric(i2m, &iv.values);
+  if (!p) return iv;
+  c.Fail(kIndexToMetric, *p);
+  if (p->rule != FileRule::kAscending) return std::nullopt;
+  iv.ascending = false;
   return iv;
 }
 
@@ -189,10 +159,9 @@ uint64_t RowOfSecondOccurrence(const IndexedDataset& i2s, int64_t id) {
 // Returns true when the ids are exactly 0..n_samples-1 (the default ids).
 bool CheckIdsExactlyOnce(MetricChecker& c, const IndexedDataset& i2s, const IdScan& scan,
                          std::optional<uint64_t> n_samples) {
-  if (n_samples && scan.count != *n_samples)
-    c.Fail(kIndexToSample, std::nullopt,
-           "holds " + to_string(scan.count) + " sample ids but sample_to_metric has " +
-               to_string(*n_samples) + " samples");
+  if (n_samples)
+    if (std::optional<FileProblem> p = CheckOneIdASample(i2s, *n_samples))
+      c.Fail(kIndexToSample, *p);
   if (scan.count == 0) return n_samples == 0;
 
   bool duplicate = false;
@@ -381,11 +350,9 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m,
   }
 
   if (!i2s) return;
-  const bool rows_match = i2m && i2s->num_rows() == i2m->num_rows();
-  if (i2m && !rows_match)
-    c.Fail(kIndexToSample, std::nullopt,
-           "has " + to_string(i2s->num_rows()) + " rows but index_to_metric has " +
-               to_string(i2m->num_rows()) + " (one row per distinct value)");
+  const std::optional<FileProblem> rows = i2m ? CheckOneRowPerValue(*i2s, *i2m) : std::nullopt;
+  const bool rows_match = i2m && !rows;
+  if (rows) c.Fail(kIndexToSample, *rows);
   if (pct) CheckPercentile(c, *i2s, *pct);
 
   std::optional<IdScan> scan = ScanSampleIds(c, *i2s);
@@ -412,25 +379,15 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m,
 void VerifyAccumulate(MetricChecker& c, VerifiedMetric& m) {
   std::optional<IndexedDataset> mv = c.Open(kMetricValue);
   if (!mv) return;
-  if (mv->num_rows() != 1)
-    c.Fail(kMetricValue, std::nullopt,
-           "has " + to_string(mv->num_rows()) + " rows, expected exactly 1");
-  if (mv->num_rows() == 0) return;
-  m.length = static_cast<uint64_t>(mv->row_size(0));
-  if (*m.length == 0) {
-    c.Fail(kMetricValue, 0, "row is empty");
+  if (mv->num_rows() > 0) m.length = static_cast<uint64_t>(mv->row_size(0));
+  std::vector<int64_t> row;
+  if (std::optional<FileProblem> p = CheckMetricValue(*mv, &row)) {
+    c.Fail(kMetricValue, *p);
     return;
   }
-  VisitIntDType(mv->dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const auto row = mv->row(0).as<T>();
-    auto [lo, hi] = std::minmax_element(row.begin(), row.end());
-    const DType want = std::is_unsigned_v<T>
-                           ? FitUnsignedDType(static_cast<uint64_t>(*hi))
-                           : FitIntDType(static_cast<int64_t>(*lo), static_cast<int64_t>(*hi));
-    CheckDType(c, kMetricValue, mv->dtype(), want,
-               "fitted to the row's values " + to_string(*lo) + ".." + to_string(*hi));
-  });
+  const auto [lo, hi] = std::minmax_element(row.begin(), row.end());
+  CheckDType(c, kMetricValue, mv->dtype(), MetricValueDType(row),
+             "fitted to the row's values " + to_string(*lo) + ".." + to_string(*hi));
 }
 
 // A metric as verify reports it before its files are read, with the files

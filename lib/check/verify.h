@@ -28,8 +28,10 @@
 // (without sample_to_metric, the sample dtype is checked against the N that
 // summary.json lists). A
 // listed metric none of whose files was chosen needs no folder.
-// Each broken invariant is reported once, at its first offending row. doc_idx
-// is not checked: DeepSpeed's readers ignore it and its two analyzers differ.
+// The invariants every command needs are output/metric_files.h's rules, with
+// that reader's messages. Each broken invariant is reported once, at its
+// first offending row. doc_idx is not checked: DeepSpeed's readers ignore it
+// and its two analyzers differ.
 //
 // The data is read once through the mappings with typed loops; memory is
 // O(distinct values) plus, to find duplicate ids, a bitmap of max id bits (or

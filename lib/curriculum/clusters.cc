@@ -9,7 +9,7 @@ namespace {
 // DeepSpeed's data_1epoch_size: the ids of the first percentile metric it
 // queries, which is the first schedule_based percentile metric in order.
 uint64_t PercentileTotal(const std::vector<CurriculumMetricConfig>& metrics,
-                         const std::vector<std::optional<MetricIndex>>& indexes) {
+                         const std::vector<std::optional<MetricFiles>>& indexes) {
   for (size_t m = 0; m < metrics.size(); ++m)
     if (indexes[m] && metrics[m].difficulty_type == DifficultyType::kPercentile)
       return indexes[m]->samples();
@@ -18,7 +18,7 @@ uint64_t PercentileTotal(const std::vector<CurriculumMetricConfig>& metrics,
 
 // The samples metric `m` admits from above `above` (nullopt: DeepSpeed's
 // lowest, -inf or 0) up to `up_to`.
-PositionRange Lookup(const CurriculumMetricConfig& m, const MetricIndex& index,
+PositionRange Lookup(const CurriculumMetricConfig& m, const MetricFiles& index,
                      uint64_t percentile_total, std::optional<int64_t> above, int64_t up_to) {
   if (m.difficulty_type == DifficultyType::kValue) return ValueSlice(index, above, up_to);
   return PercentileSlice(percentile_total, m.schedule.max_difficulty, above.value_or(0), up_to);
@@ -28,7 +28,7 @@ PositionRange Lookup(const CurriculumMetricConfig& m, const MetricIndex& index,
 class SliceClusters : public ClusterBuilder {
  public:
   SliceClusters(const std::vector<CurriculumMetricConfig>& metrics,
-                const std::vector<std::optional<MetricIndex>>& indexes, uint64_t samples)
+                const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples)
       : metrics_(metrics), indexes_(indexes), samples_(samples) {
     for (size_t m = 0; m < metrics.size(); ++m)
       if (indexes[m]) scheduled_ = m;
@@ -66,7 +66,7 @@ class SliceClusters : public ClusterBuilder {
 
  private:
   const std::vector<CurriculumMetricConfig>& metrics_;
-  const std::vector<std::optional<MetricIndex>>& indexes_;
+  const std::vector<std::optional<MetricFiles>>& indexes_;
   uint64_t samples_;
   std::optional<size_t> scheduled_;
   uint64_t percentile_total_ = 0;
@@ -79,7 +79,7 @@ class SliceClusters : public ClusterBuilder {
 class IntersectionClusters : public ClusterBuilder {
  public:
   IntersectionClusters(const std::vector<CurriculumMetricConfig>& metrics,
-                       const std::vector<std::optional<MetricIndex>>& indexes, uint64_t samples,
+                       const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples,
                        int64_t lo, uint64_t span)
       : metrics_(metrics),
         indexes_(indexes),
@@ -148,7 +148,7 @@ class IntersectionClusters : public ClusterBuilder {
   }
 
   const std::vector<CurriculumMetricConfig>& metrics_;
-  const std::vector<std::optional<MetricIndex>>& indexes_;
+  const std::vector<std::optional<MetricFiles>>& indexes_;
   uint64_t samples_;
   int64_t lo_;
   std::vector<uint8_t> count_;
@@ -168,7 +168,7 @@ struct IdSpan {
 
 // The id span of the intersection's per-id arrays (clusters.h).
 Result<IdSpan> SpanOfIds(const std::vector<CurriculumMetricConfig>& metrics,
-                         const std::vector<std::optional<MetricIndex>>& indexes, uint64_t samples) {
+                         const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples) {
   int64_t lo = 0, hi = samples > 0 ? static_cast<int64_t>(samples - 1) : 0;
   uint64_t ids = samples;
   for (size_t m = 0; m < metrics.size(); ++m) {
@@ -190,7 +190,7 @@ Result<IdSpan> SpanOfIds(const std::vector<CurriculumMetricConfig>& metrics,
 
 Result<std::unique_ptr<ClusterBuilder>> MakeClusterBuilder(
     const std::vector<CurriculumMetricConfig>& metrics,
-    const std::vector<std::optional<MetricIndex>>& indexes, uint64_t samples) {
+    const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples) {
   const auto scheduled =
       std::count_if(indexes.begin(), indexes.end(), [](const auto& i) { return i.has_value(); });
   if (scheduled <= 1)

@@ -57,6 +57,6 @@ class ClusterBuilder {
 // are more than 255 schedule_based metrics.
 Result<std::unique_ptr<ClusterBuilder>> MakeClusterBuilder(
     const std::vector<CurriculumMetricConfig>& metrics,
-    const std::vector<std::optional<MetricIndex>>& indexes, uint64_t samples);
+    const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples);
 
 }  // namespace dsanalyze

@@ -40,13 +40,13 @@ std::optional<uint64_t> AnalysisSamples(const AnalysisFolder& analysis) {
   return std::nullopt;
 }
 
-Result<std::vector<std::optional<MetricIndex>>> OpenIndexes(
+Result<std::vector<std::optional<MetricFiles>>> OpenIndexes(
     const std::vector<CurriculumMetricConfig>& metrics, std::optional<CodeTable> table) {
-  std::vector<std::optional<MetricIndex>> indexes;
+  std::vector<std::optional<MetricFiles>> indexes;
   for (const CurriculumMetricConfig& m : metrics) {
     indexes.emplace_back();
     if (m.clustering_type == ClusteringType::kSingleCluster) continue;
-    DSA_ASSIGN_OR_RETURN(MetricIndex index, OpenMetricIndex(m, table));
+    DSA_ASSIGN_OR_RETURN(MetricFiles index, OpenMetricIndex(m, table));
     indexes.back() = std::move(index);
   }
   return indexes;

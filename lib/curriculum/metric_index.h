@@ -26,6 +26,7 @@
 
 #include "curriculum/ds_config.h"
 #include "format/indexed_dataset.h"
+#include "output/metric_files.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -37,29 +38,24 @@ struct PositionRange {
   uint64_t size() const { return end > begin ? end - begin : 0; }
 };
 
-struct MetricIndex {
-  IndexedDataset index_to_sample;
-  // Value-based: the value of index_to_metric row r for each index_to_sample
-  // row r, ascending. Empty for percentile-based metrics.
-  std::vector<int64_t> values;
-  uint64_t metric_rows = 0;  // rows of index_to_metric (value-based only)
-
-  uint64_t samples() const { return index_to_sample.num_elements(); }
-};
-
-// Opens the files `metric` (schedule_based) reads: index_to_sample, and for a
-// value-based metric index_to_metric. BadInput, naming the file, when one
-// cannot be opened, when an index_to_metric row does not hold exactly one
-// value or the values are not strictly ascending (dsanalyze verify tells
-// more), or when index_to_sample has more rows than index_to_metric (DeepSpeed
-// would fail with an IndexError). The files are read with `table`, the
-// analysis's recorded dtype-code table, or unset: the one each file fits
-// (output/analysis_files.h).
-Result<MetricIndex> OpenMetricIndex(const CurriculumMetricConfig& metric,
+// Opens the files `metric` (schedule_based) reads, as output/metric_files.h
+// MetricFiles: index_to_sample, and for a value-based metric index_to_metric
+// (sample_to_metric is not read). BadInput, naming the file, when one cannot
+// be opened or index_to_metric breaks that reader's rules 1-3 (one value a
+// row, int64, strictly ascending), or when index_to_sample has more rows than
+// index_to_metric (DeepSpeed would fail with an IndexError; fewer is how the
+// percentile_merged file pairs with it, which curriculum/warnings.h tells).
+// The files are read with `table`, the analysis's recorded dtype-code table,
+// or unset: the one each file fits (output/analysis_files.h).
+Result<MetricFiles> OpenMetricIndex(const CurriculumMetricConfig& metric,
                                     std::optional<CodeTable> table);
 
 // get_sample_based_on_metric_value(above, up_to); `above` nullopt is -inf.
-PositionRange ValueSlice(const MetricIndex& index, std::optional<int64_t> above, int64_t up_to);
+PositionRange ValueSlice(const MetricFiles& index, std::optional<int64_t> above, int64_t up_to);
+
+// The value of the last index_to_sample row (the largest DeepSpeed's value
+// lookup reads), nullopt without rows. Value-based metrics only.
+std::optional<int64_t> LargestValue(const MetricFiles& index);
 
 // get_sample_based_on_metric_percentile(start, end) over `total` ids (the
 // data_1epoch_size DeepSpeed computes once) with max_difficulty `max`.
@@ -67,7 +63,7 @@ PositionRange PercentileSlice(uint64_t total, int64_t max, int64_t start, int64_
 
 // Calls f(id) for the sample id at each position of `range`, in order.
 template <class F>
-void ForEachId(const MetricIndex& index, PositionRange range, F&& f) {
+void ForEachId(const MetricFiles& index, PositionRange range, F&& f) {
   if (range.size() == 0) return;
   const ElementView all = index.index_to_sample.elements();
   VisitIntDType(all.dtype, [&](auto tag) {

@@ -3,7 +3,7 @@
 namespace dsanalyze {
 
 Result<Replay> ReplayCurriculum(const std::vector<CurriculumMetricConfig>& metrics,
-                                const std::vector<std::optional<MetricIndex>>& indexes,
+                                const std::vector<std::optional<MetricFiles>>& indexes,
                                 uint64_t samples, int64_t train_steps) {
   DSA_ASSIGN_OR_RETURN(std::unique_ptr<ClusterBuilder> builder,
                        MakeClusterBuilder(metrics, indexes, samples));

@@ -40,7 +40,7 @@ struct Replay {
 // schedule_based metric, `samples` is the dataset's length. Errors as
 // MakeClusterBuilder's.
 Result<Replay> ReplayCurriculum(const std::vector<CurriculumMetricConfig>& metrics,
-                                const std::vector<std::optional<MetricIndex>>& indexes,
+                                const std::vector<std::optional<MetricFiles>>& indexes,
                                 uint64_t samples, int64_t train_steps);
 
 }  // namespace dsanalyze

@@ -5,7 +5,7 @@
 
 namespace dsanalyze {
 
-SortedIds::SortedIds(std::vector<OrderMetric> metrics, bool descending)
+SortedIds::SortedIds(std::vector<MetricFiles> metrics, bool descending)
     : metrics_(std::move(metrics)), descending_(descending) {
   row_ = {metrics_[0].index_to_sample.dtype(), nullptr, 0};
 }

@@ -9,7 +9,7 @@
 // values and sorted: memory ≈ (20 + 8 · later metrics) bytes × the largest
 // row, nothing else is sized by N.
 //
-// Not thread-safe; owns the OrderMetrics it reads.
+// Not thread-safe; owns the MetricFiles it reads.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ namespace dsanalyze {
 class SortedIds {
  public:
   // `metrics` as OpenOrderMetrics returns them: at least one, checked.
-  SortedIds(std::vector<OrderMetric> metrics, bool descending);
+  SortedIds(std::vector<MetricFiles> metrics, bool descending);
 
   uint64_t size() const { return metrics_[0].index_to_sample.num_elements(); }
 
@@ -37,7 +37,7 @@ class SortedIds {
   Status LoadRow();  // the next row of the first metric into row_
   Status SortRow(uint64_t row);
 
-  std::vector<OrderMetric> metrics_;
+  std::vector<MetricFiles> metrics_;
   bool descending_;
   uint64_t rows_loaded_ = 0;     // rows of the first metric's index_to_sample taken
   ElementView row_{};            // what is left of the current row

@@ -35,7 +35,7 @@ Status CheckDistinct(const std::vector<std::string>& metrics) {
 Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
   if (options.metrics.empty()) return Status::BadInput("order: no --metric given");
   DSA_RETURN_IF_ERROR(CheckDistinct(options.metrics));
-  DSA_ASSIGN_OR_RETURN(std::vector<OrderMetric> metrics,
+  DSA_ASSIGN_OR_RETURN(std::vector<MetricFiles> metrics,
                        OpenOrderMetrics(options.analysis, options.metrics));
   SortedIds ids(std::move(metrics), options.descending);
   const uint64_t n = ids.size();

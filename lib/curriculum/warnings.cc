@@ -44,12 +44,12 @@ std::string Canonical(const std::string& path) {
 // samples, as a fix for a small or empty first cluster.
 std::string FirstClusterFix(const ReplayContext& c, size_t m) {
   const CurriculumMetricConfig& metric = c.metrics[m];
-  const MetricIndex& index = *c.indexes[m];
+  const MetricFiles& index = *c.indexes[m];
   const uint64_t batch = static_cast<uint64_t>(c.global_batch_size);
   if (metric.difficulty_type == DifficultyType::kValue) {
-    for (size_t r = 0; r < index.values.size(); ++r)
+    for (uint64_t r = 0; r < index.index_to_sample.num_rows(); ++r)
       if (index.index_to_sample.row_begin(r + 1) >= batch)
-        return "raise " + metric.name + "'s min_difficulty to " + to_string(index.values[r]) +
+        return "raise " + metric.name + "'s min_difficulty to " + to_string(index.value(r)) +
                ", the smallest value whose first cluster holds at least " + to_string(batch) +
                " samples";
     return "the metric holds fewer than " + to_string(batch) + " samples: lower the global batch";
@@ -81,20 +81,21 @@ std::string Difficulties(const ReplayContext& c, const ReplayStep& s) {
 
 // index_mismatch for a value-based metric that reads grouped rows (the
 // percentile_merged index, by name or by having fewer rows than values).
-void ValueOnGroupedRows(const CurriculumMetricConfig& m, const MetricIndex& index,
+void ValueOnGroupedRows(const CurriculumMetricConfig& m, const MetricFiles& index,
                         std::vector<CurriculumWarning>* out) {
   const std::string& path = m.index_to_sample_path;
   const bool merged = EndsWith(path, kMergedSuffix);
   const uint64_t rows = index.index_to_sample.num_rows();
-  if (!merged && rows >= index.metric_rows) return;
+  if (!merged && rows >= index.index_to_metric.num_rows()) return;
   const std::string fix =
       "set index_to_sample_path to " +
       (merged ? path.substr(0, path.size() - kMergedSuffix.size()) + kPlainSuffix
               : "the metric's *" + kPlainSuffix);
-  if (rows < index.metric_rows) {
+  if (rows < index.index_to_metric.num_rows()) {
     out->push_back({0, WarningKind::kIndexMismatch, m.name,
                     m.name + ": difficulty_type value reads " + path + ", whose " +
-                        to_string(rows) + " rows group the " + to_string(index.metric_rows) +
+                        to_string(rows) + " rows group the " +
+                        to_string(index.index_to_metric.num_rows()) +
                         " values of index_to_metric (the percentile_merged grouping), yet "
                         "DeepSpeed pairs row r with index_to_metric row r: clusters do not "
                         "follow the metric's values",
@@ -141,12 +142,12 @@ std::vector<CurriculumWarning> CheckMetricPaths(const std::vector<CurriculumMetr
 
 std::vector<CurriculumWarning> CheckMetricIndexes(
     const std::vector<CurriculumMetricConfig>& metrics,
-    const std::vector<std::optional<MetricIndex>>& indexes, uint64_t samples) {
+    const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples) {
   std::vector<CurriculumWarning> out;
   for (size_t i = 0; i < metrics.size(); ++i) {
     if (!indexes[i]) continue;
     const CurriculumMetricConfig& m = metrics[i];
-    const MetricIndex& index = *indexes[i];
+    const MetricFiles& index = *indexes[i];
     const std::string& path = m.index_to_sample_path;
     if (index.samples() != samples)
       out.push_back({0, WarningKind::kOtherDataset, m.name,
@@ -175,9 +176,9 @@ void BelowMinValue(const ReplayContext& c, const Replay& replay,
                    std::vector<CurriculumWarning>* out) {
   for (size_t m = 0; m < c.metrics.size(); ++m) {
     if (!c.indexes[m] || c.metrics[m].difficulty_type != DifficultyType::kValue ||
-        c.indexes[m]->values.empty())
+        c.indexes[m]->index_to_sample.num_rows() == 0)
       continue;
-    const int64_t smallest = c.indexes[m]->values.front();
+    const int64_t smallest = c.indexes[m]->value(0);
     const auto below = [&](const ReplayStep& s) { return s.difficulty[m] < smallest; };
     const auto first = std::find_if(replay.steps.begin(), replay.steps.end(), below);
     if (first == replay.steps.end()) continue;
@@ -308,9 +309,10 @@ std::string NeverEligibleFix(const ReplayContext& c, const Replay& replay) {
           to_string(s.max_difficulty) + ": train more steps or shorten its " +
           (s.type == ScheduleType::kFixedDiscrete ? "max_step list" : "total_curriculum_step") +
           " to at most " + to_string(c.train_steps);
-    else if (metric.difficulty_type == DifficultyType::kValue && !c.indexes[m]->values.empty() &&
-             s.max_difficulty < c.indexes[m]->values.back())
-      f = "raise " + metric.name + "'s max_difficulty to " + to_string(c.indexes[m]->values.back());
+    else if (metric.difficulty_type == DifficultyType::kValue && LargestValue(*c.indexes[m]) &&
+             s.max_difficulty < *LargestValue(*c.indexes[m]))
+      f = "raise " + metric.name + "'s max_difficulty to " +
+          to_string(*LargestValue(*c.indexes[m]));
     if (!f.empty()) fix += (fix.empty() ? "" : "; ") + f;
   }
   return fix.empty() ? "raise max_difficulty or train more steps" : fix;

@@ -25,14 +25,14 @@ std::vector<CurriculumWarning> CheckMetricPaths(const std::vector<CurriculumMetr
 // other_dataset, index_mismatch and index_choice once the files are open.
 std::vector<CurriculumWarning> CheckMetricIndexes(
     const std::vector<CurriculumMetricConfig>& metrics,
-    const std::vector<std::optional<MetricIndex>>& indexes, uint64_t samples);
+    const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples);
 
 // What the replay shows: below_min_value, empty_first_cluster,
 // empty_cluster, single_cluster_change, empty_intersection, small_pool,
 // small_cluster and never_eligible.
 struct ReplayContext {
   const std::vector<CurriculumMetricConfig>& metrics;
-  const std::vector<std::optional<MetricIndex>>& indexes;
+  const std::vector<std::optional<MetricFiles>>& indexes;
   uint64_t samples;
   int64_t global_batch_size;
   int64_t train_steps;

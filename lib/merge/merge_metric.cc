@@ -8,6 +8,7 @@
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
 #include "output/index_files_writer.h"
+#include "output/metric_value_file.h"
 #include "util/checked_add.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
@@ -56,18 +57,22 @@ IndexedWriter::Options WriterOptions(const MetricMergeJob& job, uint64_t rows) {
 }
 
 // One input's files.
-Result<SingleValueFiles> OpenInput(const MetricMergeJob& job, const std::string& save) {
-  SingleValueFiles f;
+Result<MetricFiles> OpenInput(const MetricMergeJob& job, const std::string& save) {
+  MetricFiles f;
+  f.name = job.name;
+  f.sample_to_metric_prefix = MetricFilePrefix(save, job.name, kSampleToMetric);
   // Its rows are checked later (CheckSampleToMetricRows), while the output is
   // written: they are a pass over 12 bytes a sample.
-  Result<IndexedDataset> s2m = IndexedDataset::OpenScalarRows(
-      MetricFilePrefix(save, job.name, kSampleToMetric), InputOptions(job));
+  Result<IndexedDataset> s2m =
+      IndexedDataset::OpenScalarRows(f.sample_to_metric_prefix, InputOptions(job));
   DSA_RETURN_IF_ERROR(AsMergeInput(s2m.status()));
-  DSA_ASSIGN_OR_RETURN(IndexedDataset i2m, OpenKind(job, save, kIndexToMetric));
-  DSA_ASSIGN_OR_RETURN(IndexedDataset i2s, OpenKind(job, save, kIndexToSample));
-  f.s2m.push_back(std::move(s2m).value());
-  f.i2m.push_back(std::move(i2m));
-  f.i2s.push_back(std::move(i2s));
+  f.sample_to_metric = std::move(s2m).value();
+  f.sample_rows = f.sample_to_metric->num_rows();
+  DSA_ASSIGN_OR_RETURN(f.index_to_metric, OpenKind(job, save, kIndexToMetric));
+  DSA_ASSIGN_OR_RETURN(f.index_to_sample, OpenKind(job, save, kIndexToSample));
+  DSA_RETURN_IF_ERROR(AsMergeInput(CheckIndexFiles(f.index_to_sample, f.index_to_metric)));
+  if (std::optional<FileProblem> p = CheckOneIdASample(f.index_to_sample, f.sample_rows))
+    return AsMergeInput(BadFile(f.index_to_sample.prefix(), *p));
   return f;
 }
 
@@ -75,8 +80,8 @@ Result<SingleValueFiles> OpenInput(const MetricMergeJob& job, const std::string&
 // first and last values bound its values.
 DType FitMetric(const SingleValueFiles& f) {
   int64_t vmin = std::numeric_limits<int64_t>::max(), vmax = std::numeric_limits<int64_t>::min();
-  for (const IndexedDataset& i2m : f.i2m) {
-    const ElementView values = i2m.elements();
+  for (const MetricFiles& input : f) {
+    const ElementView values = input.index_to_metric.elements();
     if (values.count == 0) continue;
     vmin = std::min(vmin, At(values, 0));
     vmax = std::max(vmax, At(values, values.count - 1));
@@ -90,7 +95,8 @@ DType FitMetric(const SingleValueFiles& f) {
 DType FitSample(const SingleValueFiles& f) {
   int64_t id_min = std::numeric_limits<int64_t>::max();
   int64_t id_max = std::numeric_limits<int64_t>::min();
-  for (const IndexedDataset& i2s : f.i2s) {
+  for (const MetricFiles& input : f) {
+    const IndexedDataset& i2s = input.index_to_sample;
     for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
       const ElementView ids = i2s.row(r);
       if (ids.count == 0) continue;
@@ -110,8 +116,8 @@ Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f)
       IndexedWriter::Create(MetricFilePrefix(job.out_dir, job.name, kSampleToMetric), FitMetric(f),
                             WriterOptions(job, UnionSamples(f))));
   constexpr uint64_t kRows = 16 * kChunk;
-  for (const IndexedDataset& s2m : f.s2m) {
-    const ElementView all = s2m.elements();
+  for (const MetricFiles& input : f) {
+    const ElementView all = input.sample_to_metric->elements();
     const size_t item = ItemSize(all.dtype);
     for (uint64_t at = 0; at < all.count; at += kRows) {
       DSA_RETURN_IF_ERROR(CheckInterrupt());
@@ -126,16 +132,15 @@ Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f)
 // visit(value, holders, rows) once per distinct value, ascending, with the
 // inputs that hold it and every input's current row.
 template <class Visit>
-Status ForEachValue(const std::vector<IndexedDataset>& i2m, Visit&& visit) {
-  std::vector<uint64_t> rows(i2m.size(), 0);
+Status ForEachValue(const SingleValueFiles& f, Visit&& visit) {
+  std::vector<uint64_t> rows(f.size(), 0);
   std::vector<size_t> holders;
-  const auto value = [&](size_t k) { return At(i2m[k].elements(), i2m[k].row_begin(rows[k])); };
   for (;;) {
     holders.clear();
     int64_t v = 0;
-    for (size_t k = 0; k < i2m.size(); ++k) {
-      if (rows[k] == i2m[k].num_rows()) continue;
-      const int64_t x = value(k);
+    for (size_t k = 0; k < f.size(); ++k) {
+      if (rows[k] == f[k].index_to_metric.num_rows()) continue;
+      const int64_t x = f[k].value(rows[k]);
       if (!holders.empty() && x > v) continue;
       if (holders.empty() || x < v) holders.clear();
       v = x;
@@ -196,7 +201,7 @@ Result<uint64_t> MergeIdRows(const SingleValueFiles& f, const std::vector<size_t
   std::vector<ElementView> runs;
   uint64_t total = 0;
   for (size_t k : holders) {
-    runs.push_back(f.i2s[k].row(rows[k]));
+    runs.push_back(f[k].index_to_sample.row(rows[k]));
     total += runs.back().count;
   }
   std::erase_if(runs, [](const ElementView& r) { return r.count == 0; });
@@ -217,7 +222,7 @@ Result<uint64_t> MergeIdRows(const SingleValueFiles& f, const std::vector<size_t
 // the k-way merge of the inputs' rows, after a first pass counts the values.
 Status WriteIndexFiles(const MetricMergeJob& job, const SingleValueFiles& f) {
   uint64_t distinct = 0;
-  DSA_RETURN_IF_ERROR(ForEachValue(f.i2m, [&](int64_t, const auto&, const auto&) {
+  DSA_RETURN_IF_ERROR(ForEachValue(f, [&](int64_t, const auto&, const auto&) {
     ++distinct;
     return Status::OK();
   }));
@@ -229,7 +234,7 @@ Status WriteIndexFiles(const MetricMergeJob& job, const SingleValueFiles& f) {
       {prefix(kIndexToMetric), prefix(kIndexToSample), prefix(kIndexToSamplePercentile)},
       FitMetric(f), FitSample(f), WriterOptions(job, 0), distinct));
   FaultPoint("merge");  // test-only (util/fault_point.h): the files are being written
-  DSA_RETURN_IF_ERROR(ForEachValue(f.i2m,
+  DSA_RETURN_IF_ERROR(ForEachValue(f,
                                    [&](int64_t value, const std::vector<size_t>& holders,
                                        const std::vector<uint64_t>& rows) -> Status {
                                      DSA_ASSIGN_OR_RETURN(const uint64_t ids,
@@ -244,14 +249,14 @@ Status WriteIndexFiles(const MetricMergeJob& job, const SingleValueFiles& f) {
 
 uint64_t UnionSamples(const SingleValueFiles& f) {
   uint64_t samples = 0;
-  for (const IndexedDataset& s2m : f.s2m) samples += s2m.num_rows();
+  for (const MetricFiles& input : f) samples += input.sample_rows;
   return samples;
 }
 
 Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job) {
   // Opening checks each .idx row by row, and sample_to_metric has a row per
   // sample: the inputs are opened on parallel threads.
-  std::vector<Result<SingleValueFiles>> opened;
+  std::vector<Result<MetricFiles>> opened;
   for (size_t k = 0; k < job.inputs.size(); ++k)
     opened.emplace_back(Status::Internal("not opened"));
   std::atomic<size_t> next{0};
@@ -264,19 +269,17 @@ Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job) {
   open_inputs();
   for (std::thread& t : pool) t.join();
   SingleValueFiles f;
-  for (Result<SingleValueFiles>& input : opened) {  // the first error in input order
+  for (Result<MetricFiles>& input : opened) {  // the first error in input order
     DSA_RETURN_IF_ERROR(input.status());
-    f.s2m.push_back(std::move(input->s2m.front()));
-    f.i2m.push_back(std::move(input->i2m.front()));
-    f.i2s.push_back(std::move(input->i2s.front()));
+    f.push_back(std::move(input).value());
   }
   return f;
 }
 
 Status CheckSampleToMetricRows(const MetricMergeJob& job, const SingleValueFiles& f) {
-  for (const IndexedDataset& s2m : f.s2m) {
+  for (const MetricFiles& input : f) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
-    DSA_RETURN_IF_ERROR(AsMergeInput(s2m.CheckRows(InputOptions(job))));
+    DSA_RETURN_IF_ERROR(AsMergeInput(input.sample_to_metric->CheckRows(InputOptions(job))));
   }
   return Status::OK();
 }
@@ -296,10 +299,9 @@ Result<std::vector<int64_t>> SumMetricValues(const MetricMergeJob& job) {
   std::vector<int64_t> sum, row;
   for (size_t k = 0; k < job.inputs.size(); ++k) {
     DSA_ASSIGN_OR_RETURN(IndexedDataset value, OpenKind(job, job.inputs[k], kMetricValue));
-    if (value.num_rows() != 1)
-      return Status::BadInput("merge: " + value.prefix() + ": " + std::to_string(value.num_rows()) +
-                              " rows; expected 1");
-    Widen(value.elements(), 0, value.num_elements(), &row);
+    Result<std::vector<int64_t>> read = ReadMetricValueRow(value);
+    DSA_RETURN_IF_ERROR(AsMergeInput(read.status()));
+    row = std::move(read).value();
     if (k == 0) {
       sum = row;
       continue;
@@ -314,13 +316,8 @@ Result<std::vector<int64_t>> SumMetricValues(const MetricMergeJob& job) {
 }
 
 Status WriteMergedMetricValue(const MetricMergeJob& job, std::span<const int64_t> sum) {
-  const auto [lo, hi] = std::minmax_element(sum.begin(), sum.end());
-  const DType dtype = sum.empty() ? DType::kU8 : FitIntDType(*lo, *hi);
-  DSA_ASSIGN_OR_RETURN(std::unique_ptr<IndexedWriter> w,
-                       IndexedWriter::Create(MetricFilePrefix(job.out_dir, job.name, kMetricValue),
-                                             dtype, WriterOptions(job, 1)));
-  DSA_RETURN_IF_ERROR(w->AddRow(sum));
-  return w->Finish();
+  return WriteMetricValueFile(MetricFilePrefix(job.out_dir, job.name, kMetricValue), sum,
+                              WriterOptions(job, 1));
 }
 
 }  // namespace dsanalyze

@@ -30,6 +30,7 @@
 
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
+#include "output/metric_files.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -45,20 +46,19 @@ struct MetricMergeJob {
   std::atomic<uint64_t>* ids_done = nullptr;
 };
 
-// A single-value metric's inputs: their files, opened (mapped) and checked,
-// in position order.
-struct SingleValueFiles {
-  std::vector<IndexedDataset> s2m, i2m, i2s;
-};
+// A single-value metric's inputs: their files, opened (mapped) and checked
+// (output/metric_files.h), in position order; each input's sample_to_metric
+// is opened.
+using SingleValueFiles = std::vector<MetricFiles>;
 
 // The union's number of samples (of sample_to_metric rows).
 uint64_t UnionSamples(const SingleValueFiles& files);
 
-// Opens every input's files: BadInput when one is missing or invalid. Writes
-// nothing, so a merge can refuse bad inputs before it touches its output.
-// Every check is made but one: the rows of sample_to_metric (a pass over 12
-// bytes a sample, the inputs' largest files) are opened with
-// IndexedDataset::OpenScalarRows and left to CheckSampleToMetricRows.
+// Opens every input's files: BadInput when one is missing, invalid or breaks
+// a rule of output/metric_files.h (rules 1-5). Writes nothing, so a merge can refuse bad inputs
+// before it touches its output. Every check is made but one: the rows of sample_to_metric (a pass
+// over 12 bytes a sample, the inputs' largest files) are opened with IndexedDataset::OpenScalarRows
+// and left to CheckSampleToMetricRows.
 Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job);
 
 // The sample_to_metric rows OpenSingleValueInputs left unchecked, input by
@@ -71,7 +71,9 @@ Status CheckSampleToMetricRows(const MetricMergeJob& job, const SingleValueFiles
 Status MergeSingleValueMetric(const MetricMergeJob& job, const SingleValueFiles& files);
 
 // An accumulate metric: the element-wise exact sum of the inputs' rows
-// (out_dir unused), then its file.
+// (out_dir unused; each input's row read by output/metric_files.h
+// ReadMetricValueRow, so an empty row is refused), then its file
+// (output/metric_value_file.h).
 Result<std::vector<int64_t>> SumMetricValues(const MetricMergeJob& job);
 Status WriteMergedMetricValue(const MetricMergeJob& job, std::span<const int64_t> sum);
 

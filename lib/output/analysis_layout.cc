@@ -46,4 +46,9 @@ IdSpan SampleIdSpan(uint64_t samples, int64_t min_id, int64_t max_id) {
   return {std::min<int64_t>(0, min_id), std::max(last_position, max_id)};
 }
 
+DType MetricValueDType(std::span<const int64_t> row) {
+  const auto [lo, hi] = std::minmax_element(row.begin(), row.end());
+  return FitIntDType(*lo, *hi);
+}
+
 }  // namespace dsanalyze

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,7 +82,9 @@ bool IsHiddenName(std::string_view name);
 //  - sample_to_metric and index_to_metric: the metric's global min..max;
 //  - index_to_sample and its percentile-merged copy: the sample ids and the
 //    iteration positions, min(0, smallest id) .. max(N - 1, largest id);
-//  - metric_value: the row's own min..max.
+//  - metric_value: the row's own min..max. The row is never empty: DeepSpeed's
+//    reduce takes max() and min() of it, which fail on an empty row
+//    (output/metric_files.h rule 6), so MetricValueDType requires one element.
 struct IdSpan {
   int64_t lo = 0;
   int64_t hi = 0;
@@ -91,6 +94,7 @@ inline DType SampleIdDType(uint64_t samples, int64_t min_id, int64_t max_id) {
   const IdSpan s = SampleIdSpan(samples, min_id, max_id);
   return FitIntDType(s.lo, s.hi);
 }
+DType MetricValueDType(std::span<const int64_t> row);
 
 // The percentile-merged grouping for U distinct values: consecutive
 // index_to_sample rows in groups of PercentileStep(U) = max(1, U / 100), so

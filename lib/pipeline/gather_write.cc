@@ -9,6 +9,7 @@
 
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
+#include "output/metric_value_file.h"
 #include "pipeline/sample_sort.h"
 #include "pipeline/stream.h"
 #include "pipeline/value_store.h"
@@ -391,12 +392,8 @@ Status WriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& sort
 Status WriteMetricValue(const Comm& comm, std::span<const int64_t> total, const std::string& prefix,
                         const WriteOptions& options) {
   Status st = [&]() -> Status {
-    if (!comm.is_root() || total.empty()) return Status::OK();
-    const auto [mn, mx] = std::minmax_element(total.begin(), total.end());
-    DSA_ASSIGN_OR_RETURN(
-        auto w, IndexedWriter::Create(prefix, FitIntDType(*mn, *mx), WriterOptions(options, 1)));
-    DSA_RETURN_IF_ERROR(w->AddRow(total));
-    return w->Finish();
+    if (!comm.is_root()) return Status::OK();
+    return WriteMetricValueFile(prefix, total, WriterOptions(options, 1));
   }();
   return comm.AgreeOnStatus(st);
 }

@@ -5,6 +5,7 @@
 #include "format/indexed_dataset.h"
 #include "output/analysis_files.h"
 #include "output/analysis_layout.h"
+#include "output/metric_files.h"
 
 namespace dsanalyze {
 
@@ -14,28 +15,14 @@ Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
                        OpenMetricFile(MetricFilePrefix(save_path, metric, kIndexToMetric), table));
   DSA_ASSIGN_OR_RETURN(IndexedDataset i2s,
                        OpenMetricFile(MetricFilePrefix(save_path, metric, kIndexToSample), table));
-  const std::string i2m_name = i2m.prefix() + ".idx";
-  if (i2s.num_rows() != i2m.num_rows())
-    return Status::BadInput(i2s.prefix() + ".idx: " + std::to_string(i2s.num_rows()) +
-                            " rows, but " + i2m_name + " has " + std::to_string(i2m.num_rows()));
-  if (i2m.num_elements() != i2m.num_rows())
-    return Status::BadInput(i2m_name + ": rows must hold exactly one value each");
-
   ValueDistribution d;
+  DSA_ASSIGN_OR_RETURN(d.values, ReadIndexValues(i2m));
+  if (std::optional<FileProblem> p = CheckOneRowPerValue(i2s, i2m))
+    return BadFile(i2s.prefix(), *p);
   d.metric_dtype = i2m.dtype();
   d.sample_dtype = i2s.dtype();
-  d.values.reserve(i2m.num_rows());
-  d.counts.reserve(i2m.num_rows());
-  VisitIntDType(i2m.dtype(), [&](auto tag) {
-    for (auto v : i2m.elements().as<decltype(tag)>()) d.values.push_back(static_cast<int64_t>(v));
-  });
-  for (uint64_t r = 0; r < i2m.num_rows(); ++r) {
-    if (i2m.row_size(r) != 1)
-      return Status::BadInput(i2m_name + ": row " + std::to_string(r) +
-                              " does not hold exactly one value");
-    if (r > 0 && d.values[r] <= d.values[r - 1])
-      return Status::BadInput(i2m_name + ": values are not strictly ascending at row " +
-                              std::to_string(r));
+  d.counts.reserve(i2s.num_rows());
+  for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
     d.counts.push_back(static_cast<uint64_t>(i2s.row_size(r)));
     d.samples += d.counts.back();
   }
@@ -65,22 +52,16 @@ Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path, const 
                                             CodeTable table) {
   DSA_ASSIGN_OR_RETURN(IndexedDataset mv,
                        OpenMetricFile(MetricFilePrefix(save_path, metric, kMetricValue), table));
-  if (mv.num_rows() != 1)
-    return Status::BadInput(mv.prefix() + ".idx: " + std::to_string(mv.num_rows()) +
-                            " rows, expected exactly 1");
+  DSA_ASSIGN_OR_RETURN(const std::vector<int64_t> row, ReadMetricValueRow(mv));
   AccumulateStats s;
   s.dtype = mv.dtype();
-  s.length = static_cast<uint64_t>(mv.row_size(0));
-  VisitIntDType(mv.dtype(), [&](auto tag) {
-    const auto row = mv.row(0).as<decltype(tag)>();
-    if (row.empty()) return;
-    s.min = s.max = row[0];
-    for (auto v : row) {
-      s.sum += v;
-      s.min = std::min<__int128>(s.min, v);
-      s.max = std::max<__int128>(s.max, v);
-    }
-  });
+  s.length = row.size();
+  s.min = s.max = row[0];  // the row is not empty (metric_files.h rule 6)
+  for (const int64_t v : row) {
+    s.sum += v;
+    s.min = std::min<__int128>(s.min, v);
+    s.max = std::max<__int128>(s.max, v);
+  }
   return s;
 }
 

@@ -25,9 +25,9 @@ struct ValueDistribution {
 };
 
 // Reads save_path/metric/metric_{index_to_metric,index_to_sample}, written
-// with code table `table` (the run's output.dtype_codes). BadInput
-// naming the file if they are invalid, disagree in row count, are not
-// strictly ascending, or have an index row with other than one element.
+// with code table `table` (the run's output.dtype_codes). BadInput naming the
+// file if they are invalid or break output/metric_files.h rules 1-4 (one
+// value a row, int64, strictly ascending, one index_to_sample row a value).
 Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
                                                 const std::string& metric, CodeTable table);
 
@@ -48,12 +48,13 @@ struct AccumulateStats {
   DType dtype = DType::kI64;
   uint64_t length = 0;  // elements of the metric_value row
   __int128 sum = 0;     // of the row's elements
-  __int128 min = 0;     // min and max are 0 when length == 0
+  __int128 min = 0;
   __int128 max = 0;
 };
 
 // Reads save_path/metric/metric_metric_value, written with `table` (BadInput
-// unless it has one row).
+// when it breaks output/metric_files.h rules 6 and 2: one non-empty row of
+// int64 values).
 Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path, const std::string& metric,
                                             CodeTable table);
 

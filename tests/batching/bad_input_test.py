@@ -136,11 +136,12 @@ def analysis_cases(work, good, out):
     no_values = analyse(work, "no_values", 50,
                         files=["index_to_sample", "index_to_metric", "reports"])
     refused("no sample_to_metric", ["--analysis", no_values] + FLAGS, out,
-            ["without mod_sample_to_metric", "output.files"])
+            ["mod_sample_to_metric: not written: the run's output.files left out "
+             "sample_to_metric"])
     two = analyse(work, "two", 50)
     write_two_values_a_row(os.path.join(two, "mod", "mod_sample_to_metric"), 50)
     refused("two values a sample", ["--analysis", two] + FLAGS, out,
-            ["mod_sample_to_metric: holds 100 values in 50 rows", "one value a sample"])
+            ["mod_sample_to_metric: row 0: has 2 elements, expected exactly 1"])
     indices = os.path.join(work, "indices.npy")
     ref.write_npy(indices, list(range(49, -1, -1)))
     shuffled = analyse(work, "shuffled", 50, {"sample_indices": indices})

@@ -4,6 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "curriculum/metric_index.h"
+#include "output/analysis_folder.h"
+#include "output/metric_files.h"
+#include "report/metric_stats.h"
 #include "support/output_fixture.h"
 #include "support/test_util.h"
 
@@ -144,6 +148,70 @@ TEST_CASE("verify: index_to_metric with two rows swapped is not ascending", "[ve
   std::swap(rows[3], rows[4]);
   test::WriteRows(c.prefix("index_to_metric"), DType::kU16, rows);
   RequireViolation(c.out, "mod/mod_index_to_metric", 4, "strictly ascending");
+}
+
+// Every command reads an analysis through output/metric_files.h: the rules
+// verify shares with the other readers are broken with verify's message.
+// VerifyMessage: the message verify lists for `file`, or "" when none.
+std::string VerifyMessage(const fs::path& save_path, const std::string& file) {
+  Result<VerifyReport> r = VerifyOutput(save_path.string());
+  REQUIRE(r.ok());
+  for (const Violation& v : r->violations)
+    if (v.file == file) return (v.row ? "row " + std::to_string(*v.row) + ": " : "") + v.message;
+  return "";
+}
+
+// The message each reader of `c`'s mod refuses it with.
+std::vector<std::string> ReadersMessages(const SeedmodCopy& c) {
+  std::vector<std::string> messages;
+  CurriculumMetricConfig metric;
+  metric.name = "mod";
+  metric.difficulty_type = DifficultyType::kValue;
+  metric.index_to_sample_path = c.prefix("index_to_sample");
+  metric.index_to_metric_path = c.prefix("index_to_metric");
+  messages.push_back(OpenMetricIndex(metric, std::nullopt).status().message());
+  messages.push_back(
+      ReadValueDistribution(c.out.string(), "mod", CodeTable::kDeepSpeed).status().message());
+  Result<AnalysisFolder> folder = ReadAnalysisFolder(c.out.string());
+  REQUIRE(folder.ok());
+  messages.push_back(
+      OpenMetricFiles(c.out.string(), *folder, "mod", SampleToMetric::kCount).status().message());
+  return messages;
+}
+
+TEST_CASE("verify: every reader refuses a broken index_to_metric with verify's message",
+          "[verify][metric_files]") {
+  SeedmodCopy c;
+  Rows rows = test::ReadRows(c.prefix("index_to_metric"));
+  SECTION("not strictly ascending") { std::swap(rows[3], rows[4]); }
+  SECTION("two values in a row") { rows[7].push_back(7); }
+  test::WriteRows(c.prefix("index_to_metric"), DType::kU16, rows);
+  const std::string message = VerifyMessage(c.out, "mod/mod_index_to_metric");
+  REQUIRE_FALSE(message.empty());
+  for (const std::string& m : ReadersMessages(c))
+    CHECK(m == c.prefix("index_to_metric") + ": " + message);
+}
+
+TEST_CASE("verify: every reader refuses mismatched index files with verify's message",
+          "[verify][metric_files]") {
+  SeedmodCopy c;
+  Rows rows = test::ReadRows(c.prefix("index_to_sample"));
+  SECTION("a row fewer than values") {
+    rows.pop_back();
+    test::WriteRows(c.prefix("index_to_sample"), DType::kU32, rows);
+    const std::string message = VerifyMessage(c.out, "mod/mod_index_to_sample");
+    CHECK(message == "has 9999 rows but index_to_metric has 10000 (one row per distinct value)");
+    const std::vector<std::string> m = ReadersMessages(c);
+    CHECK(m[1] == c.prefix("index_to_sample") + ": " + message);
+    CHECK(m[2] == c.prefix("index_to_sample") + ": " + message);
+  }
+  SECTION("an id fewer than samples") {
+    rows[0].pop_back();
+    test::WriteRows(c.prefix("index_to_sample"), DType::kU32, rows);
+    const std::string message = VerifyMessage(c.out, "mod/mod_index_to_sample");
+    CHECK(message == "holds 99999 sample ids but sample_to_metric has 100000 samples");
+    CHECK(ReadersMessages(c)[2] == c.prefix("index_to_sample") + ": " + message);
+  }
 }
 
 TEST_CASE("verify: a sample missing from index_to_sample", "[verify]") {

@@ -255,7 +255,8 @@ TEST_CASE("order refuses bad input in one line and writes nothing", "[order]") {
                 fs::copy_options::overwrite_existing);
   fs::copy_file(a.path + "/m/m_sample_to_metric.bin", a.path + "/short/short_sample_to_metric.bin",
                 fs::copy_options::overwrite_existing);
-  refused(Options({"short"}), "disagree on the number of samples");
+  refused(Options({"short"}),
+          "short_index_to_sample: holds 49 sample ids but sample_to_metric has 50 samples");
   Analysis mixed(DefaultIds(60));  // m's ids are not positions, w's are: refused while writing
   mixed.Add("w", RandomValues(60, 0, 3, 14));
   mixed.ids[59] = 1000;

@@ -34,6 +34,20 @@ rm broken/seqlen/seqlen_index_to_sample.idx
 cp -r out/b bad_row
 printf '\x7f' | dd of=bad_row/seqlen/seqlen_sample_to_metric.idx bs=1 seek=$((34 + 240 + 8 * 5)) \
   conv=notrunc status=none
+# Parts whose metric_value row is empty: DeepSpeed's reduce fails on one
+# (max() of an empty sequence), so no analysis holds one: merge refuses it
+# rather than write one (output/metric_files.h rule 6).
+cp -r out/a empty_a
+cp -r out/b empty_b
+python3 - <<'PY'
+import struct
+for part in ("empty_a", "empty_b"):  # MMIDIDX, version 1, uint8, 1 row, doc_idx [0, 1]
+    prefix = part + "/vocab/vocab_metric_value"
+    with open(prefix + ".idx", "wb") as f:
+        f.write(b"MMIDIDX\x00\x00" + struct.pack("<QBQQ", 1, 1, 1, 2))
+        f.write(struct.pack("<iqqq", 0, 0, 0, 1))
+    open(prefix + ".bin", "wb").close()
+PY
 # Two parts whose sums fit int64 but whose merged sum does not.
 for part in 0 1; do
   cat > "big$part.json" <<JSON
@@ -131,6 +145,8 @@ expect one_input "at least two analyses" "$DSANALYZE" merge out/a
 expect missing_file "seqlen_index_to_sample" "$DSANALYZE" merge out/a broken
 expect overflow "merge: metric total: the sum of element 0 overflows int64" \
   "$DSANALYZE" merge out/big0 out/big1
+expect empty_metric_value "merge: empty_a/vocab/vocab_metric_value: row 0: is empty (DeepSpeed's reduce never writes an empty metric_value)" \
+  "$DSANALYZE" merge empty_a empty_b
 # Refused after the output was staged: the folders it made are gone again.
 expect bad_row "bad_row/seqlen/seqlen_sample_to_metric.idx: pointer of row 5 is 127 but the sizes before it give 5" \
   "$DSANALYZE" merge out/a bad_row
