@@ -3,10 +3,12 @@
 # the commit leaves the save path holding the complete previous analysis or
 # the complete new one, and the next run cleans up.
 #
-#   commit_kill_test.sh run 0|other  under mpiexec -n $NP: rank 0 is paused at
-#       each commit step (lib/output/analysis_writer.h: commit_carry, commit,
-#       commit_swapped), with a 1-metric and a 4-metric analysis replacing
-#       each other, and SIGKILL goes to rank 0 or to rank NP-1.
+#   commit_kill_test.sh run  under mpiexec -n $NP: rank 0 is paused at each
+#       commit step (lib/output/analysis_writer.h: commit_carry, commit,
+#       commit_swapped) and SIGKILLed while a 1-metric analysis replaces a
+#       4-metric one; then rank NP-1 is SIGKILLed at each step while the
+#       4-metric analysis replaces the 1-metric one. One chain of runs, each
+#       the next one's predecessor, keeps the MPI launches few (9).
 #   commit_kill_test.sh merge  `dsanalyze merge` SIGKILLed at `merge` and at
 #       each commit step: into a new --out (nothing appears there) and over
 #       an earlier merge (unchanged before the swap, replaced after it).
@@ -19,7 +21,7 @@
 # that run leaves nothing beside or inside the save path.
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
-mode=${1:?usage: commit_kill_test.sh run 0|other | merge}
+mode=${1:?usage: commit_kill_test.sh run | merge}
 work=$(mktemp -d)
 paused_pid=""
 cleanup() {
@@ -155,7 +157,7 @@ kill_paused() {
 }
 
 test_run() {
-  local whom=$1 save=$work/save
+  local save=$work/save
   config one "$save" 2000 "$ONE"
   config four "$save" 3000 "$FOUR"
   run_full one
@@ -165,9 +167,9 @@ test_run() {
   run_full four
   d_four=$(digest "$save")
   check_user_entries "$save" "the 4-metric run"
-  local old=$d_four new name point
+  local old=$d_four new name whom point
   for name in one four; do
-    [[ $name == one ]] && new=$d_one || new=$d_four
+    [[ $name == one ]] && whom=0 new=$d_one || whom=other new=$d_four
     for point in commit_carry commit commit_swapped; do
       pause "$name" "$point" "$save" "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/$name.json" \
         --quiet
@@ -222,7 +224,7 @@ test_merge() {
 }
 
 case $mode in
-  run) test_run "${2:?0 or other}" ;;
+  run) test_run ;;
   merge) test_merge ;;
   *) fail "unknown mode $mode" ;;
 esac
