@@ -128,7 +128,8 @@ pause() {
     fail "$1 at $2: staging folders beside the save path: ${staging//$'\n'/ }"
   local list
   list=$(dirname "$3")/.$(basename "$3").dsanalyze-carried
-  [[ ! -e $list || $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["staging"])'     "$list") == "${staging#./}" ]] || fail "$1 at $2: an earlier commit's list of carried entries is left"
+  [[ ! -e $list || $(grep -o '"staging":"[^"]*"' "$list") == "\"staging\":\"${staging#./}\"" ]] ||
+    fail "$1 at $2: an earlier commit's list of carried entries is left: $(cat "$list")"
 }
 
 # The pid of rank R of the paused mpiexec (hydra sets PMI_RANK).
