@@ -126,7 +126,7 @@ Status PlanFiles::Commit(const std::string& plan_json) {
   DSA_RETURN_IF_ERROR(WriteFileAtomic(staging_ + "/" + std::string(kPlanJson), plan_json));
   std::error_code ec;
   if (fs::exists(dir_, ec)) {
-    // renameat2 through syscall(), as output/output_commit.cc does.
+    // renameat2 through syscall(), as output/analysis_writer.cc does.
     if (syscall(SYS_renameat2, AT_FDCWD, staging_.c_str(), AT_FDCWD, dir_.c_str(),
                 RENAME_EXCHANGE) != 0)
       return Status::IoError(dir_ + ": cannot replace the previous plan: " + ErrnoText(errno));

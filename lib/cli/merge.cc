@@ -19,8 +19,8 @@ namespace {
 void PrintMergeTimings(const MergeResult& r) {
   std::string table = "stage                      seconds\n";
   char line[160];
-  for (const StageTiming& t : r.stages) {
-    std::snprintf(line, sizeof(line), "%-24s %9.3f\n", t.stage.c_str(), t.rank0_seconds);
+  for (const StageTime& t : r.stages) {
+    std::snprintf(line, sizeof(line), "%-24s %9.3f\n", t.stage.c_str(), t.rank0);
     table += line;
   }
   std::snprintf(line, sizeof(line), "peak RSS: %.1f MiB (anonymous %.1f MiB)\n",

@@ -7,7 +7,7 @@
 #include "merge/merge_inputs.h"
 #include "merge/merge_metric.h"
 #include "metrics/registry.h"
-#include "output/output_commit.h"
+#include "output/analysis_writer.h"
 #include "report/report.h"
 #include "util/interrupt.h"
 #include "util/memory_usage.h"
@@ -66,7 +66,7 @@ struct StageClock {
   Progress& progress;
   Clock::time_point start = Clock::now(), begin = start;
   std::string stage;
-  std::vector<StageTiming> stages;
+  std::vector<StageTime> stages;
   int64_t peak_anon_bytes = 0;  // sampled at each stage end (util/memory_usage.h)
 
   void Begin(const std::string& name, uint64_t total = 0, const char* unit = "") {
@@ -126,8 +126,8 @@ Status CheckDeferred(MetricMergeJob job, const std::vector<MetricEntry>& entries
 // One stage per metric ("M: merge", "M: metric_value"), a single-value
 // metric's progress counted in the union's samples.
 Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
-                    const CheckedInputs& checked, StagedOutput* staged, StageClock* clock) {
-  job.out_dir = staged->staging_dir();
+                    const CheckedInputs& checked, AnalysisWriter* staged, StageClock* clock) {
+  job.out_dir = staged->dir();
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
     const bool single = entries[i].type == MetricType::kSingleValuePerSample;
@@ -143,15 +143,10 @@ Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
 }
 
 RunInfo MergeInfo(const std::vector<MergeInput>& inputs, const std::string& out, double seconds) {
-  RunInfo info;
-  info.tool_version = DSANALYZE_VERSION;
-  info.config = ConfigToJson(MergedConfig(inputs, out));
+  RunInfo info = ConfigRunInfo(MergedConfig(inputs, out));
   info.timings.push_back({"merge_analyses", seconds, seconds});
   info.peak_rss_bytes = {PeakRssBytes()};
   info.peak_anon_bytes = {AnonRssBytes()};
-  info.save_path = out;
-  info.total_curriculum_step = inputs.front().config.output.total_curriculum_step;
-  info.curriculum_metric = inputs.front().config.output.curriculum_metric;
   for (const MergeInput& input : inputs) info.merged_from.push_back(input.path);
   return info;
 }
@@ -180,8 +175,8 @@ Result<Prepared> Prepare(const std::vector<std::string>& paths, const std::strin
 // The metric files, written while a thread finishes checking the inputs (an
 // error there is reported first), then the reports; the last checkpoint for a
 // signal is after them, as in a run.
-Result<std::vector<std::string>> WriteStaged(const Prepared& p, const std::string& out,
-                                             StagedOutput* staged, StageClock* clock) {
+Status WriteStaged(const Prepared& p, const std::string& out, AnalysisWriter* staged,
+                   StageClock* clock) {
   SetInterruptStage("merge");
   Status deferred;
   std::thread checker =
@@ -192,11 +187,9 @@ Result<std::vector<std::string>> WriteStaged(const Prepared& p, const std::strin
   DSA_RETURN_IF_ERROR(written);
   SetInterruptStage("report");
   clock->Begin("report");
-  DSA_ASSIGN_OR_RETURN(
-      std::vector<std::string> files,
-      WriteReports(staged->staging_dir(), p.entries, MergeInfo(p.inputs, out, clock->Total())));
-  DSA_RETURN_IF_ERROR(CheckInterrupt());
-  return files;
+  DSA_RETURN_IF_ERROR(
+      WriteReports(staged->dir(), p.entries, MergeInfo(p.inputs, out, clock->Total())).status());
+  return CheckInterrupt();
 }
 
 }  // namespace
@@ -207,11 +200,11 @@ Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const s
   SetInterruptStage("open");
   clock.Begin("open");
   DSA_ASSIGN_OR_RETURN(const Prepared p, Prepare(paths, out));
-  DSA_ASSIGN_OR_RETURN(StagedOutput staged, StagedOutput::Create(out, p.names, "--out"));
-  DSA_ASSIGN_OR_RETURN(std::vector<std::string> files, WriteStaged(p, out, &staged, &clock));
+  DSA_ASSIGN_OR_RETURN(AnalysisWriter staged, AnalysisWriter::Create(out, p.names, "--out"));
+  DSA_RETURN_IF_ERROR(WriteStaged(p, out, &staged, &clock));
   DisarmInterrupts();  // past the last checkpoint the commit always completes
   clock.Begin("commit");
-  DSA_RETURN_IF_ERROR(staged.Commit(p.names, files));
+  DSA_RETURN_IF_ERROR(staged.Commit());
   clock.End();
   MergeResult result;
   result.metrics = p.entries.size();

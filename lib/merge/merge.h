@@ -3,7 +3,7 @@
 // over the union (merge_metric.h).
 //
 // One process, no MPI. The output is written like a run's (output/
-// output_commit.h): the save-path lock, a hidden staging folder, every metric
+// analysis_writer.h): the save-path lock, a hidden staging folder, every metric
 // folder and the reports staged there and committed in one step, so nothing
 // under its final name is ever half-written and a failed merge leaves `out`
 // as it was (a folder it created is removed again). Every input file is
@@ -34,9 +34,9 @@ struct MergeResult {
   uint64_t metrics = 0;
   uint64_t samples = 0;  // the union's positions
   // For --timings: seconds per stage ("open", "M: merge" or "M: metric_value"
-  // per metric, "report", "commit"; rank0_seconds = max_seconds: one
+  // per metric, "report", "commit"; rank0 = slowest: one
   // process), and peak memory.
-  std::vector<StageTiming> stages;
+  std::vector<StageTime> stages;
   int64_t peak_rss_bytes = 0;
   int64_t peak_anon_bytes = 0;
   int late_signal = 0;  // caught during the commit, which was completed

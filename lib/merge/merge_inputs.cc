@@ -149,7 +149,7 @@ Status CheckOutIsNoInput(const std::vector<MergeInput>& inputs, const std::strin
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path real_out = fs::weakly_canonical(out, ec);
-  if (ec) return Status::OK();  // StagedOutput::Create names the problem
+  if (ec) return Status::OK();  // AnalysisWriter::Create names the problem
   for (const MergeInput& input : inputs) {
     const fs::path real_in = fs::weakly_canonical(input.path, ec);
     if (ec) continue;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <filesystem>
 
 #include "util/file_util.h"
 
@@ -40,14 +39,17 @@ bool SameFile(int fd, const std::string& path) {
 
 }  // namespace
 
-Result<SaveLock> SaveLock::Acquire(const std::string& save_path, std::string_view path_key) {
-  const std::string path = (std::filesystem::path(save_path) / kFileName).string();
+Result<SaveLock> SaveLock::Acquire(const std::string& path, const std::string& save_path,
+                                   std::string_view path_key) {
   // A retry happens only when a finishing run deletes the file in the instant
   // between our open() and flock(); a few attempts are plenty.
   for (int attempt = 0; attempt < 8; ++attempt) {
     UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (!fd.valid())
-      return Status::IoError(path + ": cannot create the lock file: " + ErrnoText(errno));
+      return Status::IoError(std::string(path_key) + " " + save_path +
+                             ": cannot create the lock file beside it, " + path + ": " +
+                             ErrnoText(errno) +
+                             " (its parent folder must be writable: docs/reliability.md)");
     if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       const std::string holder = ReadHolder(fd.get());

@@ -1,10 +1,12 @@
 // One dsanalyze run at a time per save path.
 //
-// SaveLock::Acquire takes an exclusive, non-blocking flock() on
-// SAVE/.dsanalyze.lock (creating the file) and writes "pid P on host H" into
-// it. Rank 0 holds the lock from before it creates the staging directory until
-// after the commit or the cleanup (StagedOutput owns it), so two runs never
-// interleave files in one save path. A second run does not wait: Acquire fails
+// SaveLock::Acquire takes an exclusive, non-blocking flock() on the lock file
+// beside the save path S, P/.B.dsanalyze.lock (P its parent, B its name;
+// output/commit_recovery.h: not inside S, which the commit swaps away),
+// creating the file, and writes "pid P on host H" into it. Rank 0 holds the
+// lock from before it creates the staging folder until after the commit or
+// the cleanup (AnalysisWriter owns it), so two runs never interleave files
+// in one save path. A second run does not wait: Acquire fails
 // at once with an IoError (exit code 3: nothing is wrong with its input, the
 // save path is busy) naming the save path, the lock file and the holder.
 //
@@ -36,12 +38,13 @@ namespace dsanalyze {
 
 class SaveLock {
  public:
-  // The lock file's name inside the save path.
-  static constexpr const char* kFileName = ".dsanalyze.lock";
+  // The lock file's name beside the save path: P/.B<kSuffix>.
+  static constexpr std::string_view kSuffix = ".dsanalyze.lock";
 
-  // `save_path` must exist and be a directory. `path_key` names it in the
-  // busy message: the run's config key, or merge's "--out".
-  static Result<SaveLock> Acquire(const std::string& save_path,
+  // Locks the file `lock_path`, whose folder must exist. The messages name
+  // the save path as `path_key` `save_path`: the run's config key, or
+  // merge's "--out".
+  static Result<SaveLock> Acquire(const std::string& lock_path, const std::string& save_path,
                                   std::string_view path_key = "output.path");
 
   SaveLock(SaveLock&& other) noexcept = default;

@@ -70,12 +70,12 @@ Status OpenInputs(const Config& config, Inputs* in) {
 }
 
 // Collective: rank 0 takes the save path and creates its staging folder.
-Status StageOutput(const RunState& run, std::optional<StagedOutput>* staged) {
+Status StageOutput(const RunState& run, std::optional<AnalysisWriter>* staged) {
   Status st;
   if (run.comm.is_root()) {
     std::vector<std::string> names;
     for (const MetricConfig& m : run.config.metrics) names.push_back(m.name);
-    auto created = StagedOutput::Create(run.config.output.path, names);
+    auto created = AnalysisWriter::Create(run.config.output.path, names);
     st = created.status();
     if (created.ok()) staged->emplace(std::move(created).value());
   }
@@ -294,36 +294,30 @@ void MeasureRun(const RunState& run, const MetricPlan& plan, RunSummary* summary
 }
 
 RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSummary& summary) {
-  RunInfo info;
-  info.tool_version = DSANALYZE_VERSION;
+  RunInfo info = ConfigRunInfo(run.config);
   info.ranks = run.comm.size();
   info.threads = run.config.map.threads;
   info.config_hash = context.config_hash;
-  info.config = ConfigToJson(run.config);
   // Not report_commit: it is still running while summary.json is written,
   // so only --timings (RunSummary) can show it.
   for (const StageTime& t : summary.stages)
-    if (t.stage != kStageNames[kStageCommit]) info.timings.push_back({t.stage, t.rank0, t.slowest});
+    if (t.stage != kStageNames[kStageCommit]) info.timings.push_back(t);
   info.peak_rss_bytes = summary.peak_rss_bytes;
   info.peak_anon_bytes = summary.peak_anon_bytes;
-  info.save_path = run.config.output.path;
-  info.total_curriculum_step = run.config.output.total_curriculum_step;
-  info.curriculum_metric = run.config.output.curriculum_metric;
   info.files = run.config.output.files;
   return info;
 }
 
-// Collective: rank 0 writes the reports into the staging folder. Returns the
-// top-level files written, in commit order (rank 0's; empty elsewhere).
-Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan& plan,
-                                                 const RunContext& context, RunSummary* summary) {
+// Collective: rank 0 writes the reports into the staged analysis.
+Status WriteRunReports(RunState& run, const MetricPlan& plan, const RunContext& context,
+                       RunSummary* summary) {
   run.Begin("commit", "report");
   MeasureRun(run, plan, summary);
   const nlohmann::json memory = MemoryReport(run, plan);
   std::vector<uint64_t> nan_scores;
   for (const PlannedMetric& m : plan) nan_scores.push_back(m.metric->nan_scores());
   nan_scores = run.comm.Allreduce<uint64_t>(nan_scores, MPI_SUM);
-  Result<std::vector<std::string>> files = std::vector<std::string>();
+  Status st;
   if (run.comm.is_root()) {
     std::vector<MetricEntry> entries;
     for (size_t i = 0; i < plan.size(); ++i)
@@ -331,23 +325,18 @@ Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan
                          plan[i].bin_ranges, NotMergeable(run, plan[i]), nan_scores[i]});
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
-    files = WriteReports(run.staged->staging_dir(), entries, info);
+    st = WriteReports(run.staged->dir(), entries, info).status();
     FaultPoint("report");  // test-only (util/fault_point.h)
   }
   // The last interruption checkpoint: past it the commit always completes.
-  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(files.status()));
-  return files;
+  return run.comm.AgreeOnStatus(st);
 }
 
-// Collective: rank 0 moves the metric folders and `files` into the save path.
-Status Commit(RunState& run, const MetricPlan& plan, const std::vector<std::string>& files) {
+// Collective: rank 0 makes the staged analysis the save path's, in one step.
+Status Commit(RunState& run) {
   DisarmInterrupts();
   Status st;
-  if (run.comm.is_root()) {
-    std::vector<std::string> metrics;
-    for (const PlannedMetric& m : plan) metrics.push_back(m.name());
-    st = run.staged->Commit(metrics, files);
-  }
+  if (run.comm.is_root()) st = run.staged->Commit();
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(st));
   if (const int late = run.comm.Allreduce(CaughtSignal(), MPI_MAX); late != 0 && run.comm.is_root())
     spdlog::warn("{}", CommittedDespite(late));
@@ -366,7 +355,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   Inputs in;
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(OpenInputs(config, &in)));
-  std::optional<StagedOutput> staged;
+  std::optional<AnalysisWriter> staged;
   DSA_RETURN_IF_ERROR(StageOutput(run, &staged));
   run.staged = staged ? &*staged : nullptr;
   run.samples = DescribeSamples(in.positions, in.sample_ids ? &*in.sample_ids : nullptr, comm);
@@ -383,9 +372,8 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   DSA_RETURN_IF_ERROR(MapMetrics(run, *in.dataset, in.plan));
   DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan));
 
-  DSA_ASSIGN_OR_RETURN(std::vector<std::string> files,
-                       WriteRunReports(run, in.plan, context, summary));
-  DSA_RETURN_IF_ERROR(Commit(run, in.plan, files));
+  DSA_RETURN_IF_ERROR(WriteRunReports(run, in.plan, context, summary));
+  DSA_RETURN_IF_ERROR(Commit(run));
   run.clock.Lap(kStageCommit);
   // Measured after the summary was written: only the log shows it (rank 0's work).
   summary->stages.back().rank0 = summary->stages.back().slowest = run.clock.seconds[kStageCommit];

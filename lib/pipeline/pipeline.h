@@ -2,13 +2,13 @@
 // as the pipeline's diagram (docs/architecture.md):
 //
 //   open inputs: dataset, sample ids, metric plan ........ metric_plan.h
-//   stage the output (rank 0: lock, staging folder) ....... output/output_commit.h
+//   stage the output (rank 0: lock, staging folder) ....... output/analysis_writer.h
 //   dependency pass ....................................... dependencies.h
 //   map: every metric over this rank's samples ............ map.h
 //   per metric, the job of its type ....................... metric_jobs.h
 //     single-value: min/max → sample_to_metric → local sort → sample sort → index files
 //     accumulate:   exact sum over ranks → metric_value
-//   reports (rank 0) → commit ............................. report/report.h, output_commit.h
+//   reports (rank 0) → commit ............................. report/report.h, analysis_writer.h
 //
 // Collective over `comm`: every rank calls it with the same Config, and every
 // rank returns the same Status (errors are agreed on at stage boundaries).
@@ -22,16 +22,10 @@
 #include "comm/comm.h"
 #include "config/config.h"
 #include "pipeline/progress.h"
+#include "report/report.h"  // StageTime
 #include "util/status.h"
 
 namespace dsanalyze {
-
-// Wall seconds per stage: on rank 0 and the slowest rank.
-struct StageTime {
-  std::string stage;
-  double rank0 = 0;
-  double slowest = 0;
-};
 
 // A stage's time spent on one metric.
 struct MetricStageTime {

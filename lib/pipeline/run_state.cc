@@ -44,7 +44,7 @@ Status RunState::MakeMetricDir(const std::string& metric) {
 }
 
 std::string RunState::FilePrefix(const std::string& metric, std::string_view kind) const {
-  return comm.is_root() ? MetricFilePrefix(staged->staging_dir(), metric, kind) : std::string();
+  return comm.is_root() ? MetricFilePrefix(staged->dir(), metric, kind) : std::string();
 }
 
 }  // namespace dsanalyze

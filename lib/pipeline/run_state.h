@@ -17,7 +17,7 @@
 #include "comm/comm.h"
 #include "config/config.h"
 #include "format/dtype.h"
-#include "output/output_commit.h"
+#include "output/analysis_writer.h"
 #include "pipeline/gather_write.h"
 #include "pipeline/local_sort.h"
 #include "pipeline/memory_plan.h"
@@ -55,9 +55,9 @@ struct RunState {
   Progress& progress;
   StageClock clock;
   SampleSpace samples;
-  WriteOptions write;              // gather_write.h, from the config's output section
-  MemoryPlan memory;               // memory_plan.h, from the config's memory section
-  StagedOutput* staged = nullptr;  // rank 0 only (output_commit.h)
+  WriteOptions write;                // gather_write.h, from the config's output section
+  MemoryPlan memory;                 // memory_plan.h, from the config's memory section
+  AnalysisWriter* staged = nullptr;  // rank 0 only (output/analysis_writer.h)
   std::chrono::milliseconds progress_interval{250};  // how often the map reports (progress.h)
   // The detail of --timings (pipeline.h RunSummary): the dependency pass's
   // seconds, which the map's include (< 0: no dependency pass), and each

@@ -71,9 +71,8 @@ Json AccumulateSummary(const AccumulateStats& s) {
 // threads, peak memory and stage timings.
 Json SummaryRunFields(const RunInfo& info) {
   Json timings = Json::array();
-  for (const StageTiming& t : info.timings)
-    timings.push_back(
-        {{"stage", t.stage}, {"rank0_seconds", t.rank0_seconds}, {"max_seconds", t.max_seconds}});
+  for (const StageTime& t : info.timings)
+    timings.push_back({{"stage", t.stage}, {"rank0_seconds", t.rank0}, {"max_seconds", t.slowest}});
   Json j;
   j["tool"] = "dsanalyze";
   j["tool_version"] = info.tool_version;
@@ -138,6 +137,16 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
 }
 
 }  // namespace
+
+RunInfo ConfigRunInfo(const Config& config) {
+  RunInfo info;
+  info.tool_version = DSANALYZE_VERSION;
+  info.config = ConfigToJson(config);
+  info.save_path = config.output.path;
+  info.total_curriculum_step = config.output.total_curriculum_step;
+  info.curriculum_metric = config.output.curriculum_metric;
+  return info;
+}
 
 Result<std::vector<std::string>> WriteReports(const std::string& dir,
                                               const std::vector<MetricEntry>& metrics,

@@ -38,10 +38,13 @@
 
 namespace dsanalyze {
 
-struct StageTiming {
+// Wall seconds of one stage, on rank 0 and on the slowest rank: the run's
+// and merge's --timings (pipeline/pipeline.h, merge/merge.h) and
+// summary.json's "timings" (rank0_seconds, max_seconds).
+struct StageTime {
   std::string stage;
-  double rank0_seconds = 0;
-  double max_seconds = 0;  // slowest rank
+  double rank0 = 0;
+  double slowest = 0;
 };
 
 struct RunInfo {
@@ -50,7 +53,7 @@ struct RunInfo {
   unsigned threads = 1;
   std::string config_hash;
   nlohmann::json config;
-  std::vector<StageTiming> timings;
+  std::vector<StageTime> timings;
   std::vector<int64_t> peak_rss_bytes;   // one per rank
   std::vector<int64_t> peak_anon_bytes;  // one per rank (util/memory_usage.h)
   // The final save path, for the paths in curriculum_config.json; made
@@ -68,6 +71,11 @@ struct RunInfo {
   // null (no key) for a run without a memory limit.
   nlohmann::json memory;
 };
+
+// The RunInfo fields an analysis takes from its config (a run's, or the
+// merged config of merge/merge_inputs.h): version, config, save path and
+// curriculum settings; the caller adds how it ran.
+RunInfo ConfigRunInfo(const Config& config);
 
 struct MetricEntry {
   std::string name;

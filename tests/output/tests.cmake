@@ -1,8 +1,8 @@
 target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/analysis_layout_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_files_writer_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/metric_files_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/output_commit_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/analysis_writer_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metric_files_test.cc)
 
 # output.files: each chosen subset writes exactly its files, byte-identical to
 # an all-files run; verify and compare name the files skipped by choice.

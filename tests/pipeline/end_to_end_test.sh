@@ -30,7 +30,7 @@ for threads in 1 2 3; do
       cmp -s "$work/$name/$f" "$golden/dda/$f" || fail "$name: $f differs from dda golden"
       case "$f" in *.bin) cmp -s "$work/$name/$f" "$golden/da/$f" || fail "$name: $f differs from da";; esac
     done
-    [[ -z "$(find "$work/$name" -name '.dsanalyze-staging-*')" ]] || fail "$name: staging left behind"
+    [[ -z "$(find "$work" -maxdepth 1 -name ".$name.dsanalyze*")" ]] || fail "$name: staging or lock left behind"
   done
 done
 

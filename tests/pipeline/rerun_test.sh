@@ -33,7 +33,7 @@ entries=$(cd "$save" && ls -A | grep -v '^\.dsanalyze' | tr '\n' ' ')
 [[ "$entries" == "batch_sum my_plots notes.txt summary.json " ]] \
   || fail "after the rerun the save path holds: $entries"
 [[ "$(cat "$save/notes.txt")" == mine ]] || fail "notes.txt changed"
-[[ -z "$(find "$save" -name '.dsanalyze-staging-*')" ]] || fail "staging left behind"
+[[ -z "$(find "$work" -maxdepth 1 -name '.out.dsanalyze*')" ]] || fail "staging or lock left behind"
 "$DSANALYZE" verify "$save" > "$work/verify.txt" || fail "verify exited $?: $(cat "$work/verify.txt")"
 grep -q "all invariants hold for 1 metric(s)" "$work/verify.txt" || fail "verify: $(cat "$work/verify.txt")"
 status=0; "$DSANALYZE" compare "$work/first" "$save" > "$work/compare.txt" || status=$?

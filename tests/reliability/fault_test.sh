@@ -32,9 +32,10 @@
 #                                   line naming the lock and its holder) and
 #                                   changes nothing; the first run, resumed,
 #                                   completes with the right output.
-#   fault_test.sh disk_full         a 2 MiB tmpfs save path: exit 3, one line
-#                                   naming the file and "No space left on
-#                                   device", nothing left in the save path.
+#   fault_test.sh disk_full         a save path on a 2 MiB tmpfs: exit 3, one
+#                                   line naming the file and "No space left
+#                                   on device", nothing left; the tmpfs's
+#                                   mount point as save path: exit 2.
 #   fault_test.sh disk_full_old     the same over a previous (small) result,
 #                                   which stays intact.
 # The disk tests need root and a mount namespace; without them they exit 77
@@ -63,7 +64,7 @@ paused_pid=""
 cleanup() {
   # A rank this test stopped and did not kill (on failure): kill it by pid.
   [[ -n $paused_pid ]] && kill -KILL "$paused_pid" 2>/dev/null
-  mountpoint -q "$work/save" 2>/dev/null && umount "$work/save"
+  mountpoint -q "$work/disk" 2>/dev/null && umount "$work/disk"
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -100,14 +101,16 @@ run() {
 }
 run_ok() { run "$1" || { cat "$work/$1.err" >&2; fail "$1: dsanalyze exited $?"; }; }
 
-# Final-named content of a save path: every entry whose name does not start
-# with ".dsanalyze" (the staging directories and the lock file), with the
-# sha256 of every file.
+# The content of a save path: every entry, with the sha256 of every file.
+# A run's own entries (lock, staging folder) are beside it, never inside
+# (lib/output/commit_recovery.h).
 snapshot() {
-  (cd "$1" && find . -mindepth 1 -path './.dsanalyze*' -prune -o -printf '%y %p\n' | sort &&
-    find . -path './.dsanalyze*' -prune -o -type f -print0 | sort -z | xargs -0r sha256sum)
+  (cd "$1" && find . -mindepth 1 -printf '%y %p\n' | sort &&
+    find . -type f -print0 | sort -z | xargs -0r sha256sum)
 }
-hidden_leftovers() { (cd "$1" && find . -maxdepth 1 -name '.dsanalyze*' | sort); }
+# A run's entries beside the save path S: .S.dsanalyze.lock, .S.dsanalyze-staging-*.
+hidden_leftovers() { (cd "$(dirname "$1")" && find . -maxdepth 1 -name ".$(basename "$1").dsanalyze*" | sort); }
+staging_glob() { echo "$(dirname "$1")/.$(basename "$1").dsanalyze-staging-*"; }
 
 # Same bytes in A and B, except summary.json (timings, save path). DeepSpeed's
 # outputs are the metric directories; curriculum_config.json names them.
@@ -167,9 +170,9 @@ wait_for_glob() {
 
 # The state of the save path proves the pause is where its name says.
 check_stage() {  # POINT SAVE
-  wait_for_glob "$2/.dsanalyze-staging-*" "$1: staging directory"
+  wait_for_glob "$(staging_glob "$2")" "$1: staging directory"
   local staging
-  staging=$(compgen -G "$2/.dsanalyze-staging-*")
+  staging=$(compgen -G "$(staging_glob "$2")")
   case $1 in
     map)
       [[ -z $(find "$staging" -mindepth 1) ]] || fail "map: the staging directory is not empty" ;;
@@ -225,7 +228,7 @@ test_kill() {
   run_ok big
   [[ -z $(hidden_leftovers "$save") ]] || fail "rerun left $(hidden_leftovers "$save")"
   if [[ $stale == *staging* ]]; then
-    grep -q "removed .*\.dsanalyze-staging-.*, left by a run that did not finish" "$work/big.err" ||
+    grep -q "removed .*\.save\.dsanalyze-staging-.*, left by a run that did not finish" "$work/big.err" ||
       fail "the rerun did not report removing the stale staging directory"
   fi
   write_config clean 300000 "$work/clean"
@@ -350,8 +353,8 @@ test_merge_interrupt() {
   run_ok part0
   run_ok part1
   pause_at merge merge 0 "$DSANALYZE" merge "$work/part0" "$work/part1" --out "$out"
-  wait_for_glob "$out/.dsanalyze-staging-*/v/v_index_to_*.tmp" "merge: index files being written"
-  [[ -e $out/.dsanalyze.lock ]] || fail "merge: no lock in --out while paused"
+  wait_for_glob "$(staging_glob "$out")/v/v_index_to_*.tmp" "merge: index files being written"
+  [[ -e $work/new/.merged.dsanalyze.lock ]] || fail "merge: no lock beside --out while paused"
   local takers
   takers=$(threads_taking "$paused_pid" "$signum")
   [[ -z $takers ]] || fail "threads of the merge that do not block SIG$sig: $takers"
@@ -373,7 +376,8 @@ test_lock() {
   write_config first 300000 "$save"
   start_paused first map 0  # rank 0 holds the lock while stopped
   local before
-  before=$(cd "$save" && find . | sort)
+  # The save path and the run's entries beside it (lock, staging folder).
+  before=$(cd "$work" && find . -path './save*' -o -path './.save.*' | sort)
 
   write_config second 1000 "$save"
   local t0 rc=0 elapsed
@@ -384,10 +388,11 @@ test_lock() {
   ((rc == 3)) || { cat "$work/second.err" >&2; fail "second run exited $rc, expected 3"; }
   less_than "$elapsed" 5 || fail "second run took $elapsed s to fail"
   local expected="dsanalyze: error: output.path $save: another dsanalyze run is writing here"
-  expected+=" (lock $save/.dsanalyze.lock held by pid $paused_pid on host $(hostname))"
+  expected+=" (lock $work/.save.dsanalyze.lock held by pid $paused_pid on host $(hostname))"
   [[ $(cat "$work/second.err") == "$expected" ]] ||
     fail "second run's stderr is not the one lock line: $(cat "$work/second.err")"
-  [[ $(cd "$save" && find . | sort) == "$before" ]] || fail "the second run changed the save path"
+  [[ $(cd "$work" && find . -path './save*' -o -path './.save.*' | sort) == "$before" ]] ||
+    fail "the second run changed the save path"
 
   kill -CONT "$paused_pid"
   paused_pid=""
@@ -403,9 +408,17 @@ test_lock() {
 # Output of 200000 samples (~2.4 MB of sample_to_metric index alone) does not
 # fit in 2 MiB; 1000 samples do.
 test_disk_full() {
-  local keep_old=$1 save=$work/save
-  mkdir -p "$save"
-  mount -t tmpfs -o size=2m tmpfs "$save" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
+  local keep_old=$1 disk=$work/disk save=$work/disk/save
+  mkdir -p "$disk"
+  mount -t tmpfs -o size=2m tmpfs "$disk" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
+  # The mount point itself cannot be swapped (lib/output/analysis_writer.h): bad input.
+  write_config at_mount 1000 "$disk"
+  local rc=0
+  run at_mount || rc=$?
+  ((rc == 2)) || fail "a mount point as save path: exit $rc, expected 2"
+  [[ $(cat "$work/at_mount.err") == "dsanalyze: error: output.path $disk: is a mount point"* ]] ||
+    fail "a mount point as save path: $(cat "$work/at_mount.err")"
+  [[ -z $(ls -A "$disk") ]] || fail "a refused run wrote $(ls -A "$disk")"
   local before=""
   if ((keep_old)); then
     write_config small 1000 "$save"
@@ -413,7 +426,8 @@ test_disk_full() {
     before=$(snapshot "$save")
   fi
   write_config big 200000 "$save"
-  local t0 rc=0 elapsed
+  local t0 elapsed
+  rc=0
   t0=$(now)
   timeout -k 5 60 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/big.json" --quiet \
     > "$work/big.out" 2> "$work/big.err" || rc=$?
@@ -422,14 +436,14 @@ test_disk_full() {
   ((rc == 3)) || fail "exit code $rc, expected 3"
   less_than "$elapsed" 10 || fail "took $elapsed s"
   [[ $(wc -l < "$work/big.err") -eq 1 ]] || fail "stderr is not one line: $(cat "$work/big.err")"
-  grep -Eq "^dsanalyze: error: $save/[^ ]+: .*No space left on device" "$work/big.err" ||
-    fail "the error line does not name the file and 'No space left on device'"
+  grep -Eq "^dsanalyze: error: $disk/\.save\.dsanalyze-staging-[^/]+/[^ ]+: .*No space left on device" \
+    "$work/big.err" || fail "the error line does not name the file and 'No space left on device'"
   [[ -z $(leftover_processes) ]] || fail "processes left: $(leftover_processes)"
   [[ -z $(hidden_leftovers "$save") ]] || fail "left behind: $(hidden_leftovers "$save")"
   if ((keep_old)); then
     [[ $(snapshot "$save") == "$before" ]] || fail "the previous result changed"
   else
-    [[ -z $(ls -A "$save") ]] || fail "the save path is not empty: $(ls -A "$save")"
+    [[ -z $(ls -A "$disk") ]] || fail "the disk is not empty: $(ls -A "$disk")"
   fi
 }
 

@@ -87,6 +87,17 @@ foreach(sig INT TERM)
   dsanalyze_add_mpi_test(NAME reliability.interrupt_${name}_merge RANKS 2 TIMEOUT 120
     LABELS reliability COMMAND bash ${fault_test} merge ${sig})
 endforeach()
+# reliability.commit_kill: rank 0 paused at each step of the one-step commit
+# (lib/output/analysis_writer.h) and SIGKILLed while a 1-metric analysis
+# replaces a 4-metric one, then the last rank SIGKILLed at each step while the
+# 4-metric one replaces it; the save path holds the whole old or the whole
+# new analysis, the next run cleans up. reliability.merge_kill: `dsanalyze
+# merge` SIGKILLed at `merge` and at each commit step (commit_kill_test.sh).
+set(commit_kill_test ${CMAKE_CURRENT_LIST_DIR}/commit_kill_test.sh)
+dsanalyze_add_mpi_test(NAME reliability.commit_kill RANKS 2 3 TIMEOUT 240
+  LABELS reliability COMMAND bash ${commit_kill_test} run)
+dsanalyze_add_mpi_test(NAME reliability.merge_kill RANKS 1 TIMEOUT 240
+  LABELS reliability COMMAND bash ${commit_kill_test} merge)
 dsanalyze_add_mpi_test(NAME reliability.lock RANKS 2 TIMEOUT 120
   LABELS reliability COMMAND bash ${fault_test} lock)
 foreach(mode disk_full disk_full_old)

@@ -1,4 +1,4 @@
-#include "output/output_commit.h"
+#include "output/analysis_writer.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "output/commit_recovery.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {
@@ -20,11 +21,20 @@ std::string Slurp(const fs::path& p) {
   std::ifstream in(p);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+// The staging folders beside `save` (commit_recovery.h).
 size_t StagingDirs(const fs::path& save) {
+  const std::string prefix = BesideSavePath(save.string(), kStagingSuffix);
   size_t n = 0;
-  for (auto& e : fs::directory_iterator(save))
-    n += e.path().filename().string().rfind(".dsanalyze-staging-", 0) == 0;
+  for (auto& e : fs::directory_iterator(save.parent_path()))
+    n += e.path().string().rfind(prefix, 0) == 0;
   return n;
+}
+fs::path LockOf(const fs::path& save) { return BesideSavePath(save.string(), SaveLock::kSuffix); }
+std::vector<std::string> Entries(const fs::path& dir) {
+  std::vector<std::string> entries;
+  for (auto& e : fs::directory_iterator(dir)) entries.push_back(e.path().filename().string());
+  std::sort(entries.begin(), entries.end());
+  return entries;
 }
 
 TEST_CASE("A run that never commits leaves the save path as it was", "[commit]") {
@@ -33,7 +43,7 @@ TEST_CASE("A run that never commits leaves the save path as it was", "[commit]")
   fs::create_directories(save / "m");
   Touch(save / "m" / "old.bin", "old");
   {
-    auto out = StagedOutput::Create(save.string());
+    auto out = AnalysisWriter::Create(save.string());
     REQUIRE(out.ok());
     auto m = out->MakeMetricDir("m");
     REQUIRE(m.ok());
@@ -49,41 +59,49 @@ TEST_CASE("A run that never commits removes the folders it created, and only tho
   test::ScratchDir dir;
   fs::create_directories(dir.path() / "kept");
   {
-    auto out = StagedOutput::Create((dir.path() / "kept" / "new" / "save").string() + "/");
+    auto out = AnalysisWriter::Create((dir.path() / "kept" / "new" / "save").string() + "/");
     REQUIRE(out.ok());
-    CHECK(fs::is_directory(dir.path() / "kept" / "new" / "save"));
+    CHECK(fs::is_directory(dir.path() / "kept" / "new"));  // holds the lock and the staging
+    CHECK_FALSE(fs::exists(dir.path() / "kept" / "new" / "save"));  // made by the commit
   }
   CHECK_FALSE(fs::exists(dir.path() / "kept" / "new"));
   CHECK(fs::is_directory(dir.path() / "kept"));
   {
-    auto out = StagedOutput::Create((dir.path() / "kept" / "new" / "save").string());
+    auto out = AnalysisWriter::Create((dir.path() / "kept" / "new" / "save").string());
     REQUIRE(out.ok());
     Touch(dir.path() / "kept" / "new" / "user.txt", "a user's file");  // written meanwhile
   }
-  CHECK_FALSE(fs::exists(dir.path() / "kept" / "new" / "save"));
+  CHECK(Entries(dir.path() / "kept" / "new") == std::vector<std::string>{"user.txt"});
   CHECK(Slurp(dir.path() / "kept" / "new" / "user.txt") == "a user's file");
 }
 
 TEST_CASE("Commit swaps a previous result for the new one whole", "[commit]") {
   test::ScratchDir dir;
   const fs::path save = dir.path() / "deep" / "save";  // parents are created
-  auto out = StagedOutput::Create(save.string());
+  {
+    auto first = AnalysisWriter::Create(save.string());
+    REQUIRE(first.ok());
+    REQUIRE(first->MakeMetricDir("m").ok());
+    Touch(fs::path(first->dir()) / "m" / "m_index_to_sample.bin", "stale");
+    REQUIRE(first->Commit().ok());  // makes the save path
+  }
+  CHECK(Slurp(save / "m" / "m_index_to_sample.bin") == "stale");
+  auto out = AnalysisWriter::Create(save.string());
   REQUIRE(out.ok());
-  fs::create_directories(save / "m");
-  Touch(save / "m" / "stale.bin", "stale");
   auto m = out->MakeMetricDir("m");
   auto fresh = out->MakeMetricDir("fresh");
   REQUIRE(m.ok());
   REQUIRE(fresh.ok());
   Touch(fs::path(*m) / "m.bin", "new");
   Touch(fs::path(*fresh) / "f.bin", "f");
-  Touch(fs::path(out->staging_dir()) / "summary.json", "{}");
-  REQUIRE(out->Commit({"m", "fresh"}, {"summary.json"}).ok());
+  Touch(fs::path(out->dir()) / "summary.json", "{}");
+  REQUIRE(out->Commit().ok());
   CHECK(Slurp(save / "m" / "m.bin") == "new");
-  CHECK_FALSE(fs::exists(save / "m" / "stale.bin"));
+  CHECK_FALSE(fs::exists(save / "m" / "m_index_to_sample.bin"));
   CHECK(Slurp(save / "fresh" / "f.bin") == "f");
   CHECK(Slurp(save / "summary.json") == "{}");
   CHECK(StagingDirs(save) == 0);
+  CHECK(Entries(save) == std::vector<std::string>{"fresh", "m", "summary.json"});
 }
 
 TEST_CASE("Commit replaces the whole previous analysis and nothing else", "[commit]") {
@@ -105,20 +123,18 @@ TEST_CASE("Commit replaces the whole previous analysis and nothing else", "[comm
   fs::create_directories(save / ".hidden");
 
   {
-    auto out = StagedOutput::Create(save.string());
+    auto out = AnalysisWriter::Create(save.string());
     REQUIRE(out.ok());
     auto kept = out->MakeMetricDir("kept");
     REQUIRE(kept.ok());
     Touch(fs::path(*kept) / "kept_index_to_metric.idx", "new");
-    Touch(fs::path(out->staging_dir()) / "summary.json", "new");
+    Touch(fs::path(out->dir()) / "summary.json", "new");
     // This run writes no curriculum_config.json (an accumulate-only run).
-    REQUIRE(out->Commit({"kept"}, {"summary.json"}).ok());
+    REQUIRE(out->Commit().ok());
   }  // releases the lock
 
-  std::vector<std::string> entries;
-  for (auto& e : fs::directory_iterator(save)) entries.push_back(e.path().filename().string());
-  std::sort(entries.begin(), entries.end());
-  CHECK(entries ==
+  CHECK(Entries(save.parent_path()) == std::vector<std::string>{"save"});  // no lock, no staging
+  CHECK(Entries(save) ==
         std::vector<std::string>{".hidden", "kept", "notes.txt", "plots", "summary.json"});
   CHECK(Slurp(save / "kept" / "kept_index_to_metric.idx") == "new");
   CHECK(Slurp(save / "summary.json") == "new");
@@ -136,7 +152,7 @@ TEST_CASE("A metric name taken by a user's entry is bad input, before anything i
   fs::create_directories(save / "old");  // an earlier analysis's metric: may be replaced
   Touch(save / "old" / "old_metric_value.idx", "old");
   for (const char* taken : {"plots", "notes"}) {
-    auto out = StagedOutput::Create(save.string(), {"old", taken});
+    auto out = AnalysisWriter::Create(save.string(), {"old", taken});
     REQUIRE_FALSE(out.ok());
     CHECK(out.status().code() == Status::Code::kBadInput);
     CHECK(out.status().message() == "output.path " + save.string() + ": " +
@@ -147,11 +163,9 @@ TEST_CASE("A metric name taken by a user's entry is bad input, before anything i
                                         " would replace it (rename the "
                                         "metric or move it)");
   }
-  std::vector<std::string> entries;
-  for (auto& e : fs::directory_iterator(save)) entries.push_back(e.path().filename().string());
-  std::sort(entries.begin(), entries.end());
-  CHECK(entries == std::vector<std::string>{"notes", "old", "plots"});  // no lock, no staging
-  CHECK(StagedOutput::Create(save.string(), {"old", "new"}).ok());
+  CHECK(Entries(save) == std::vector<std::string>{"notes", "old", "plots"});
+  CHECK(Entries(dir.path()) == std::vector<std::string>{"save"});  // no lock, no staging
+  CHECK(AnalysisWriter::Create(save.string(), {"old", "new"}).ok());
 }
 
 TEST_CASE("A save path that is a file, or under one, is bad input", "[commit]") {
@@ -159,7 +173,7 @@ TEST_CASE("A save path that is a file, or under one, is bad input", "[commit]") 
   const fs::path file = dir.path() / "file";
   Touch(file, "x");
   for (const fs::path& save : {file, file / "results"}) {
-    auto out = StagedOutput::Create(save.string());
+    auto out = AnalysisWriter::Create(save.string());
     REQUIRE_FALSE(out.ok());
     CHECK(out.status().exit_code() == kExitBadInput);
     CHECK(out.status().message() ==
@@ -171,12 +185,12 @@ TEST_CASE("A save path that is a file, or under one, is bad input", "[commit]") 
 TEST_CASE("A second run into a locked save path fails at once, naming the holder", "[commit]") {
   test::ScratchDir dir;
   const fs::path save = dir.path() / "save";
-  auto first = StagedOutput::Create(save.string());
+  auto first = AnalysisWriter::Create(save.string());
   REQUIRE(first.ok());
-  const fs::path lock = save / SaveLock::kFileName;
+  const fs::path lock = LockOf(save);
   CHECK_THAT(Slurp(lock), Catch::StartsWith("pid " + std::to_string(getpid()) + " on host "));
 
-  auto second = StagedOutput::Create(save.string());
+  auto second = AnalysisWriter::Create(save.string());
   REQUIRE_FALSE(second.ok());
   CHECK(second.status().exit_code() == kExitFailure);
   const std::string msg = second.status().message();
@@ -191,29 +205,29 @@ TEST_CASE("A finished run releases the lock and leaves no lock file", "[commit]"
   test::ScratchDir dir;
   const fs::path save = dir.path() / "save";
   {
-    auto out = StagedOutput::Create(save.string());
+    auto out = AnalysisWriter::Create(save.string());
     REQUIRE(out.ok());
-    REQUIRE(out->Commit({}, {}).ok());
-    CHECK(fs::exists(save / SaveLock::kFileName));  // held until destroyed
+    REQUIRE(out->Commit().ok());
+    CHECK(fs::exists(LockOf(save)));  // held until destroyed
   }
-  CHECK_FALSE(fs::exists(save / SaveLock::kFileName));
+  CHECK_FALSE(fs::exists(LockOf(save)));
   {
-    auto failed = StagedOutput::Create(save.string());  // a run that fails: no Commit
+    auto failed = AnalysisWriter::Create(save.string());  // a run that fails: no Commit
     REQUIRE(failed.ok());
   }
   CHECK(fs::is_empty(save));
-  CHECK(StagedOutput::Create(save.string()).ok());
+  CHECK(Entries(dir.path()) == std::vector<std::string>{"save"});
+  CHECK(AnalysisWriter::Create(save.string()).ok());
 }
 
 TEST_CASE("A lock file left by a dead run is taken over", "[commit]") {
   test::ScratchDir dir;
   const fs::path save = dir.path() / "save";
   fs::create_directories(save);
-  Touch(save / SaveLock::kFileName, "pid 999999 on host gone\n");  // not flocked by anyone
-  auto lock = SaveLock::Acquire(save.string());
+  Touch(LockOf(save), "pid 999999 on host gone\n");  // not flocked by anyone
+  auto lock = SaveLock::Acquire(LockOf(save).string(), save.string());
   REQUIRE(lock.ok());
-  CHECK_THAT(Slurp(save / SaveLock::kFileName),
-             Catch::StartsWith("pid " + std::to_string(getpid()) + " "));
+  CHECK_THAT(Slurp(LockOf(save)), Catch::StartsWith("pid " + std::to_string(getpid()) + " "));
 }
 
 TEST_CASE("The lock is held across processes and freed when its holder is SIGKILLed", "[commit]") {
@@ -225,7 +239,7 @@ TEST_CASE("The lock is held across processes and freed when its holder is SIGKIL
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {  // holds the lock until killed
-    auto lock = SaveLock::Acquire(save.string());
+    auto lock = SaveLock::Acquire(LockOf(save).string(), save.string());
     if (!lock.ok()) _exit(1);
     (void)!write(ready[1], "y", 1);
     for (;;) pause();
@@ -234,7 +248,7 @@ TEST_CASE("The lock is held across processes and freed when its holder is SIGKIL
   char ok = 0;
   const bool child_ready = read(ready[0], &ok, 1) == 1;  // EOF if the child failed
   close(ready[0]);
-  auto busy = SaveLock::Acquire(save.string());
+  auto busy = SaveLock::Acquire(LockOf(save).string(), save.string());
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   REQUIRE(child_ready);
@@ -243,22 +257,79 @@ TEST_CASE("The lock is held across processes and freed when its holder is SIGKIL
              Catch::Contains("held by pid " + std::to_string(child) + " on host "));
 
   // The kernel dropped the dead child's lock; its file (with its pid) remains.
-  CHECK(fs::exists(save / SaveLock::kFileName));
-  CHECK(SaveLock::Acquire(save.string()).ok());
+  CHECK(fs::exists(LockOf(save)));
+  CHECK(SaveLock::Acquire(LockOf(save).string(), save.string()).ok());
 }
 
-TEST_CASE("Creating the staging directory removes those of killed runs", "[commit]") {
+TEST_CASE("Creating the staging folder removes those of killed runs and restores what they took",
+          "[commit]") {
   test::ScratchDir dir;
   const fs::path save = dir.path() / "save";
-  fs::create_directories(save / ".dsanalyze-staging-dead01" / "m");
-  Touch(save / ".dsanalyze-staging-dead01" / "m" / "m.bin.tmp", "partial");
+  const fs::path dead = dir.path() / ".save.dsanalyze-staging-dead01";
+  const fs::path other = dir.path() / ".other.dsanalyze-staging-dead02";  // another save path's
+  fs::create_directories(dead / "m");
+  Touch(dead / "m" / "m.bin.tmp", "partial");
+  fs::create_directories(other);
   fs::create_directories(save / "m");
   Touch(save / "m" / "m.bin", "old");
-  auto out = StagedOutput::Create(save.string());
+  // A commit killed while carrying the user's entries: notes.txt moved, plots/ not yet.
+  const std::string list = BesideSavePath(save.string(), kCarriedSuffix);
+  Touch(list,
+        R"({"staging": ".save.dsanalyze-staging-dead01", "entries": ["notes.txt", "plots"]})");
+  Touch(dead / "notes.txt", "mine");
+  fs::create_directories(save / "plots");
+  auto out = AnalysisWriter::Create(save.string());
   REQUIRE(out.ok());
-  CHECK_FALSE(fs::exists(save / ".dsanalyze-staging-dead01"));
+  CHECK_FALSE(fs::exists(dead));
+  CHECK_FALSE(fs::exists(list));
+  CHECK(fs::exists(other));
   CHECK(StagingDirs(save) == 1);
+  CHECK(Entries(save) == std::vector<std::string>{"m", "notes.txt", "plots"});
+  CHECK(Slurp(save / "notes.txt") == "mine");
   CHECK(Slurp(save / "m" / "m.bin") == "old");
+}
+
+TEST_CASE("Commit keeps the user's entries and the save path's permissions", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / "m");
+  Touch(save / "m" / "m_metric_value.idx", "old");
+  Touch(save / ".dsanalyze.lock", "");  // an older dsanalyze's: not kept
+  fs::create_directories(save / ".git");
+  Touch(save / ".git" / "HEAD", "mine");
+  fs::permissions(save, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+  {
+    auto out = AnalysisWriter::Create(save.string(), {"m"});
+    REQUIRE(out.ok());
+    REQUIRE(out->MakeMetricDir("m").ok());
+    Touch(fs::path(out->dir()) / "m" / "m_metric_value.idx", "new");
+    REQUIRE(out->Commit().ok());
+  }
+  CHECK(Entries(save) == std::vector<std::string>{".git", "m"});
+  CHECK(Slurp(save / ".git" / "HEAD") == "mine");
+  CHECK(Slurp(save / "m" / "m_metric_value.idx") == "new");
+  CHECK((fs::status(save).permissions() & fs::perms::all) ==
+        (fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec));
+  CHECK(Entries(dir.path()) == std::vector<std::string>{"save"});
+}
+
+TEST_CASE("A save path the swap cannot replace is bad input", "[commit]") {
+  test::ScratchDir dir;
+  for (const std::string& path : {std::string("/"), std::string("/proc")}) {
+    auto out = AnalysisWriter::Create(path);
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().exit_code() == kExitBadInput);
+    CHECK_THAT(out.status().message(), Catch::StartsWith("output.path " + path + ": is "));
+  }
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir.path());
+  auto here = AnalysisWriter::Create(".");
+  fs::current_path(cwd);
+  REQUIRE_FALSE(here.ok());
+  CHECK(here.status().message() ==
+        "output.path .: is the current directory, which the commit replaces with a new folder; "
+        "run from its parent and name the folder");
+  CHECK(fs::is_empty(dir.path()));
 }
 
 }  // namespace
