@@ -116,7 +116,7 @@ Result<std::string> AbsoluteSavePath(const std::string& dir, const RunInfo& info
 }
 
 // D/curriculum_config.json, with paths under the final save path, and its
-// replayed chart for the page.
+// replayed chart for the page (or, when the replay fails, why there is none).
 Status WriteCurriculumConfig(const std::string& dir,
                              const std::vector<CurriculumMetric>& curriculum, const RunInfo& info,
                              uint64_t samples, RunPage* page) {
@@ -125,10 +125,16 @@ Status WriteCurriculumConfig(const std::string& dir,
       CurriculumConfig(save_path, curriculum, info.total_curriculum_step, info.curriculum_metric);
   DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / kCurriculumConfigFile).string(),
                                       page->curriculum_config.dump(2) + "\n"));
-  DSA_ASSIGN_OR_RETURN(ProposalChart chart, ReplayProposal(dir, save_path, samples, TableOf(info)));
-  page->curriculum_svg = std::move(chart.svg);
-  page->curriculum_note = std::move(chart.note);
-  page->curriculum_findings = std::move(chart.findings);
+  // The chart is for people: a replay that fails leaves the page without it,
+  // never the run without its analysis.
+  Result<ProposalChart> chart = ReplayProposal(dir, save_path, samples, TableOf(info));
+  if (!chart.ok()) {
+    page->curriculum_note = "No chart: the replay failed: " + chart.status().message();
+    return Status::OK();
+  }
+  page->curriculum_svg = std::move(chart->svg);
+  page->curriculum_note = std::move(chart->note);
+  page->curriculum_findings = std::move(chart->findings);
   return Status::OK();
 }
 
