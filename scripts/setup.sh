@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake libmpich-dev mpich libcli11-dev nlohmann-json3-dev
-          libsimdjson-dev libspdlog-dev catch2 python3 pmccabe)
+          libsimdjson-dev libspdlog-dev catch2 python3 pmccabe chromium tidy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -62,6 +62,7 @@ void AddCompare(CLI::App& compare, cli::CompareOptions& o) {
   compare.add_option("a", o.a, "first output directory")->required();
   compare.add_option("b", o.b, "second output directory")->required();
   compare.add_flag("--strict", o.strict, "doc_idx differences count too");
+  compare.add_option("--html", o.html, "also write the comparison as one page (HTML)");
 }
 
 void AddCurriculum(CLI::App& c, cli::CurriculumOptions& o) {
@@ -84,6 +85,7 @@ void AddCurriculum(CLI::App& c, cli::CurriculumOptions& o) {
                "also write the steps and findings as JSON to this file ('-': to stdout, "
                "instead of the table)");
   c.add_option("--svg", o.svg, "also write a chart of difficulty and eligible pool (SVG)");
+  c.add_option("--html", o.html, "also write the replay as one page (HTML)");
   c.add_flag("--strict", o.strict, "warnings exit 1 too (errors always do)");
 }
 
@@ -121,6 +123,7 @@ void AddBatches(CLI::App& b, BatchesRequest& o) {
              "micro-batches of a batch hold equal counts (pipeline parallelism)");
   b.add_option("--sample-ids", o.sample_ids, "int64 .npy of the sample ids to batch, in order");
   b.add_option("--svg", o.svg, "also write a chart of batch sizes and tokens (SVG)");
+  b.add_option("--html", o.html, "also write the plan as one page (HTML)");
 }
 
 void AddMerge(CLI::App& merge, cli::MergeOptions& o) {

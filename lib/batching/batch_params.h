@@ -36,6 +36,7 @@ struct BatchesRequest {
   std::string metric = "seqlen";
   std::string out;
   std::string svg;         // empty: no chart
+  std::string html;        // empty: no page (batching/plan_page.h)
   std::string sample_ids;  // empty: every sample
   std::optional<int64_t> max_tokens, effective_batch_size, min_batch_size, max_batch_size, seed;
   std::optional<std::string> order, lr_scaling;

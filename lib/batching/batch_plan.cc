@@ -4,12 +4,15 @@
 
 #include "batching/batch_input.h"
 #include "batching/plan_files.h"
+#include "batching/plan_page.h"
 #include "batching/plan_report.h"
 #include "util/file_util.h"
 
 namespace dsanalyze {
 
 Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
+  for (const std::string* page : {&request.svg, &request.html})
+    if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(*page));
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
   DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenBatchInput(params.analysis, request.metric));
   std::optional<FilterIds> filter;
@@ -30,6 +33,8 @@ Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
       }));
   const PlanReport report{params, request.metric, request.sample_ids, counts, stats};
   if (!request.svg.empty()) DSA_RETURN_IF_ERROR(WriteFileAtomic(request.svg, PlanSvg(report)));
+  if (!request.html.empty())
+    DSA_RETURN_IF_ERROR(WriteFileAtomic(request.html, PlanPageHtml(report, request.out)));
   DSA_RETURN_IF_ERROR(files.Commit(PlanJson(report).dump(2) + "\n"));
   return PlanSummary(report, request.out);
 }

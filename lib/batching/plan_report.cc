@@ -180,15 +180,22 @@ std::string PlanSummary(const PlanReport& r, const std::string& out) {
   return text;
 }
 
-std::string PlanSvg(const PlanReport& r) {
+std::string BatchSizeSvg(const PlanReport& r) {
+  return Chart("batch sizes", r.stats.batch_sizes, "samples per batch", "batches");
+}
+
+std::string MicroBatchTokensSvg(const PlanReport& r) {
   const PlanStats& s = r.stats;
   std::map<int64_t, uint64_t> tokens;
   for (size_t b = 0; b < s.token_bins.size(); ++b)
     if (s.token_bins[b] > 0) tokens[static_cast<int64_t>(b) * s.token_bin_width] = s.token_bins[b];
-  const std::string sizes = Chart("batch sizes", s.batch_sizes, "samples per batch", "batches");
-  std::string micro =
-      Chart("tokens per micro-batch", tokens,
-            "tokens (bins of " + to_string(s.token_bin_width) + ")", "micro-batches");
+  return Chart("tokens per micro-batch", tokens,
+               "tokens (bins of " + to_string(s.token_bin_width) + ")", "micro-batches");
+}
+
+std::string PlanSvg(const PlanReport& r) {
+  const std::string sizes = BatchSizeSvg(r);
+  std::string micro = MicroBatchTokensSvg(r);
   // Two standalone charts stacked in one document: drop their XML
   // declarations and move the second one down.
   const auto body = [](std::string chart) { return chart.substr(chart.find("<svg")); };

@@ -49,5 +49,8 @@ nlohmann::ordered_json PlanJson(const PlanReport& r);
 // The lines printed on success, warnings last.
 std::string PlanSummary(const PlanReport& r, const std::string& out);
 std::string PlanSvg(const PlanReport& r);
+// The chart's two halves, each a standalone SVG (the --html page shows both).
+std::string BatchSizeSvg(const PlanReport& r);
+std::string MicroBatchTokensSvg(const PlanReport& r);
 
 }  // namespace dsanalyze

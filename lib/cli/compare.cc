@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <string>
 
+#include "check/compare_page.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "util/file_util.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -20,8 +22,14 @@ void PrintDifference(const char* label, const FileDifference& d) {
 }  // namespace
 
 int Compare(const CompareOptions& options) {
+  if (!options.html.empty())
+    if (Status st = CheckOutputPath(options.html); !st.ok()) return ReportFailure(st);
   Result<CompareReport> report = CompareOutputs(options.a, options.b, options.strict);
   if (!report.ok()) return ReportFailure(report.status());
+  if (!options.html.empty())
+    if (Status st = WriteFileAtomic(options.html, ComparePageHtml(options.a, options.b, *report));
+        !st.ok())
+      return ReportFailure(st);
   if (report->samples_differ) std::printf("note: %s\n", report->samples_differ->c_str());
   for (const FileDifference& d : report->different) PrintDifference("different", d);
   for (const FileDifference& d : report->equal_except_doc_idx)

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "curriculum/curriculum_check.h"
 #include "curriculum/curriculum_svg.h"
+#include "report/curriculum_page.h"
 #include "util/file_util.h"
 
 namespace dsanalyze::cli {
@@ -48,22 +49,11 @@ void PrintTable(const CurriculumReport& r) {
   }
 }
 
-// One line per kind and metric: "SEVERITY: step S: KIND: ..." for one
-// occurrence, "SEVERITY: steps F..L, N times: KIND: first at step F: ..." for more.
+// One line per kind and metric: "SEVERITY: " and its GroupText, then its fix.
 void PrintFindings(const CurriculumReport& r) {
-  for (const WarningGroup& g : GroupWarnings(r.warnings)) {
-    const std::string severity(SeverityName(SeverityOf(g.kind)));
-    const std::string kind(KindName(g.kind));
-    if (g.count == 1)
-      std::printf("%s: step %lld: %s: %s; fix: %s\n", severity.c_str(),
-                  static_cast<long long>(g.first_step), kind.c_str(), g.message.c_str(),
-                  g.fix.c_str());
-    else
-      std::printf("%s: steps %lld..%lld, %zu times: %s: first at step %lld: %s; fix: %s\n",
-                  severity.c_str(), static_cast<long long>(g.first_step),
-                  static_cast<long long>(g.last_step), g.count, kind.c_str(),
-                  static_cast<long long>(g.first_step), g.message.c_str(), g.fix.c_str());
-  }
+  for (const WarningGroup& g : GroupWarnings(r.warnings))
+    std::printf("%s: %s; fix: %s\n", std::string(SeverityName(SeverityOf(g.kind))).c_str(),
+                GroupText(g).c_str(), g.fix.c_str());
   std::printf("curriculum: %zu error(s), %zu warning(s), %zu note(s)\n",
               CountSeverity(r.warnings, Severity::kError),
               CountSeverity(r.warnings, Severity::kWarning),
@@ -72,9 +62,11 @@ void PrintFindings(const CurriculumReport& r) {
 
 // Bad output paths are refused before any work, as `order --out` does.
 Status CheckOutputs(const CurriculumOptions& o) {
-  if (o.svg == kStdout)
-    return Status::BadInput("--svg -: the chart is written to a file only; give its name");
-  if (!o.svg.empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(o.svg));
+  for (const auto& [flag, path] : {std::pair{"--svg", &o.svg}, std::pair{"--html", &o.html}}) {
+    if (*path == kStdout)
+      return Status::BadInput(std::string(flag) + " -: written to a file only; give its name");
+    if (!path->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(*path));
+  }
   if (!o.json.empty() && o.json != kStdout) DSA_RETURN_IF_ERROR(CheckOutputPath(o.json));
   return Status::OK();
 }
@@ -83,6 +75,7 @@ Status WriteOutputs(const CurriculumOptions& o, const CurriculumReport& r) {
   if (!o.json.empty() && o.json != kStdout)
     DSA_RETURN_IF_ERROR(WriteFileAtomic(o.json, CurriculumReportJson(r).dump(2) + "\n"));
   if (!o.svg.empty()) DSA_RETURN_IF_ERROR(WriteFileAtomic(o.svg, CurriculumSvg(r)));
+  if (!o.html.empty()) DSA_RETURN_IF_ERROR(WriteFileAtomic(o.html, CurriculumPageHtml(r)));
   return Status::OK();
 }
 

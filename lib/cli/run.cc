@@ -93,11 +93,7 @@ void AdviseOnCurriculumConfig(const Config& config) {
     return;
   }
   if (config.output.total_curriculum_step == 0)
-    spdlog::warn(
-        "curriculum_config.json: total_curriculum_step is a placeholder ({}, DeepSpeed's "
-        "example); set it to the step at which the curriculum should reach full difficulty, or "
-        "give output.total_curriculum_step in the config",
-        kPlaceholderCurriculumStep);
+    spdlog::warn("{}; {}", PlaceholderStepWarning(), PlaceholderStepFix());
   spdlog::info(
       "curriculum_config.json: check it before training: dsanalyze curriculum --analysis {} "
       "--global-batch-size BATCH --train-steps STEPS (or --ds-config your DeepSpeed config)",

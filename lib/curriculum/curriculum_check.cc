@@ -52,6 +52,8 @@ Result<std::vector<std::optional<MetricFiles>>> OpenIndexes(
   return indexes;
 }
 
+}  // namespace
+
 // Opens the files, replays and adds the warnings (when no file is missing).
 // report->samples 0 (no summary.json) is taken from the first index.
 Status ReplayInto(CurriculumReport* report, std::optional<CodeTable> table) {
@@ -68,8 +70,6 @@ Status ReplayInto(CurriculumReport* report, std::optional<CodeTable> table) {
     report->warnings.push_back(std::move(w));
   return Status::OK();
 }
-
-}  // namespace
 
 Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request) {
   DSA_ASSIGN_OR_RETURN(AnalysisFolder analysis, ReadAnalysisFolder(request.analysis));

@@ -23,6 +23,7 @@
 #include "curriculum/ds_config.h"
 #include "curriculum/replay.h"
 #include "curriculum/warnings.h"
+#include "format/dtype.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -55,6 +56,13 @@ struct CurriculumReport {
 // not an analysis, a bad DeepSpeed config, a missing or inconsistent batch
 // size, or unreadable index files.
 Result<CurriculumReport> CheckCurriculum(const CurriculumRequest& request);
+
+// The replay of report->metrics, whose index files are opened with `table`
+// (unset: detected), over report->samples (0: the first index's N) and
+// report->train_steps, with the warnings added to report->warnings. A
+// global_batch_size of 0 leaves out the warnings that depend on it (the run's
+// report page replays its proposal, which has no batch size).
+Status ReplayInto(CurriculumReport* report, std::optional<CodeTable> table);
 
 // {"train_steps", "train_steps_from",
 //  "steps": [{"step", "difficulty": {M: d}, "new_cluster_size", "eligible"}],

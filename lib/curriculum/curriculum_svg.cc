@@ -22,6 +22,9 @@ using svg::kPlotW;
 using svg::kTop;
 using svg::kWidth;
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b"};
+// Each line also has its own dash pattern, repeated in the legend, so the
+// chart reads without colour (printed in black and white).
+constexpr const char* kDashes[] = {"none", "8,4", "2,3", "10,3,2,3", "4,4"};
 
 struct Plot {
   int64_t steps;
@@ -43,8 +46,10 @@ std::string Frame(const CurriculumReport& r) {
       "<title>curriculum replay</title>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s += Text(kWidth / 2, 28, "middle",
-            "curriculum: " + std::to_string(r.train_steps) + " steps, global batch " +
-                std::to_string(r.global_batch_size) + ", N = " + std::to_string(r.samples),
+            "curriculum: " + std::to_string(r.train_steps) + " steps" +
+                (r.global_batch_size > 0 ? ", global batch " + std::to_string(r.global_batch_size)
+                                         : std::string()) +
+                ", N = " + std::to_string(r.samples),
             "font-size=\"16\" font-weight=\"bold\"");
   s += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
   s += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
@@ -76,11 +81,11 @@ std::string StepLine(const CurriculumReport& r,
     points += Px(plot.X(steps[i].step)) + "," + Px(y) + " " + Px(plot.X(until)) + "," + Px(y) + " ";
   }
   const double ly = 52 + 16 * (row / 2), lx = kLeft + (row % 2) * kPlotW / 2;
-  return "<polyline fill=\"none\" stroke=\"" + std::string(color) +
-         "\" stroke-width=\"2\" points=\"" + points + "\"><title>" + Escape(label) +
-         "</title></polyline>\n" +
-         Line(lx, ly - 4, lx + 24, ly - 4,
-              "stroke=\"" + std::string(color) + "\" stroke-width=\"2\"") +
+  const std::string style = "stroke=\"" + std::string(color) +
+                            "\" stroke-width=\"2\" stroke-dasharray=\"" +
+                            kDashes[row % std::size(kDashes)] + "\"";
+  return "<polyline fill=\"none\" " + style + " points=\"" + points + "\"><title>" + Escape(label) +
+         "</title></polyline>\n" + Line(lx, ly - 4, lx + 24, ly - 4, style) +
          Text(lx + 30, ly, "start", label);
 }
 

@@ -75,6 +75,14 @@ std::vector<WarningGroup> GroupWarnings(const std::vector<CurriculumWarning>& wa
   return groups;
 }
 
+std::string GroupText(const WarningGroup& g) {
+  const std::string kind(KindName(g.kind));
+  if (g.count == 1) return "step " + std::to_string(g.first_step) + ": " + kind + ": " + g.message;
+  return "steps " + std::to_string(g.first_step) + ".." + std::to_string(g.last_step) + ", " +
+         std::to_string(g.count) + " times: " + kind + ": first at step " +
+         std::to_string(g.first_step) + ": " + g.message;
+}
+
 size_t CountSeverity(const std::vector<CurriculumWarning>& warnings, Severity severity) {
   return static_cast<size_t>(std::count_if(
       warnings.begin(), warnings.end(),

@@ -69,6 +69,11 @@ struct WarningGroup {
 // first step.
 std::vector<WarningGroup> GroupWarnings(const std::vector<CurriculumWarning>& warnings);
 
+// A group in one line without its severity and fix, as `dsanalyze curriculum`
+// prints it and its page shows it: "step S: KIND: MESSAGE" for one
+// occurrence, "steps F..L, N times: KIND: first at step F: MESSAGE" for more.
+std::string GroupText(const WarningGroup& group);
+
 // Occurrences of severity `severity`.
 size_t CountSeverity(const std::vector<CurriculumWarning>& warnings, Severity severity);
 

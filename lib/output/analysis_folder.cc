@@ -181,7 +181,8 @@ Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path) {
   DSA_ASSIGN_OR_RETURN(std::vector<MetricFolder> folders, FindMetricFolders(save_path));
   std::vector<std::string> entries;
   for (const MetricFolder& f : folders) entries.push_back(f.name);
-  for (std::string_view name : {kSummaryFile, kCurriculumConfigFile, kDataClustersDir})
+  for (std::string_view name :
+       {kSummaryFile, kCurriculumConfigFile, kReportHtmlFile, kDataClustersDir})
     if (fs::exists(fs::symlink_status(fs::path(save_path) / name, ec)))
       entries.push_back(std::string(name));
   std::sort(entries.begin(), entries.end());

@@ -88,7 +88,7 @@ struct SummaryMismatch {
 SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis);
 
 // The entries of `save_path` that belong to the analysis it holds, sorted:
-// its metric folders, summary.json, curriculum_config.json and data_clusters/
+// its metric folders, summary.json, curriculum_config.json, report.html and data_clusters/
 // (DeepSpeed's clusters are built from this analysis's index files, so they
 // are stale once it is replaced). Never a hidden entry, never a folder
 // without metric files, never any other name (a user's file). IoError when

@@ -7,7 +7,8 @@
 // metric has four .bin/.idx pairs, S/M/M_<kind> for the four kinds below; an
 // accumulate_value_over_samples metric has one, S/M/M_metric_value. Beside
 // them: S/M/M_histogram.svg per single-value metric, S/summary.json (the
-// analysis's metric list and statistics) and S/curriculum_config.json. Reading
+// analysis's metric list and statistics), S/curriculum_config.json and
+// S/report.html. Reading
 // a save path back (which folders are metrics, which entries belong to the
 // analysis) is output/analysis_folder.h.
 #pragma once
@@ -40,8 +41,8 @@ inline constexpr std::array<std::string_view, 1> kAccumulateKinds = {kMetricValu
 // kOutputFileChoices): a run writes, and verify and compare expect, only the
 // metric files whose kind is chosen. Each kind is chosen by its own name but
 // index_to_sample_percentile_merged, chosen as "percentile_merged".
-// "reports" is summary.json, curriculum_config.json and the histograms, and is
-// always chosen. summary.json's top-level "files" lists the choice when it is
+// "reports" is summary.json, curriculum_config.json, report.html and the
+// histograms, and is always chosen. summary.json's top-level "files" lists the choice when it is
 // not all of them; without that key (every earlier analysis) all were chosen.
 std::string_view OutputChoiceOf(std::string_view kind);
 bool WritesKind(const std::vector<std::string>& files, std::string_view kind);
@@ -69,6 +70,9 @@ std::string MetricFilePrefix(const std::string& save_path, const std::string& me
 std::string HistogramFile(const std::string& save_path, const std::string& metric);
 inline constexpr std::string_view kSummaryFile = "summary.json";
 inline constexpr std::string_view kCurriculumConfigFile = "curriculum_config.json";
+// The analysis as one page to look at (report/run_page.h), written and
+// committed with summary.json; part of "reports" like the histograms.
+inline constexpr std::string_view kReportHtmlFile = "report.html";
 // Where DeepSpeed writes the clusters it builds from the index files during
 // training (curriculum_config.json points it there): part of the analysis.
 inline constexpr std::string_view kDataClustersDir = "data_clusters";

@@ -121,10 +121,7 @@ void WarnNotMergeable(const RunState& run, const MetricPlan& plan) {
   if (!run.comm.is_root()) return;
   for (const PlannedMetric& m : plan)
     if (const std::optional<std::string> why = NotMergeable(run, m))
-      spdlog::warn(
-          "metric {}: this part's values cannot be merged with other parts' "
-          "(dsanalyze merge refuses it): {}",
-          m.name(), *why);
+      spdlog::warn("{}", NotMergeableWarning(m.name(), *why));
 }
 
 // The dependency pass (dependencies.h), shown when there is one.

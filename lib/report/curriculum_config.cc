@@ -112,4 +112,14 @@ Json CurriculumConfig(const std::string& save_path, const std::vector<Curriculum
   return doc;
 }
 
+std::string PlaceholderStepWarning() {
+  return "curriculum_config.json: total_curriculum_step is a placeholder (" +
+         std::to_string(kPlaceholderCurriculumStep) + ", DeepSpeed's example)";
+}
+
+std::string PlaceholderStepFix() {
+  return "set it to the step at which the curriculum should reach full difficulty, or give "
+         "output.total_curriculum_step in the config";
+}
+
 }  // namespace dsanalyze

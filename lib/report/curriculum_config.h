@@ -40,6 +40,10 @@ struct CurriculumMetric {
 // DeepSpeed's value in its GPT-3 data-efficiency example, written when the
 // run gives none.
 inline constexpr int64_t kPlaceholderCurriculumStep = 110000;
+// The warning a run gives when it wrote the placeholder, and its fix (the
+// run's log and its report page say the same).
+std::string PlaceholderStepWarning();
+std::string PlaceholderStepFix();
 
 // The whole curriculum_config.json document for single-value metrics saved
 // under `save_path` (paths are built as save_path/M/M_<kind>).

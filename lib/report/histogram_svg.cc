@@ -50,7 +50,7 @@ std::string Integer(__int128 v) {
 
 // The document head, title, heading and both axis lines: everything the
 // chart shows even without samples.
-std::string Frame(const std::string& metric, const ValueDistribution& d,
+std::string Frame(const std::string& metric, const std::string& heading,
                   const std::string& counted) {
   std::string svg =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -62,10 +62,7 @@ std::string Frame(const std::string& metric, const ValueDistribution& d,
       Escape(metric) +
       " histogram</title>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += Text(kWidth / 2, 28, "middle",
-              metric + ": N = " + std::to_string(d.samples) + " " + counted + ", " +
-                  std::to_string(d.values.size()) + " distinct values",
-              "font-size=\"16\" font-weight=\"bold\"");
+  svg += Text(kWidth / 2, 28, "middle", heading, "font-size=\"16\" font-weight=\"bold\"");
   svg += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
   svg += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
   svg += Text(25, kTop + kPlotH / 2, "middle", counted,
@@ -81,9 +78,8 @@ struct Bins {
   std::vector<uint64_t> counts;  // samples in each bin
 };
 
-// Requires d.samples > 0.
-Bins MakeBins(const ValueDistribution& d) {
-  const __int128 lo = d.values.front(), hi = d.values.back();
+// The bins over lo..hi, counting d's samples (all within lo..hi).
+Bins MakeBins(__int128 lo, __int128 hi, const ValueDistribution& d) {
   const u128 span = static_cast<u128>(hi - lo) + 1;
   Bins b;
   b.width = span <= kMaxUnitBins ? 1 : RoundUp125(CeilDiv(span, kTargetBins));
@@ -114,8 +110,9 @@ struct Scale {
   }
 };
 
-Scale MakeScale(const Bins& b) {
-  const uint64_t max_count = *std::max_element(b.counts.begin(), b.counts.end());
+uint64_t MaxCount(const Bins& b) { return *std::max_element(b.counts.begin(), b.counts.end()); }
+
+Scale MakeScale(const Bins& b, uint64_t max_count) {
   Scale s;
   s.start = b.start;
   s.range = static_cast<long double>(b.bins * b.width);
@@ -190,20 +187,76 @@ std::string PercentileMarks(const ValueDistribution& d, const Scale& s, const Va
   return svg;
 }
 
+std::string Heading(const std::string& metric, const ValueDistribution& d,
+                    const std::string& counted) {
+  return metric + ": N = " + std::to_string(d.samples) + " " + counted + ", " +
+         std::to_string(d.values.size()) + " distinct values";
+}
+
+std::string NoSamples(const ValueAxis& axis) {
+  return Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no " + axis.counted) +
+         Text(kLeft + kPlotW / 2, kHeight - 25, "middle", axis.title) + "</svg>\n";
+}
+
+// The second distribution of an overlay: its bins' outline as a dashed step
+// line over the first one's bars, so the two read apart without colour.
+std::string Outline(const Bins& b, const Scale& s, const std::string& label) {
+  const double bar_w = kPlotW / static_cast<double>(b.bins);
+  std::string points = Px(kLeft) + "," + Px(kAxisY) + " ";
+  for (size_t i = 0; i < b.counts.size(); ++i) {
+    const double y = s.Y(b.counts[i]);
+    points +=
+        Px(kLeft + i * bar_w) + "," + Px(y) + " " + Px(kLeft + (i + 1) * bar_w) + "," + Px(y) + " ";
+  }
+  points += Px(kLeft + b.counts.size() * bar_w) + "," + Px(kAxisY);
+  return "<polyline fill=\"none\" stroke=\"black\" stroke-width=\"2\" "
+         "stroke-dasharray=\"6,3\" points=\"" +
+         points + "\"><title>" + Escape(label) + "</title></polyline>\n";
+}
+
+// The overlay's legend: which distribution is the bars, which the outline.
+std::string Legend(const std::string& label_a, const std::string& label_b) {
+  return "<rect x=\"" + Px(kLeft) + "\" y=\"44\" width=\"20\" height=\"10\" fill=\"#4878a8\"/>\n" +
+         Text(kLeft + 26, 53, "start", "bars: " + label_a) +
+         Line(kLeft + kPlotW / 2, 49, kLeft + kPlotW / 2 + 20, 49,
+              "stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"6,3\"") +
+         Text(kLeft + kPlotW / 2 + 26, 53, "start", "dashed outline: " + label_b);
+}
+
 }  // namespace
+
+std::string OverlaySvg(const std::string& metric, const ValueDistribution& a,
+                       const ValueDistribution& b, const ValueAxis& axis,
+                       const std::string& label_a, const std::string& label_b) {
+  std::string svg = Frame(metric,
+                          metric + ": N = " + std::to_string(a.samples) + " and " +
+                              std::to_string(b.samples) + " " + axis.counted,
+                          axis.counted);
+  svg += Legend(label_a + " (N = " + std::to_string(a.samples) + ")",
+                label_b + " (N = " + std::to_string(b.samples) + ")");
+  if (a.samples == 0 && b.samples == 0) return svg + NoSamples(axis);
+  const auto lo = [](const ValueDistribution& d) {
+    return d.samples ? d.values.front() : INT64_MAX;
+  };
+  const auto hi = [](const ValueDistribution& d) {
+    return d.samples ? d.values.back() : INT64_MIN;
+  };
+  const __int128 first = std::min(lo(a), lo(b)), last = std::max(hi(a), hi(b));
+  const Bins ba = MakeBins(first, last, a), bb = MakeBins(first, last, b);
+  const Scale scale = MakeScale(ba, std::max(MaxCount(ba), MaxCount(bb)));
+  svg +=
+      YAxis(scale) + Bars(ba, scale, axis) + Outline(bb, scale, label_b) + XAxis(ba, scale, axis);
+  return svg + "</svg>\n";
+}
 
 ValueAxis IntegerAxis(const std::string& metric) { return {metric + " value", Integer, Integer}; }
 
 std::string HistogramSvg(const std::string& metric, const ValueDistribution& d,
                          const ValueAxis& axis) {
-  std::string svg = Frame(metric, d, axis.counted);
-  if (d.samples == 0) {
-    svg += Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no " + axis.counted);
-    svg += Text(kLeft + kPlotW / 2, kHeight - 25, "middle", axis.title);
-    return svg + "</svg>\n";
-  }
-  const Bins bins = MakeBins(d);
-  const Scale scale = MakeScale(bins);
+  std::string svg = Frame(metric, Heading(metric, d, axis.counted), axis.counted);
+  if (d.samples == 0) return svg + NoSamples(axis);
+  const Bins bins = MakeBins(d.values.front(), d.values.back(), d);
+  const Scale scale = MakeScale(bins, MaxCount(bins));
   svg += YAxis(scale);
   svg += Bars(bins, scale, axis);
   svg += XAxis(bins, scale, axis);

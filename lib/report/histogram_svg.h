@@ -32,4 +32,11 @@ ValueAxis IntegerAxis(const std::string& metric);
 std::string HistogramSvg(const std::string& metric, const ValueDistribution& d,
                          const ValueAxis& axis);
 
+// Two distributions of one metric on one axis (`dsanalyze compare --html`):
+// bins over both ranges, `a` as bars and `b` as a dashed outline, a legend
+// naming them, no percentile marks.
+std::string OverlaySvg(const std::string& metric, const ValueDistribution& a,
+                       const ValueDistribution& b, const ValueAxis& axis,
+                       const std::string& label_a, const std::string& label_b);
+
 }  // namespace dsanalyze

@@ -2,12 +2,15 @@
 
 #include <filesystem>
 #include <limits>
+#include <string_view>
 
 #include "output/analysis_files.h"
 #include "output/analysis_layout.h"
 #include "report/curriculum_config.h"
 #include "report/histogram_svg.h"
 #include "report/metric_stats.h"
+#include "report/proposal_chart.h"
+#include "report/run_page.h"
 #include "report/score_summary.h"
 #include "util/file_util.h"
 
@@ -99,27 +102,78 @@ std::string NoStatisticsNote(const std::vector<std::string>& files, MetricType t
   return "no statistics: output.files left out " + names + ", which they are read from";
 }
 
-// D/curriculum_config.json, with paths under the final save path, absolute.
-Status WriteCurriculumConfig(const std::string& dir,
-                             const std::vector<CurriculumMetric>& curriculum, const RunInfo& info) {
+// The final save path, absolute and normalized: the paths of
+// curriculum_config.json are under it.
+Result<std::string> AbsoluteSavePath(const std::string& dir, const RunInfo& info) {
   std::error_code ec;
   const std::filesystem::path save_path =
       std::filesystem::absolute(info.save_path.empty() ? dir : info.save_path, ec)
           .lexically_normal();
   if (ec)
     return Status::IoError(info.save_path + ": cannot make the path absolute: " + ec.message());
-  return WriteFileAtomic((std::filesystem::path(dir) / kCurriculumConfigFile).string(),
-                         CurriculumConfig(save_path.string(), curriculum,
-                                          info.total_curriculum_step, info.curriculum_metric)
-                                 .dump(2) +
-                             "\n");
+  return save_path.string();
+}
+
+// D/curriculum_config.json, with paths under the final save path, and its
+// replayed chart for the page (or, when the replay fails, why there is none).
+Status WriteCurriculumConfig(const std::string& dir,
+                             const std::vector<CurriculumMetric>& curriculum, const RunInfo& info,
+                             uint64_t samples, RunPage* page) {
+  DSA_ASSIGN_OR_RETURN(const std::string save_path, AbsoluteSavePath(dir, info));
+  page->curriculum_config =
+      CurriculumConfig(save_path, curriculum, info.total_curriculum_step, info.curriculum_metric);
+  DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / kCurriculumConfigFile).string(),
+                                      page->curriculum_config.dump(2) + "\n"));
+  // The chart is for people: a replay that fails leaves the page without it,
+  // never the run without its analysis.
+  Result<ProposalChart> chart = ReplayProposal(dir, save_path, samples, TableOf(info));
+  if (!chart.ok()) {
+    page->curriculum_note = "No chart: the replay failed: " + chart.status().message();
+    return Status::OK();
+  }
+  page->curriculum_svg = std::move(chart->svg);
+  page->curriculum_note = std::move(chart->note);
+  page->curriculum_findings = std::move(chart->findings);
+  return Status::OK();
+}
+
+// The `metric` key (the kind) of the config's metric `name`.
+std::string MetricKind(const nlohmann::json& config, const std::string& name) {
+  if (config.contains("metrics"))
+    for (const nlohmann::json& m : config["metrics"])
+      if (m.value("name", "") == name) return m.value("metric", "");
+  return "";
+}
+
+// A total_vocab_freq metric's counts by token id, for the page's Zipf chart.
+Status ReadVocabCounts(const std::string& dir, const std::string& metric, const RunInfo& info,
+                       RunPage* page) {
+  DSA_ASSIGN_OR_RETURN(IndexedDataset file,
+                       OpenMetricFile(MetricFilePrefix(dir, metric, kMetricValue), TableOf(info)));
+  if (file.num_rows() != 1) return Status::OK();  // ReadAccumulateStats said so already
+  std::vector<int64_t>& counts = page->vocab_counts[metric];
+  counts.resize(file.row(0).count);
+  WidenElements(file.row(0), 0, counts);
+  return Status::OK();
+}
+
+// The warnings the run gives about its analysis, as the page lists them.
+std::vector<html::Finding> RunWarnings(const std::vector<MetricEntry>& metrics, const RunInfo& info,
+                                       bool wrote_curriculum) {
+  std::vector<html::Finding> out;
+  for (const MetricEntry& m : metrics)
+    if (m.not_mergeable)
+      out.push_back({"warning", NotMergeableWarning(m.name, *m.not_mergeable), ""});
+  if (wrote_curriculum && info.total_curriculum_step == 0)
+    out.push_back({"warning", PlaceholderStepWarning(), PlaceholderStepFix()});
+  return out;
 }
 
 // A single-value metric's summary entry and histogram, and its curriculum
 // entry when its files are all chosen. Without its index_to_metric or
 // index_to_sample (output.files) there is no distribution: the entry says so.
 Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const RunInfo& info,
-                         Json* entry, std::vector<CurriculumMetric>* curriculum) {
+                         Json* entry, std::vector<CurriculumMetric>* curriculum, RunPage* page) {
   if (!WritesDistribution(info.files)) {
     (*entry)["type"] = std::string(MetricTypeName(MetricType::kSingleValuePerSample));
     (*entry)["statistics"] = NoStatisticsNote(info.files, MetricType::kSingleValuePerSample);
@@ -130,10 +184,41 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
   if (m.score && d.samples > 0)
     (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges, m.nan_scores);
   const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
-  DSA_RETURN_IF_ERROR(WriteFileAtomic(HistogramFile(dir, m.name), HistogramSvg(m.name, d, axis)));
+  std::string& histogram = page->histograms[m.name];
+  histogram = HistogramSvg(m.name, d, axis);
+  DSA_RETURN_IF_ERROR(WriteFileAtomic(HistogramFile(dir, m.name), histogram));
   if (d.samples > 0 && WritesCurriculumEntry(info.files))
     curriculum->push_back({m.name, d.values.front(), d.values.back()});
   return Status::OK();
+}
+
+// One metric's summary entry, and what it adds to the curriculum and the page.
+Status ReportMetric(const std::string& dir, const MetricEntry& m, const RunInfo& info, Json* entry,
+                    std::vector<CurriculumMetric>* curriculum, RunPage* page) {
+  if (m.type == MetricType::kSingleValuePerSample) {
+    DSA_RETURN_IF_ERROR(ReportSingleValue(dir, m, info, entry, curriculum, page));
+  } else if (WritesKind(info.files, kMetricValue)) {
+    DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name, TableOf(info)));
+    *entry = AccumulateSummary(s);
+    if (MetricKind(info.config, m.name) == "total_vocab_freq")
+      DSA_RETURN_IF_ERROR(ReadVocabCounts(dir, m.name, info, page));
+  } else {
+    *entry = {
+        {"type", std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples))},
+        {"statistics", NoStatisticsNote(info.files, MetricType::kAccumulateValueOverSamples)}};
+  }
+  if (m.not_mergeable) {
+    (*entry)["mergeable"] = false;
+    (*entry)["not_mergeable"] = *m.not_mergeable;
+  }
+  return Status::OK();
+}
+
+// N: the first single-value metric's samples.
+uint64_t SamplesOf(const Json& per_metric) {
+  for (const auto& [name, entry] : per_metric.items())
+    if (entry.contains("samples")) return entry["samples"].get<uint64_t>();
+  return 0;
 }
 
 }  // namespace
@@ -148,6 +233,13 @@ RunInfo ConfigRunInfo(const Config& config) {
   return info;
 }
 
+std::string NotMergeableWarning(const std::string& metric, const std::string& why) {
+  return "metric " + metric +
+         ": this part's values cannot be merged with other parts' (dsanalyze merge refuses "
+         "it): " +
+         why;
+}
+
 Result<std::vector<std::string>> WriteReports(const std::string& dir,
                                               const std::vector<MetricEntry>& metrics,
                                               const RunInfo& info) {
@@ -157,32 +249,30 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
   if (!info.memory.is_null()) summary["memory"] = Json::parse(info.memory.dump());
   Json per_metric = Json::object();
   std::vector<CurriculumMetric> curriculum;
-  for (const MetricEntry& m : metrics) {
-    if (m.type == MetricType::kSingleValuePerSample) {
-      DSA_RETURN_IF_ERROR(ReportSingleValue(dir, m, info, &per_metric[m.name], &curriculum));
-    } else if (WritesKind(info.files, kMetricValue)) {
-      DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name, TableOf(info)));
-      per_metric[m.name] = AccumulateSummary(s);
-    } else {
-      per_metric[m.name] = {
-          {"type", std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples))},
-          {"statistics", NoStatisticsNote(info.files, MetricType::kAccumulateValueOverSamples)}};
-    }
-    if (m.not_mergeable) {
-      per_metric[m.name]["mergeable"] = false;
-      per_metric[m.name]["not_mergeable"] = *m.not_mergeable;
-    }
-  }
+  RunPage page;
+  for (const MetricEntry& m : metrics)
+    DSA_RETURN_IF_ERROR(ReportMetric(dir, m, info, &per_metric[m.name], &curriculum, &page));
   summary["metrics"] = std::move(per_metric);
   // nlohmann::json and ordered_json do not convert into each other directly.
   summary["config"] = Json::parse(info.config.dump());
   std::vector<std::string> written;
+  page.curriculum_note =
+      "No curriculum_config.json: no single-value metric has samples and all "
+      "its index files.";
   if (!curriculum.empty()) {
-    DSA_RETURN_IF_ERROR(WriteCurriculumConfig(dir, curriculum, info));
+    DSA_RETURN_IF_ERROR(
+        WriteCurriculumConfig(dir, curriculum, info, SamplesOf(summary["metrics"]), &page));
     written.emplace_back(kCurriculumConfigFile);
   }
-  DSA_RETURN_IF_ERROR(WriteFileAtomic((std::filesystem::path(dir) / kSummaryFile).string(),
-                                      summary.dump(2) + "\n"));
+  page.warnings = RunWarnings(metrics, info, !curriculum.empty());
+  page.save_path = info.save_path.empty() ? dir : info.save_path;
+  const std::string summary_text = summary.dump(2) + "\n";
+  page.summary = std::move(summary);
+  DSA_RETURN_IF_ERROR(
+      WriteFileAtomic((std::filesystem::path(dir) / kReportHtmlFile).string(), RunPageHtml(page)));
+  written.emplace_back(kReportHtmlFile);
+  DSA_RETURN_IF_ERROR(
+      WriteFileAtomic((std::filesystem::path(dir) / kSummaryFile).string(), summary_text));
   written.emplace_back(kSummaryFile);
   return written;
 }

@@ -16,6 +16,8 @@
 //  - D/curriculum_config.json: the DeepSpeed data_efficiency block for the
 //    single-value metrics that have samples and all their index files, with paths under
 //    RunInfo::save_path (curriculum_config.h); not written when there is none.
+//  - D/report.html: all of it as one page (run_page.h), with the proposed
+//    curriculum's chart and the warnings the run gives.
 // Only the chosen files (RunInfo::files) are read: a metric whose files the
 // choice leaves out gets its type and a "statistics" note naming the outputs
 // left out instead of numbers, and no histogram. The files are read with the
@@ -92,6 +94,10 @@ struct MetricEntry {
   // Its samples whose score was NaN, over all ranks (Metric::nan_scores).
   uint64_t nan_scores = 0;
 };
+
+// The warning a run of a part gives for a metric `dsanalyze merge` refuses
+// (MetricEntry::not_mergeable `why`), in its log and on its report page.
+std::string NotMergeableWarning(const std::string& metric, const std::string& why);
 
 // Returns the top-level files it wrote in D, in the order they are to be
 // committed (output/analysis_layout.h: summary.json last).

@@ -114,6 +114,7 @@ TEST_CASE("Commit replaces the whole previous analysis and nothing else", "[comm
   Touch(save / "dropped_half" / "dropped_half_index_to_sample.bin", "old");  // a .bin is enough
   Touch(save / "summary.json", "old");
   Touch(save / "curriculum_config.json", "old");
+  Touch(save / "report.html", "old");
   fs::create_directories(save / "data_clusters");
   Touch(save / "data_clusters" / "cluster_kept1.bin", "old");
   // Not dsanalyze's: must survive.

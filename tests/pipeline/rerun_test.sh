@@ -30,7 +30,7 @@ printf 'mine' > "$save/notes.txt"
 # Second run: only the accumulate metric, so no curriculum_config.json either.
 run '[{"name": "batch_sum", "metric": "sum"}]'
 entries=$(cd "$save" && ls -A | grep -v '^\.dsanalyze' | tr '\n' ' ')
-[[ "$entries" == "batch_sum my_plots notes.txt summary.json " ]] \
+[[ "$entries" == "batch_sum my_plots notes.txt report.html summary.json " ]] \
   || fail "after the rerun the save path holds: $entries"
 [[ "$(cat "$save/notes.txt")" == mine ]] || fail "notes.txt changed"
 [[ -z "$(find "$work" -maxdepth 1 -name '.out.dsanalyze*')" ]] || fail "staging or lock left behind"

@@ -112,10 +112,11 @@ snapshot() {
 hidden_leftovers() { (cd "$(dirname "$1")" && find . -maxdepth 1 -name ".$(basename "$1").dsanalyze*" | sort); }
 staging_glob() { echo "$(dirname "$1")/.$(basename "$1").dsanalyze-staging-*"; }
 
-# Same bytes in A and B, except summary.json (timings, save path). DeepSpeed's
-# outputs are the metric directories; curriculum_config.json names them.
+# Same bytes in A and B, except summary.json and report.html (timings, save
+# path). DeepSpeed's outputs are the metric directories; curriculum_config.json
+# names them.
 same_output() {
-  diff -r -x summary.json -x curriculum_config.json "$1" "$2" > /dev/null ||
+  diff -r -x summary.json -x report.html -x curriculum_config.json "$1" "$2" > /dev/null ||
     fail "$3: output differs from a clean run: $(diff -rq -x summary.json "$1" "$2" | head -3)"
   diff <(sed "s|$1|SAVE|g" "$1/curriculum_config.json") \
     <(sed "s|$2|SAVE|g" "$2/curriculum_config.json") > /dev/null ||

@@ -176,7 +176,8 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
                    SampleRunInfo(final_path));
   REQUIRE(written.ok());
   // What it wrote, in commit order: summary.json last.
-  CHECK(*written == std::vector<std::string>{"curriculum_config.json", "summary.json"});
+  CHECK(*written ==
+        std::vector<std::string>{"curriculum_config.json", "report.html", "summary.json"});
 
   const Json s = Json::parse(ReadText(d / "summary.json"));
   CHECK(s["tool_version"] == "9.9.9");
@@ -306,15 +307,17 @@ TEST_CASE("curriculum_config.json takes the run's total_curriculum_step", "[repo
   CHECK(c["_comment"].get<std::string>().find("PLACEHOLDER") == std::string::npos);
 }
 
-TEST_CASE("WriteReports returns only summary.json when no metric has a curriculum", "[report]") {
+TEST_CASE("WriteReports returns only report.html and summary.json when no metric has a curriculum",
+          "[report]") {
   test::ScratchDir scratch;
   const fs::path d = scratch.path() / "out";
   test::CopyGolden("seedmod-100k/dda", d);
   const Result<std::vector<std::string>> written = WriteReports(
       d.string(), {{"batch_sum", MetricType::kAccumulateValueOverSamples}}, SampleRunInfo(""));
   REQUIRE(written.ok());
-  CHECK(*written == std::vector<std::string>{"summary.json"});
+  CHECK(*written == std::vector<std::string>{"report.html", "summary.json"});
   CHECK_FALSE(fs::exists(d / "curriculum_config.json"));
+  CHECK(fs::exists(d / "report.html"));
 }
 
 TEST_CASE("WriteReports names the file it cannot read", "[report]") {

@@ -1,4 +1,5 @@
 target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/html_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/report_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/score_summary_test.cc)
 
@@ -10,3 +11,8 @@ dsanalyze_add_mpi_test(NAME report.run_summary RANKS 1 2 3
 # or the first) and lists the others apart; the run's log hints at the check.
 dsanalyze_add_mpi_test(NAME report.curriculum_proposal RANKS 1 2
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/curriculum_proposal_test.sh)
+
+# report.html of a run, a merge and 100 metrics, and the curriculum, batches
+# and compare --html pages, in headless chromium at 1280 and 390 px and by tidy.
+dsanalyze_add_mpi_test(NAME report.html_pages RANKS 2
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/html_pages_test.py)

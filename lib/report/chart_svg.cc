@@ -1,0 +1,111 @@
+#include "report/chart_svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "util/svg.h"
+
+namespace dsanalyze {
+namespace {
+
+using svg::Line;
+using svg::Px;
+using svg::Text;
+
+std::string Open(double height, const std::string& title) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         Px(svg::kWidth) + "\" height=\"" + Px(height) + "\" viewBox=\"0 0 " + Px(svg::kWidth) +
+         " " + Px(height) +
+         "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+         "<title>" +
+         svg::Escape(title) + "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+         Text(svg::kWidth / 2, 28, "middle", title, "font-size=\"16\" font-weight=\"bold\"");
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+std::string Rect(double x, double y, double w, double h, std::string_view style,
+                 const std::string& tip) {
+  return "<rect x=\"" + Px(x) + "\" y=\"" + Px(y) + "\" width=\"" + Px(w) + "\" height=\"" + Px(h) +
+         "\" " + std::string(style) + "><title>" + svg::Escape(tip) + "</title></rect>\n";
+}
+
+constexpr std::string_view kRank0Style = "fill=\"#4878a8\"";
+constexpr std::string_view kSlowestStyle =
+    "fill=\"none\" stroke=\"black\" stroke-dasharray=\"4,2\"";
+
+// Log-10 axis ticks at each power of ten from 1 to at least `top`.
+int Decades(double top) { return std::max(1, static_cast<int>(std::ceil(std::log10(top)))); }
+
+}  // namespace
+
+std::string TimingsSvg(const nlohmann::ordered_json& timings) {
+  constexpr double kLabelW = 130, kRow = 30, kTopY = 70;
+  const double height = kTopY + kRow * static_cast<double>(timings.size()) + 50;
+  double longest = 1e-9;
+  for (const auto& t : timings) longest = std::max(longest, t["max_seconds"].get<double>());
+  const double plot_w = svg::kWidth - kLabelW - 120;
+  std::string s = Open(height, "time per stage (seconds)");
+  s += Rect(kLabelW, 44, 20, 10, kRank0Style, "rank 0");
+  s += Text(kLabelW + 26, 53, "start", "rank 0 (solid)");
+  s += Rect(kLabelW + 180, 44, 20, 10, kSlowestStyle, "slowest rank");
+  s += Text(kLabelW + 206, 53, "start", "slowest rank (dashed outline)");
+  double y = kTopY;
+  for (const auto& t : timings) {
+    const std::string stage = t["stage"].get<std::string>();
+    const double r0 = t["rank0_seconds"].get<double>(), slow = t["max_seconds"].get<double>();
+    s += Text(kLabelW - 8, y + 15, "end", stage);
+    s += Rect(kLabelW, y + 4, std::max(0.5, r0 / longest * plot_w), 10, kRank0Style,
+              stage + ": rank 0 " + Seconds(r0));
+    s += Rect(kLabelW, y + 15, std::max(0.5, slow / longest * plot_w), 10, kSlowestStyle,
+              stage + ": slowest rank " + Seconds(slow));
+    s += Text(kLabelW + plot_w + 8, y + 15, "start", Seconds(r0) + " / " + Seconds(slow));
+    y += kRow;
+  }
+  s += Line(kLabelW, kTopY, kLabelW, y, "stroke=\"black\"");
+  return s + "</svg>\n";
+}
+
+std::string ZipfSvg(const std::string& metric, const std::vector<int64_t>& ranked) {
+  using svg::kAxisY, svg::kLeft, svg::kPlotH, svg::kPlotW, svg::kTop;
+  std::string s = Open(svg::kHeight, metric + ": " + std::to_string(ranked.size()) +
+                                         " tokens by rank and count (log-log)");
+  s += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
+  s += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
+  s += Text(kLeft + kPlotW / 2, svg::kHeight - 25, "middle", "rank (1 = most frequent token)");
+  s += Text(25, kTop + kPlotH / 2, "middle", "count",
+            "transform=\"rotate(-90 25 " + Px(kTop + kPlotH / 2) + ")\"");
+  if (ranked.empty())
+    return s + Text(kLeft + kPlotW / 2, kTop + kPlotH / 2, "middle", "no tokens") + "</svg>\n";
+  const int xd = Decades(static_cast<double>(ranked.size())), yd = Decades(ranked.front() + 1.0);
+  const auto x = [&](double rank) { return kLeft + std::log10(rank) / xd * kPlotW; };
+  const auto y = [&](double count) { return kAxisY - std::log10(count) / yd * kPlotH; };
+  for (int d = 0; d <= std::max(xd, yd); ++d) {
+    const std::string label =
+        d <= 6 ? std::to_string(static_cast<int64_t>(std::pow(10, d))) : "1e" + std::to_string(d);
+    if (d <= xd)
+      s += Line(x(std::pow(10, d)), kAxisY, x(std::pow(10, d)), kAxisY + 5, "stroke=\"black\"") +
+           Text(x(std::pow(10, d)), kAxisY + 20, "middle", label);
+    if (d <= yd)
+      s += Line(kLeft - 5, y(std::pow(10, d)), kLeft, y(std::pow(10, d)), "stroke=\"black\"") +
+           Text(kLeft - 8, y(std::pow(10, d)) + 4, "end", label);
+  }
+  // About 400 points spread evenly in log(rank): the curve's shape at any vocabulary size.
+  std::string points;
+  double next = 1;
+  for (size_t r = 1; r <= ranked.size(); ++r) {
+    if (static_cast<double>(r) < next && r != ranked.size()) continue;
+    points += Px(x(static_cast<double>(r))) + "," + Px(y(static_cast<double>(ranked[r - 1]))) + " ";
+    next = std::max(next + 1, next * std::pow(10.0, xd / 400.0));
+  }
+  return s + "<polyline fill=\"none\" stroke=\"#4878a8\" stroke-width=\"2\" points=\"" + points +
+         "\"><title>" + svg::Escape(metric) + " rank-frequency</title></polyline>\n</svg>\n";
+}
+
+}  // namespace dsanalyze
