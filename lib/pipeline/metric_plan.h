@@ -19,7 +19,7 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
-#include "pipeline/value_store.h"
+#include "sort/value_store.h"
 #include "util/status.h"
 
 namespace dsanalyze {

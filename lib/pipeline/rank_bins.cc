@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "pipeline/sample_sort.h"
+#include "sort/sample_sort.h"
 
 namespace dsanalyze {
 namespace {

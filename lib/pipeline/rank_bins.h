@@ -15,7 +15,7 @@
 #include "comm/comm.h"
 #include "metrics/metric.h"
 #include "pipeline/global_reduce.h"
-#include "pipeline/local_sort.h"
+#include "sort/local_sort.h"
 #include "util/status.h"
 
 namespace dsanalyze {

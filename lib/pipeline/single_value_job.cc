@@ -7,12 +7,12 @@
 
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
-#include "pipeline/group_write.h"
-#include "pipeline/local_sort.h"
+#include "index/group_write.h"
+#include "sort/local_sort.h"
 #include "pipeline/metric_jobs.h"
-#include "pipeline/out_of_core_sort.h"
+#include "sort/out_of_core_sort.h"
 #include "pipeline/rank_bins.h"
-#include "pipeline/sample_sort.h"
+#include "sort/sample_sort.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {

@@ -10,7 +10,7 @@ dsanalyze verify must pass. The sample dtype must be uint64 (code 8).
 
 A second run spreads the ids over most of the int64 range: every 1000th id is
 moved to 2^62 + k or to -2^40 - k, so the (value, id) pairs no longer fit a
-64-bit key (pipeline/sort_key.h: the 16-byte WideKey path) and the sample
+64-bit key (sort/sort_key.h: the 16-byte WideKey path) and the sample
 dtype is int64 (code 5).
 """
 import array

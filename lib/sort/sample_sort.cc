@@ -1,4 +1,4 @@
-#include "pipeline/sample_sort.h"
+#include "sort/sample_sort.h"
 
 #include <mpi.h>
 

@@ -28,8 +28,8 @@
 #include "comm/comm.h"
 #include "format/dtype.h"
 #include "output/index_files_writer.h"
-#include "pipeline/gather_write.h"
-#include "pipeline/local_sort.h"
+#include "index/gather_write.h"
+#include "sort/local_sort.h"
 #include "util/file_util.h"
 #include "util/status.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/group_write.h"
+#include "index/group_write.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "pipeline/gather_write.h"
+#include "index/gather_write.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,9 +9,9 @@
 
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
-#include "pipeline/sample_sort.h"
-#include "pipeline/stream.h"
-#include "pipeline/value_store.h"
+#include "sort/sample_sort.h"
+#include "comm/stream.h"
+#include "sort/value_store.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/out_of_core_sort.h"
+#include "sort/out_of_core_sort.h"
 
 #include <mpi.h>
 
@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-#include "pipeline/sample_sort.h"
+#include "sort/sample_sort.h"
 #include "util/huge_pages.h"
 
 namespace dsanalyze {

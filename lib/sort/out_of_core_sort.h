@@ -33,12 +33,12 @@
 #include <vector>
 
 #include "comm/comm.h"
-#include "pipeline/gather_write.h"
-#include "pipeline/group_write.h"
-#include "pipeline/local_sort.h"
-#include "pipeline/sort_key.h"
+#include "index/gather_write.h"
+#include "index/group_write.h"
+#include "sort/local_sort.h"
+#include "sort/sort_key.h"
 #include "pipeline/stage_clock.h"
-#include "pipeline/value_store.h"
+#include "sort/value_store.h"
 #include "util/status.h"
 
 namespace dsanalyze {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "comm/comm.h"
-#include "pipeline/sort_key.h"
+#include "sort/sort_key.h"
 
 namespace dsanalyze {
 

@@ -1,4 +1,4 @@
-// Runs the out-of-core sort (pipeline/out_of_core_sort.h) on its own under
+// Runs the out-of-core sort (sort/out_of_core_sort.h) on its own under
 // mpiexec -n k. Each case gives every rank its share of a global list of
 // values (a function of the position, so the list is the same for any k),
 // stores them in a ValueStore of tiny blocks that spills to a scratch
@@ -31,13 +31,13 @@
 #include "comm/oversubscription.h"
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
-#include "pipeline/gather_write.h"
-#include "pipeline/group_write.h"
-#include "pipeline/local_sort.h"
-#include "pipeline/out_of_core_sort.h"
-#include "pipeline/sample_sort.h"
-#include "pipeline/sort_key.h"
-#include "pipeline/value_store.h"
+#include "index/gather_write.h"
+#include "index/group_write.h"
+#include "sort/local_sort.h"
+#include "sort/out_of_core_sort.h"
+#include "sort/sample_sort.h"
+#include "sort/sort_key.h"
+#include "sort/value_store.h"
 #include "support/mpi_check.h"
 #include "support/shared_temp_dir.h"
 #include "util/work_split.h"

@@ -19,7 +19,7 @@
 #include "comm/comm.h"
 #include "format/dtype.h"
 #include "output/index_files_writer.h"
-#include "pipeline/sort_key.h"
+#include "sort/sort_key.h"
 #include "util/status.h"
 
 namespace dsanalyze {
