@@ -7,10 +7,10 @@
 #include <memory>
 #include <utility>
 
+#include "comm/stream.h"
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
-#include "sort/sample_sort.h"
-#include "comm/stream.h"
+#include "sort/global_ranks.h"
 #include "sort/value_store.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"

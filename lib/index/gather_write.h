@@ -46,7 +46,7 @@ Status WriteOrderedScalars(const Comm& comm, ValueStore& local, const std::strin
                            DType dtype, const WriteOptions& options);
 
 // Each rank holds a sorted slice of the global key order, slices in rank order
-// (sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
+// (sort/sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
 // index_to_sample (the ids of each value) and the percentile-merged grouping
 // (analysis_layout.h PercentileStep), each when its prefix is set. A value whose keys continue
 // across a rank boundary becomes one row.
@@ -65,7 +65,7 @@ inline constexpr unsigned kRankOrderedMaxValueBits = 24;
 // rank by rank, and rank 0 writes the same files as WriteIndexFiles after a
 // SampleSort would, without the sort's exchange: it takes the global order a
 // window at a time (windows cut at global key ranks, found as the sample
-// sort's splitters are, sample_sort.h), each rank's part of the window sent
+// sort's splitters are, sort/global_ranks.h), each rank's part of the window sent
 // to it. Why: the exchange needs a second key array on every rank, and on a
 // VM the kernel zeroing those fresh pages costs more than the exchange itself
 // (docs/benchmarks.md). Needs codec.layout.value_bits <=
@@ -81,7 +81,7 @@ class IndexStreamWriter;
 
 // The index files of one metric, open on rank 0 across several rounds of
 // slices: round k's slices (one per rank, in rank order) continue the global
-// key order where round k-1's ended (the out-of-core sort, out_of_core_sort.h,
+// key order where round k-1's ended (the out-of-core sort, sort/out_of_core_sort.h,
 // writes one round per pass). A value whose keys continue across a rank or
 // round boundary becomes one row. Collective: every rank calls Open, Add and
 // Finish in the same order; each returns the same Status on every rank. After

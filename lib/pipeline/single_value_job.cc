@@ -5,13 +5,13 @@
 #include <optional>
 #include <utility>
 
+#include "index/group_write.h"
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
-#include "index/group_write.h"
-#include "sort/local_sort.h"
 #include "pipeline/metric_jobs.h"
-#include "sort/out_of_core_sort.h"
 #include "pipeline/rank_bins.h"
+#include "sort/local_sort.h"
+#include "sort/out_of_core_sort.h"
 #include "sort/sample_sort.h"
 #include "util/fault_point.h"
 
@@ -81,6 +81,16 @@ Status GroupAndIndex(RunState& run, PlannedMetric& m, const ValueRange& values,
   return st;
 }
 
+// Times the sort measured itself, onto the run's clock; the clock then
+// starts anew.
+void AddSortTimes(StageClock& clock, double local_sort, const SampleSortTimes& times) {
+  clock.Add(kStageLocalSort, local_sort);
+  clock.Add(kStageSplitters, times.splitters);
+  clock.Add(kStageExchange, times.exchange);
+  clock.Add(kStageMerge, times.merge);
+  clock.Restart();
+}
+
 // Sorts the metric's (value, id) pairs across ranks and writes its index
 // files. When the ranks hold ascending id ranges and the values are few
 // enough, rank 0 takes the pairs from each rank in order, without the exchange.
@@ -100,10 +110,7 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DT
     run.Begin("exchange", m.name() + ": exchange");
     SampleSortTimes times;
     keys = SampleSort(run.comm, std::move(keys), layout.key_bits(), &times);
-    run.clock.Add(kStageSplitters, times.splitters);
-    run.clock.Add(kStageExchange, times.exchange);
-    run.clock.Add(kStageMerge, times.merge);
-    run.clock.Restart();
+    AddSortTimes(run.clock, 0, times);
     DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
   }
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
@@ -126,9 +133,17 @@ Status SortOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& l
   DSA_RETURN_IF_ERROR(gather.Open(ChosenPrefixes(run, m), metric_dtype, run.samples.id_dtype,
                                   std::nullopt, run.memory.scratch));
   const OutOfCoreSortOptions options{run.memory.pass_keys, run.config.map.threads};
-  OutOfCoreSortStats stats;
-  DSA_RETURN_IF_ERROR(OutOfCoreSort(run.comm, *m.store, run.samples.local_ids, codec, options,
-                                    gather, run.clock, &stats));
+  run.clock.Lap(kStageLocalSort);
+  const SortedKeysSink<Key> append = [&](const std::vector<Key>& slice) {
+    run.clock.Restart();  // the sort's own time is in its stats
+    const Status st = gather.Add(slice);
+    run.clock.Lap(kStageWrite);
+    return st;
+  };
+  DSA_ASSIGN_OR_RETURN(
+      const OutOfCoreSortStats stats,
+      OutOfCoreSort(run.comm, *m.store, run.samples.local_ids, codec, options, append));
+  AddSortTimes(run.clock, stats.local_sort, stats.sample_sort);
   m.sort_passes = stats.passes;
   m.store.reset();  // frees its memory and scratch file before the next metric
   Status st = gather.Finish();
@@ -158,9 +173,17 @@ std::optional<Status> GroupOutOfCoreAndIndex(RunState& run, PlannedMetric& m,
   run.clock.Lap(kStageLocalSort);
   GroupedIndexWriter writer(run.comm, run.write);
   DSA_RETURN_IF_ERROR(writer.Open(ChosenPrefixes(run, m), values.min, *counts, id_bytes));
-  DSA_RETURN_IF_ERROR(GroupOutOfCore(run.comm, *m.store, run.samples.local_ids.first_id, values.min,
-                                     *counts, passes, id_bytes, writer, run.clock));
-  m.sort_passes = passes.size();
+  const GroupLayout layout{run.samples.local_ids.first_id, values.min, *counts, id_bytes};
+  const GroupedIdsSink write = [&](size_t first, size_t end, const std::byte* ids) {
+    run.clock.Restart();  // the grouping's own time is in its stats
+    const Status st = writer.Write(first, end, ids);
+    run.clock.Lap(kStageWrite);
+    return st;
+  };
+  DSA_ASSIGN_OR_RETURN(const OutOfCoreSortStats stats,
+                       GroupOutOfCore(run.comm, *m.store, layout, passes, write));
+  AddSortTimes(run.clock, stats.local_sort, stats.sample_sort);
+  m.sort_passes = stats.passes;
   m.store.reset();  // frees its memory and scratch file before the next metric
   const Status st = writer.Finish(metric_dtype, run.samples.id_dtype);
   run.clock.Lap(kStageWrite);

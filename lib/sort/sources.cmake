@@ -3,6 +3,7 @@
 # hands sorted keys (or ids grouped by value) to a caller's sink and knows no
 # file format.
 target_sources(dsanalyze_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/global_ranks.cc
   ${CMAKE_CURRENT_LIST_DIR}/local_sort.cc
   ${CMAKE_CURRENT_LIST_DIR}/out_of_core_sort.cc
   ${CMAKE_CURRENT_LIST_DIR}/sample_sort.cc
