@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_pipeline PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/accumulate_job.cc
   ${CMAKE_CURRENT_LIST_DIR}/dependencies.cc
   ${CMAKE_CURRENT_LIST_DIR}/global_reduce.cc
