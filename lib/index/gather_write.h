@@ -33,6 +33,15 @@ struct WriteOptions {
   std::atomic<uint64_t>* rows_done = nullptr;
 };
 
+// One metric's index files: where rank 0 writes them (meaningful on rank 0
+// only), their dtypes, and how they are written.
+struct IndexFilesSpec {
+  IndexFilePrefixes prefixes;
+  DType metric_dtype = DType::kI64;
+  DType sample_dtype = DType::kI64;
+  WriteOptions options;
+};
+
 // Rank 0 writes `prefix` (meaningful on rank 0 only) with one row per value:
 // rank 0's `local` values, then rank 1's, ... (sample_to_metric).
 Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
@@ -52,8 +61,7 @@ Status WriteOrderedScalars(const Comm& comm, ValueStore& local, const std::strin
 // across a rank boundary becomes one row.
 template <class Key>
 Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
-                       const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
-                       const WriteOptions& options);
+                       const IndexFilesSpec& files);
 
 // The widest value offsets WriteIndexFilesRankOrdered takes: it counts the
 // distinct values in a bitmap of 2^this bits (2 MiB) on every rank.
@@ -72,9 +80,7 @@ inline constexpr unsigned kRankOrderedMaxValueBits = 24;
 // kRankOrderedMaxValueBits.
 template <class Key>
 Status WriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& sorted,
-                                  const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
-                                  DType metric_dtype, DType sample_dtype,
-                                  const WriteOptions& options);
+                                  const KeyCodec<Key>& codec, const IndexFilesSpec& files);
 
 template <class Key>
 class IndexStreamWriter;

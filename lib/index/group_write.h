@@ -85,7 +85,6 @@ class GroupedIndexWriter {
 // The whole of a rank's groups at once (local_sort.h GroupIdsByValue):
 // Open, one Write, Finish.
 Status WriteIndexFilesFromGroups(const Comm& comm, const IdGroups& groups,
-                                 const IndexFilePrefixes& prefixes, DType metric_dtype,
-                                 DType sample_dtype, const WriteOptions& options);
+                                 const IndexFilesSpec& files);
 
 }  // namespace dsanalyze

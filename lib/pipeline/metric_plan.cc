@@ -12,7 +12,7 @@ Result<MetricPlan> PlanMetrics(const std::vector<MetricConfig>& metrics, const D
   MetricPlan plan;
   for (const MetricConfig& config : metrics) {
     DSA_ASSIGN_OR_RETURN(std::unique_ptr<Metric> metric, CreateMetric(config, dataset));
-    plan.push_back({&config, std::move(metric), std::nullopt, {}, nullptr, 0, 0, {}});
+    plan.push_back({&config, std::move(metric), std::nullopt, {}, nullptr, 0, 0, {}, std::nullopt});
   }
   std::stable_partition(plan.begin(), plan.end(), [](const PlannedMetric& m) {
     return m.type() == MetricType::kSingleValuePerSample;

@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
+#include "pipeline/index_path.h"
 #include "sort/value_store.h"
 #include "util/status.h"
 
@@ -46,6 +47,9 @@ struct PlannedMetric {
   // A metric binned by rank (rank_bins.h): each bin's smallest and largest
   // value before binning, {min, max}.
   std::vector<std::array<int64_t, 2>> bin_ranges;
+  // How its index files were written (index_path.h), for summary.json; none
+  // when it wrote none.
+  std::optional<IndexPath> index_path;
 
   const std::string& name() const { return config->name; }
   MetricType type() const { return metric->type(); }

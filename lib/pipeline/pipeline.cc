@@ -326,9 +326,12 @@ Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan
   Result<std::vector<std::string>> files = std::vector<std::string>();
   if (run.comm.is_root()) {
     std::vector<MetricEntry> entries;
-    for (size_t i = 0; i < plan.size(); ++i)
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const std::optional<IndexPath>& path = plan[i].index_path;
       entries.push_back({plan[i].name(), plan[i].type(), plan[i].metric->score_meaning(),
-                         plan[i].bin_ranges, NotMergeable(run, plan[i]), nan_scores[i]});
+                         plan[i].bin_ranges, NotMergeable(run, plan[i]), nan_scores[i],
+                         path ? std::string(IndexPathName(*path)) : ""});
+    }
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
     files = WriteReports(run.staged->staging_dir(), entries, info);

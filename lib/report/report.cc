@@ -163,6 +163,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
       per_metric[m.name]["mergeable"] = false;
       per_metric[m.name]["not_mergeable"] = *m.not_mergeable;
     }
+    if (!m.index_path.empty()) per_metric[m.name]["index_path"] = m.index_path;
   }
   summary["metrics"] = std::move(per_metric);
   // nlohmann::json and ordered_json do not convert into each other directly.

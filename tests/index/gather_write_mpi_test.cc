@@ -58,7 +58,7 @@ template <class Key>
 Status CallWriteIndexFiles(const Comm& comm, const std::vector<Key>& slice,
                            const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
                            DType metric_dtype, DType sample_dtype, const WriteOptions& options) {
-  return WriteIndexFiles(comm, slice, codec, prefixes, metric_dtype, sample_dtype, options);
+  return WriteIndexFiles(comm, slice, codec, {prefixes, metric_dtype, sample_dtype, options});
 }
 
 template <class Key>
@@ -66,14 +66,14 @@ Status CallWriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& 
                                       const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
                                       DType metric_dtype, DType sample_dtype,
                                       const WriteOptions& options) {
-  return WriteIndexFilesRankOrdered(comm, sorted, codec, prefixes, metric_dtype, sample_dtype,
-                                    options);
+  return WriteIndexFilesRankOrdered(comm, sorted, codec,
+                                    {prefixes, metric_dtype, sample_dtype, options});
 }
 
 Status CallWriteIndexFilesFromGroups(const Comm& comm, const IdGroups& groups,
                                      const IndexFilePrefixes& prefixes, DType metric_dtype,
                                      DType sample_dtype, const WriteOptions& options) {
-  return WriteIndexFilesFromGroups(comm, groups, prefixes, metric_dtype, sample_dtype, options);
+  return WriteIndexFilesFromGroups(comm, groups, {prefixes, metric_dtype, sample_dtype, options});
 }
 
 Status CallWriteOrderedScalars(const Comm& comm, const std::vector<int64_t>& local,

@@ -1,3 +1,5 @@
+target_sources(unit_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/index_path_test.cc)
+
 # Dependencies between metrics across ranks (pipeline/dependencies.h) and the
 # exact checked sum (pipeline/global_reduce.h): one shared pass, results reused.
 add_executable(dependencies_mpi_test ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
