@@ -17,12 +17,12 @@
 #include "comm/comm.h"
 #include "config/config.h"
 #include "format/dtype.h"
-#include "output/output_commit.h"
 #include "index/gather_write.h"
-#include "sort/local_sort.h"
+#include "output/output_commit.h"
 #include "pipeline/memory_plan.h"
 #include "pipeline/progress.h"
 #include "pipeline/stage_clock.h"
+#include "sort/local_sort.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {

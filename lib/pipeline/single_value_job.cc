@@ -83,7 +83,7 @@ Status GroupAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
   run.Begin("sort", m.name() + ": sort");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   const IdGroups groups =
-      GroupIdsByValue(std::move(m.mapped), run.samples.local_ids.first_id, job.values.min,
+      GroupIdsByValue(std::move(m.map.values), run.samples.local_ids.first_id, job.values.min,
                       static_cast<size_t>(job.values.max - job.values.min) + 1,
                       ItemSize(run.samples.id_dtype), run.config.map.threads);
   run.clock.Lap(kStageLocalSort);
@@ -103,7 +103,7 @@ Status SortAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
   run.Begin("sort", m.name() + ": sort");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   std::vector<Key> keys =
-      SortPairs(std::move(m.mapped), run.samples.local_ids, codec, run.config.map.threads);
+      SortPairs(std::move(m.map.values), run.samples.local_ids, codec, run.config.map.threads);
   run.clock.Lap(kStageLocalSort);
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
 
@@ -142,10 +142,10 @@ Status SortOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const IndexJob& jo
   };
   DSA_ASSIGN_OR_RETURN(
       const OutOfCoreSortStats stats,
-      OutOfCoreSort(run.comm, *m.store, run.samples.local_ids, codec, options, append));
+      OutOfCoreSort(run.comm, *m.map.store, run.samples.local_ids, codec, options, append));
   AddSortTimes(run.clock, stats.local_sort, stats.sample_sort);
-  m.sort_passes = stats.passes;
-  m.store.reset();  // frees its memory and scratch file before the next metric
+  m.job.sort_passes = stats.passes;
+  m.map.store.reset();  // frees its memory and scratch file before the next metric
   Status st = gather.Finish();
   run.clock.Lap(kStageWrite);
   if (run.comm.is_root())
@@ -160,7 +160,7 @@ Result<GroupPlan> PlanGroupedPasses(RunState& run, PlannedMetric& m, const Value
   run.Begin("sort", m.name() + ": sort and write", run.samples.count, "keys");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   const size_t buckets = static_cast<size_t>(values.max - values.min) + 1;
-  Result<std::vector<uint64_t>> counts = CountValues(*m.store, values.min, buckets);
+  Result<std::vector<uint64_t>> counts = CountValues(*m.map.store, values.min, buckets);
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(counts.status()));
   const uint64_t pass_ids = run.memory.pass_keys * 16 / ItemSize(run.samples.id_dtype);
   GroupPlan plan{std::move(counts).value(), {}};
@@ -186,10 +186,10 @@ Status GroupOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const IndexJob& j
     return st;
   };
   DSA_ASSIGN_OR_RETURN(const OutOfCoreSortStats stats,
-                       GroupOutOfCore(run.comm, *m.store, layout, job.grouped.passes, write));
+                       GroupOutOfCore(run.comm, *m.map.store, layout, job.grouped.passes, write));
   AddSortTimes(run.clock, stats.local_sort, {});
-  m.sort_passes = stats.passes;
-  m.store.reset();  // frees its memory and scratch file before the next metric
+  m.job.sort_passes = stats.passes;
+  m.map.store.reset();  // frees its memory and scratch file before the next metric
   const Status st = writer.Finish(job.files.metric_dtype, job.files.sample_dtype);
   run.clock.Lap(kStageWrite);
   if (run.comm.is_root())
@@ -226,9 +226,9 @@ Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange&
                metric_dtype,
                run.samples.id_dtype,
                run.write};
-  const IdOrder order =
-      IdOrderOf(run.comm, run.samples.local_ids, m.store ? m.store->size() : m.mapped.size());
-  job.path = ChooseIndexPath(order, job.layout, m.store != nullptr, run.comm.OnOneNode());
+  const IdOrder order = IdOrderOf(run.comm, run.samples.local_ids,
+                                  m.map.store ? m.map.store->size() : m.map.values.size());
+  job.path = ChooseIndexPath(order, job.layout, m.map.store != nullptr, run.comm.OnOneNode());
   if (job.path == IndexPath::kGroupedOutOfCore) {
     DSA_ASSIGN_OR_RETURN(job.grouped, PlanGroupedPasses(run, m, values));
     if (job.grouped.passes.empty()) job.path = kGroupedOutOfCoreFallback;
@@ -241,13 +241,14 @@ Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange&
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   if (const std::optional<RankBins> bins = m.metric->rank_bins()) {
     run.Begin("sort", m.name() + ": bins");
-    m.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
-                                run.samples.id_max, run.config.map.threads, &m.mapped);
+    m.job.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
+                                    run.samples.id_max, run.config.map.threads, &m.map.values);
     run.clock.Lap(kStageRankBins);
   }
   run.Begin("write", m.name() + ": sample_to_metric", run.samples.count, "rows");
-  const ValueRange values = m.store ? GlobalMinMax(run.comm, {m.store->min(), m.store->max()})
-                                    : GlobalMinMax(run.comm, m.mapped);
+  const ValueRange values = m.map.store
+                                ? GlobalMinMax(run.comm, {m.map.store->min(), m.map.store->max()})
+                                : GlobalMinMax(run.comm, m.map.values);
   const DType metric_dtype = FitIntDType(values.min, values.max);
   run.clock.Lap(kStageMinMax);
 
@@ -256,14 +257,14 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   if (WritesKind(files, kSampleToMetric)) {
     const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
     DSA_RETURN_IF_ERROR(
-        m.store ? WriteOrderedScalars(run.comm, *m.store, prefix, metric_dtype, run.write)
-                : WriteOrderedScalars(run.comm, m.mapped, prefix, metric_dtype, run.write));
+        m.map.store ? WriteOrderedScalars(run.comm, *m.map.store, prefix, metric_dtype, run.write)
+                    : WriteOrderedScalars(run.comm, m.map.values, prefix, metric_dtype, run.write));
     run.clock.Lap(kStageSampleToMetric);
   }
   // No index file chosen: no sort, no exchange.
   if (!WritesKind(files, kIndexToMetric) && !WritesKind(files, kIndexToSample)) return Status::OK();
   DSA_ASSIGN_OR_RETURN(const IndexJob job, PlanIndexJob(run, m, values, metric_dtype));
-  m.index_path = job.path;
+  m.job.index_path = job.path;
   return WriteIndex(run, m, job);
 }
 

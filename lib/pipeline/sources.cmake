@@ -5,6 +5,7 @@ target_sources(dsanalyze_lib_pipeline PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/index_path.cc
   ${CMAKE_CURRENT_LIST_DIR}/map.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_plan.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metric_jobs.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cc
   ${CMAKE_CURRENT_LIST_DIR}/progress.cc
