@@ -1,6 +1,6 @@
 # dsanalyze batches: DeepSpeed's variable batch size (batch_by_seqlens) planned
 # in linear time over an analysis (docs/usage.md, "Variable batch size").
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_batching PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/batch_input.cc
   ${CMAKE_CURRENT_LIST_DIR}/batch_params.cc
   ${CMAKE_CURRENT_LIST_DIR}/batch_plan.cc

@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_check PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/compare.cc
   ${CMAKE_CURRENT_LIST_DIR}/compare_page.cc
   ${CMAKE_CURRENT_LIST_DIR}/element_search.cc

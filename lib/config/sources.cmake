@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_config PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/byte_size.cc
   ${CMAKE_CURRENT_LIST_DIR}/config.cc
   ${CMAKE_CURRENT_LIST_DIR}/dataset_types.cc

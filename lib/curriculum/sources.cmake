@@ -1,7 +1,7 @@
 # What a trainer does with an analysis (docs/architecture.md, "Folders"):
 # dsanalyze curriculum (DeepSpeed's schedule replayed and checked) and
 # dsanalyze order (a whole-dataset training order).
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_curriculum PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/batch_size.cc
   ${CMAKE_CURRENT_LIST_DIR}/bucket_shuffle.cc
   ${CMAKE_CURRENT_LIST_DIR}/clusters.cc

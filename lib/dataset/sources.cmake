@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_dataset PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/documents.cc
   ${CMAKE_CURRENT_LIST_DIR}/gpt_maps.cc
   ${CMAKE_CURRENT_LIST_DIR}/megatron_gpt.cc

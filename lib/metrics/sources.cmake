@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_metrics PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/exact_sum.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/plugin_library.cc

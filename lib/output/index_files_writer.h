@@ -34,7 +34,7 @@ struct IndexFilePrefixes {
 
 // The prefix of the temporary element file that holds index_to_sample's ids
 // when they are written apart from the writer (OpenDeferred, and the ranks'
-// own writes, pipeline/group_write.h): its .bin is PREFIX.ids.bin.
+// own writes, index/group_write.h): its .bin is PREFIX.ids.bin.
 inline std::string IdsFilePrefix(const std::string& index_to_sample) {
   return index_to_sample + ".ids";
 }

@@ -1,6 +1,6 @@
 // Writing an accumulate metric's metric_value: the one row, its dtype fitted
 // to the row's values (output/analysis_layout.h MetricValueDType). The run
-// (rank 0, pipeline/gather_write.cc WriteMetricValue) and `dsanalyze merge`
+// (rank 0, index/gather_write.cc WriteMetricValue) and `dsanalyze merge`
 // (merge/merge_metric.cc) both write it here.
 //
 // An empty row is never written: DeepSpeed's reduce fails on one (rule 6 of

@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_output PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/analysis_layout.cc
   ${CMAKE_CURRENT_LIST_DIR}/analysis_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/analysis_folder.cc

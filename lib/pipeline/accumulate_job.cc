@@ -11,11 +11,11 @@ Status RunAccumulateJob(RunState& run, PlannedMetric& m) {
   run.Begin("write", m.name() + ": metric_value");
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
   std::vector<int64_t> total;
-  if (m.precomputed) {
-    total = std::move(*m.precomputed);
+  if (m.dependency.total) {
+    total = std::move(*m.dependency.total);
   } else {
     // The same inputs on every rank give the same Status on every rank.
-    DSA_ASSIGN_OR_RETURN(total, AllreduceSumChecked(run.comm, m.mapped, "metric " + m.name()));
+    DSA_ASSIGN_OR_RETURN(total, AllreduceSumChecked(run.comm, m.map.values, "metric " + m.name()));
   }
   Status st = WriteMetricValue(run.comm, total, run.FilePrefix(m.name(), kMetricValue), run.write);
   run.clock.Lap(kStageAccumulate);

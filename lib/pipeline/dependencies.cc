@@ -92,7 +92,7 @@ Status HandOutResults(const DependencyTable& t, MetricPlan& plan) {
       if (m.type() == MetricType::kAccumulateValueOverSamples &&
           n.metric->type() == MetricType::kAccumulateValueOverSamples &&
           SameDependency(n.config, *m.config))
-        m.precomputed = n.result;
+        m.dependency.total = n.result;
   for (size_t m = 0; m < plan.size(); ++m) {
     if (t.uses[m].empty()) continue;
     std::vector<std::vector<int64_t>> results;

@@ -31,7 +31,7 @@ namespace dsanalyze {
 // summed over all samples with int64 overflow reported as an error
 // (global_reduce.h); single-value dependencies become {min, max}. An
 // accumulate metric of the plan that is the same computation as a dependency
-// gets the global result as its `precomputed`.
+// gets the global result as its `dependency.total`.
 Status ResolveDependencies(const Comm& comm, const Dataset& dataset, SampleRange range,
                            const MapConfig& map, MetricPlan* plan);
 

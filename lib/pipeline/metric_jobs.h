@@ -9,14 +9,18 @@
 
 namespace dsanalyze {
 
+// Collective: runs `metric`'s job (after the map) and writes its files: the
+// job of its type, below.
+Status RunMetricJob(RunState& run, PlannedMetric& metric);
+
 // single_value_job.cc: the global value range (fitting the metric dtype) →
 // sample_to_metric in sample order → local sort of (value, id) keys → sample
 // sort across ranks → index_to_metric, index_to_sample and the
-// percentile-merged grouping. Consumes metric.mapped.
+// percentile-merged grouping. Consumes metric.map.values (or .map.store).
 Status RunSingleValueJob(RunState& run, PlannedMetric& metric);
 
 // accumulate_job.cc: the exact sum over ranks (or the dependency pass's
-// result) → metric_value, one row. Consumes metric.mapped or .precomputed.
+// result) → metric_value, one row. Consumes metric.map.values or .dependency.total.
 Status RunAccumulateJob(RunState& run, PlannedMetric& metric);
 
 }  // namespace dsanalyze

@@ -13,6 +13,7 @@
 #include "output/analysis_layout.h"
 #include "pipeline/dependencies.h"
 #include "pipeline/map.h"
+#include "pipeline/metric_jobs.h"
 #include "pipeline/metric_plan.h"
 #include "pipeline/run_state.h"
 #include "report/report.h"
@@ -149,7 +150,7 @@ struct MapTargets {
 MapTargets MapTargetsOf(const RunState& run, MetricPlan& plan) {
   MapTargets t;
   for (PlannedMetric& m : plan) {
-    if (m.precomputed) {
+    if (m.dependency.total) {
       if (run.comm.is_root()) spdlog::info("metric {}: taken from the dependency pass", m.name());
       continue;
     }
@@ -167,18 +168,18 @@ Status KeepWindow(MapResult& window, const MapTargets& t) {
   for (size_t i = 0; i < t.single_of.size(); ++i) {
     PlannedMetric& m = *t.single_of[i];
     std::vector<int64_t>& values = window.values[i];
-    if (m.store) {
-      DSA_RETURN_IF_ERROR(m.store->Append(values));
-    } else if (m.mapped.empty()) {
-      m.mapped = std::move(values);
+    if (m.map.store) {
+      DSA_RETURN_IF_ERROR(m.map.store->Append(values));
+    } else if (m.map.values.empty()) {
+      m.map.values = std::move(values);
     } else {
-      m.mapped.insert(m.mapped.end(), values.begin(), values.end());
+      m.map.values.insert(m.map.values.end(), values.begin(), values.end());
     }
   }
   for (size_t i = 0; i < t.accumulate_of.size(); ++i) {
     PlannedMetric& m = *t.accumulate_of[i];
-    if (m.mapped.empty()) m.mapped.assign(window.sums[i].size(), 0);
-    DSA_RETURN_IF_ERROR(AddChecked(m.mapped, window.sums[i], "metric " + m.name()));
+    if (m.map.values.empty()) m.map.values.assign(window.sums[i].size(), 0);
+    DSA_RETURN_IF_ERROR(AddChecked(m.map.values, window.sums[i], "metric " + m.name()));
   }
   return Status::OK();
 }
@@ -189,7 +190,7 @@ void MakeStores(const RunState& run, const MapTargets& t) {
   if (!run.memory.spill) return;
   for (PlannedMetric* m : t.single_of)
     if (!m->metric->rank_bins())
-      m->store = std::make_unique<ValueStore>(run.memory.store_bytes, run.memory.scratch);
+      m->map.store = std::make_unique<ValueStore>(run.memory.store_bytes, run.memory.scratch);
 }
 
 // The map stage, in one window or (under a spilled memory plan) in windows
@@ -218,9 +219,9 @@ Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
     buffers = std::move(mapped->values);
   }
   for (PlannedMetric* m : t.single_of) {
-    if (!m->store) continue;
-    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(m->store->Seal()));
-    m->spilled_bytes = m->store->spilled_bytes();
+    if (!m->map.store) continue;
+    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(m->map.store->Seal()));
+    m->map.spilled_bytes = m->map.store->spilled_bytes();
   }
   run.clock.Lap(kStageMap);
   return Status::OK();
@@ -232,7 +233,7 @@ Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
 nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   if (run.memory.limit == 0) return nullptr;
   uint64_t spilled = 0;
-  for (const PlannedMetric& m : plan) spilled += m.spilled_bytes;
+  for (const PlannedMetric& m : plan) spilled += m.map.spilled_bytes;
   spilled = run.comm.Allreduce<uint64_t>(spilled, MPI_MAX);
   nlohmann::json j = {{"limit_per_rank", FormatByteSize(run.memory.limit)},
                       {"in_memory_estimate_bytes", run.memory.in_memory_estimate},
@@ -245,7 +246,7 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
                  run.memory.scratch);
   nlohmann::json passes = nlohmann::json::object();
   for (const PlannedMetric& m : plan)
-    if (m.sort_passes > 0) passes[m.name()] = m.sort_passes;
+    if (m.job.sort_passes > 0) passes[m.name()] = m.job.sort_passes;
   j["sort_passes"] = std::move(passes);
   return j;
 }
@@ -317,9 +318,12 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const RunContext& 
   Status st;
   if (run.comm.is_root()) {
     std::vector<MetricEntry> entries;
-    for (size_t i = 0; i < plan.size(); ++i)
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const std::optional<IndexPath>& path = plan[i].job.index_path;
       entries.push_back({plan[i].name(), plan[i].type(), plan[i].metric->score_meaning(),
-                         plan[i].bin_ranges, NotMergeable(run, plan[i]), nan_scores[i]});
+                         plan[i].job.bin_ranges, NotMergeable(run, plan[i]), nan_scores[i],
+                         path ? std::string(IndexPathName(*path)) : ""});
+    }
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
     st = WriteReports(run.staged->dir(), entries, info).status();

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "pipeline/sample_sort.h"
+#include "sort/global_ranks.h"
 
 namespace dsanalyze {
 namespace {

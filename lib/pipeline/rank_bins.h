@@ -4,7 +4,7 @@
 // The N ranked samples are ordered by (value, id) across all ranks; the
 // sample of global rank r gets bin floor(r·B / N). The B-1 bin edges are the
 // keys at global ranks ceil(k·N / B), k = 1..B-1, found exactly by the sample
-// sort's bisection (sample_sort.h KeysAtGlobalRanks), so no sample moves
+// sort's bisection (sort/global_ranks.h KeysAtGlobalRanks), so no sample moves
 // between ranks and the bins are the same for any number of ranks.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include "comm/comm.h"
 #include "metrics/metric.h"
 #include "pipeline/global_reduce.h"
-#include "pipeline/local_sort.h"
+#include "sort/local_sort.h"
 #include "util/status.h"
 
 namespace dsanalyze {

@@ -17,12 +17,12 @@
 #include "comm/comm.h"
 #include "config/config.h"
 #include "format/dtype.h"
+#include "index/gather_write.h"
 #include "output/analysis_writer.h"
-#include "pipeline/gather_write.h"
-#include "pipeline/local_sort.h"
 #include "pipeline/memory_plan.h"
 #include "pipeline/progress.h"
 #include "pipeline/stage_clock.h"
+#include "sort/local_sort.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {

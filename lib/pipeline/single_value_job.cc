@@ -5,14 +5,15 @@
 #include <optional>
 #include <utility>
 
+#include "index/group_write.h"
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
-#include "pipeline/group_write.h"
-#include "pipeline/local_sort.h"
+#include "pipeline/index_path.h"
 #include "pipeline/metric_jobs.h"
-#include "pipeline/out_of_core_sort.h"
 #include "pipeline/rank_bins.h"
-#include "pipeline/sample_sort.h"
+#include "sort/local_sort.h"
+#include "sort/out_of_core_sort.h"
+#include "sort/sample_sort.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {
@@ -22,17 +23,6 @@ namespace {
 std::string ChosenPrefix(const RunState& run, const PlannedMetric& m, std::string_view kind) {
   return WritesKind(run.config.output.files, kind) ? run.FilePrefix(m.name(), kind) : "";
 }
-
-IndexFilePrefixes ChosenPrefixes(const RunState& run, const PlannedMetric& m) {
-  return {ChosenPrefix(run, m, kIndexToMetric), ChosenPrefix(run, m, kIndexToSample),
-          ChosenPrefix(run, m, kIndexToSamplePercentile)};
-}
-
-// How the ranks' ids lie, as the index writers need to know.
-struct IdOrder {
-  bool ascending_by_rank = false;  // every id on a rank below every id on the next non-empty rank
-  bool consecutive = false;        // and each rank's ids are first_id, first_id + 1, ...
-};
 
 // Collective.
 IdOrder IdOrderOf(const Comm& comm, const LocalIds& ids, uint64_t count) {
@@ -61,76 +51,101 @@ IdOrder IdOrderOf(const Comm& comm, const LocalIds& ids, uint64_t count) {
   return order;
 }
 
-// Groups each rank's ids by value and has every rank write its own groups
-// (group_write.h): consecutive ids ascending by rank, at most kMaxIdGroups
-// values, ranks on one node.
-Status GroupAndIndex(RunState& run, PlannedMetric& m, const ValueRange& values,
-                     DType metric_dtype) {
+// The grouped out-of-core passes (sort/out_of_core_sort.h GroupPasses) and
+// the counts they were planned on.
+struct GroupPlan {
+  std::vector<uint64_t> counts;
+  std::vector<ValuePass> passes;  // empty: a value has more ids than a pass holds
+};
+
+// What the index writing of one metric works from, the same on every rank.
+struct IndexJob {
+  IndexPath path = IndexPath::kSampleSort;
+  ValueRange values{};
+  KeyLayout layout;
+  IndexFilesSpec files;
+  GroupPlan grouped;  // IndexPath::kGroupedOutOfCore only
+};
+
+// Times the sort measured itself, onto the run's clock; the clock then
+// starts anew.
+void AddSortTimes(StageClock& clock, double local_sort, const SampleSortTimes& times) {
+  clock.Add(kStageLocalSort, local_sort);
+  clock.Add(kStageSplitters, times.splitters);
+  clock.Add(kStageExchange, times.exchange);
+  clock.Add(kStageMerge, times.merge);
+  clock.Restart();
+}
+
+// IndexPath::kGrouped: groups each rank's ids by value and has every rank
+// write its own groups (index/group_write.h).
+Status GroupAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
   run.Begin("sort", m.name() + ": sort");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   const IdGroups groups =
-      GroupIdsByValue(std::move(m.mapped), run.samples.local_ids.first_id, values.min,
-                      static_cast<size_t>(values.max - values.min) + 1,
+      GroupIdsByValue(std::move(m.map.values), run.samples.local_ids.first_id, job.values.min,
+                      static_cast<size_t>(job.values.max - job.values.min) + 1,
                       ItemSize(run.samples.id_dtype), run.config.map.threads);
   run.clock.Lap(kStageLocalSort);
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
-  Status st = WriteIndexFilesFromGroups(run.comm, groups, ChosenPrefixes(run, m), metric_dtype,
-                                        run.samples.id_dtype, run.write);
+  Status st = WriteIndexFilesFromGroups(run.comm, groups, job.files);
   run.clock.Lap(kStageWrite);
   return st;
 }
 
-// Sorts the metric's (value, id) pairs across ranks and writes its index
-// files. When the ranks hold ascending id ranges and the values are few
-// enough, rank 0 takes the pairs from each rank in order, without the exchange.
+// IndexPath::kRankOrdered and kSampleSort: sorts the metric's (value, id)
+// pairs on each rank, across the ranks unless rank ordered, and writes its
+// index files from rank 0.
 template <class Key>
-Status SortAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout, DType metric_dtype,
-                    bool ascending_by_rank) {
-  const KeyCodec<Key> codec{layout};
-  const bool rank_ordered = layout.value_bits <= kRankOrderedMaxValueBits && ascending_by_rank;
+Status SortAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
+  const KeyCodec<Key> codec{job.layout};
   run.Begin("sort", m.name() + ": sort");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   std::vector<Key> keys =
-      SortPairs(std::move(m.mapped), run.samples.local_ids, codec, run.config.map.threads);
+      SortPairs(std::move(m.map.values), run.samples.local_ids, codec, run.config.map.threads);
   run.clock.Lap(kStageLocalSort);
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
 
-  if (!rank_ordered) {
+  if (job.path == IndexPath::kSampleSort) {
     run.Begin("exchange", m.name() + ": exchange");
     SampleSortTimes times;
-    keys = SampleSort(run.comm, std::move(keys), layout.key_bits(), &times);
-    run.clock.Add(kStageSplitters, times.splitters);
-    run.clock.Add(kStageExchange, times.exchange);
-    run.clock.Add(kStageMerge, times.merge);
-    run.clock.Restart();
+    keys = SampleSort(run.comm, std::move(keys), job.layout.key_bits(), &times);
+    AddSortTimes(run.clock, 0, times);
     DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
   }
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
-  const auto write = rank_ordered ? WriteIndexFilesRankOrdered<Key> : WriteIndexFiles<Key>;
-  Status st = write(run.comm, keys, codec, ChosenPrefixes(run, m), metric_dtype,
-                    run.samples.id_dtype, run.write);
+  Status st = job.path == IndexPath::kSampleSort
+                  ? WriteIndexFiles(run.comm, keys, codec, job.files)
+                  : WriteIndexFilesRankOrdered(run.comm, keys, codec, job.files);
   run.clock.Lap(kStageWrite);
   return st;
 }
 
-// The out-of-core sort (out_of_core_sort.h) of the metric's stored values,
-// straight into its index files.
+// IndexPath::kSortedOutOfCore: the out-of-core sort (sort/out_of_core_sort.h)
+// of the metric's stored values, straight into its index files.
 template <class Key>
-Status SortOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& layout,
-                             DType metric_dtype) {
-  const KeyCodec<Key> codec{layout};
+Status SortOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
+  const KeyCodec<Key> codec{job.layout};
   run.Begin("sort", m.name() + ": sort and write", run.samples.count, "keys");
   FaultPoint("sort");  // test-only (util/fault_point.h)
-  IndexGather<Key> gather(run.comm, codec, run.write);
-  DSA_RETURN_IF_ERROR(gather.Open(ChosenPrefixes(run, m), metric_dtype, run.samples.id_dtype,
-                                  std::nullopt, run.memory.scratch));
+  IndexGather<Key> gather(run.comm, codec, job.files.options);
+  DSA_RETURN_IF_ERROR(gather.Open(job.files.prefixes, job.files.metric_dtype,
+                                  job.files.sample_dtype, std::nullopt, run.memory.scratch));
   const OutOfCoreSortOptions options{run.memory.pass_keys, run.config.map.threads};
-  OutOfCoreSortStats stats;
-  DSA_RETURN_IF_ERROR(OutOfCoreSort(run.comm, *m.store, run.samples.local_ids, codec, options,
-                                    gather, run.clock, &stats));
-  m.sort_passes = stats.passes;
-  m.store.reset();  // frees its memory and scratch file before the next metric
+  run.clock.Lap(kStageLocalSort);
+  const SortedKeysSink<Key> append = [&](const std::vector<Key>& slice) {
+    run.clock.Restart();  // the sort's own time is in its stats
+    const Status st = gather.Add(slice);
+    run.clock.Lap(kStageWrite);
+    return st;
+  };
+  DSA_ASSIGN_OR_RETURN(
+      const OutOfCoreSortStats stats,
+      OutOfCoreSort(run.comm, *m.map.store, run.samples.local_ids, codec, options, append));
+  AddSortTimes(run.clock, stats.local_sort, stats.sample_sort);
+  m.job.sort_passes = stats.passes;
+  m.map.store.reset();  // frees its memory and scratch file before the next metric
   Status st = gather.Finish();
   run.clock.Lap(kStageWrite);
   if (run.comm.is_root())
@@ -139,34 +154,86 @@ Status SortOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const KeyLayout& l
   return st;
 }
 
-// The out-of-core grouping (out_of_core_sort.h GroupOutOfCore) of the
-// metric's stored values into its index files; nullopt, having written
-// nothing, when one value has more ids than a pass holds (the keyed sort
-// then splits it).
-std::optional<Status> GroupOutOfCoreAndIndex(RunState& run, PlannedMetric& m,
-                                             const ValueRange& values, DType metric_dtype) {
+// The passes of IndexPath::kGroupedOutOfCore, from one count of the stored
+// values. A keyed pass holds two 8-byte keys per pass key; a grouped one, one id.
+Result<GroupPlan> PlanGroupedPasses(RunState& run, PlannedMetric& m, const ValueRange& values) {
   run.Begin("sort", m.name() + ": sort and write", run.samples.count, "keys");
   FaultPoint("sort");  // test-only (util/fault_point.h)
   const size_t buckets = static_cast<size_t>(values.max - values.min) + 1;
-  const size_t id_bytes = ItemSize(run.samples.id_dtype);
-  Result<std::vector<uint64_t>> counts = CountValues(*m.store, values.min, buckets);
+  Result<std::vector<uint64_t>> counts = CountValues(*m.map.store, values.min, buckets);
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(counts.status()));
-  // A keyed pass holds two 8-byte keys per pass key; a grouped one, one id.
-  const uint64_t pass_ids = run.memory.pass_keys * 16 / id_bytes;
-  const std::vector<ValuePass> passes = GroupPasses(run.comm, *counts, pass_ids);
-  if (passes.empty()) return std::nullopt;
+  const uint64_t pass_ids = run.memory.pass_keys * 16 / ItemSize(run.samples.id_dtype);
+  GroupPlan plan{std::move(counts).value(), {}};
+  plan.passes = GroupPasses(run.comm, plan.counts, pass_ids);
+  return plan;
+}
+
+// IndexPath::kGroupedOutOfCore: the out-of-core grouping (GroupOutOfCore) of
+// the metric's stored values into its index files, every rank writing its
+// own groups.
+Status GroupOutOfCoreAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
+  const size_t id_bytes = ItemSize(run.samples.id_dtype);
   run.clock.Lap(kStageLocalSort);
-  GroupedIndexWriter writer(run.comm, run.write);
-  DSA_RETURN_IF_ERROR(writer.Open(ChosenPrefixes(run, m), values.min, *counts, id_bytes));
-  DSA_RETURN_IF_ERROR(GroupOutOfCore(run.comm, *m.store, run.samples.local_ids.first_id, values.min,
-                                     *counts, passes, id_bytes, writer, run.clock));
-  m.sort_passes = passes.size();
-  m.store.reset();  // frees its memory and scratch file before the next metric
-  const Status st = writer.Finish(metric_dtype, run.samples.id_dtype);
+  GroupedIndexWriter writer(run.comm, job.files.options);
+  DSA_RETURN_IF_ERROR(
+      writer.Open(job.files.prefixes, job.values.min, job.grouped.counts, id_bytes));
+  const GroupLayout layout{run.samples.local_ids.first_id, job.values.min, job.grouped.counts,
+                           id_bytes};
+  const GroupedIdsSink write = [&](size_t first, size_t end, const std::byte* ids) {
+    run.clock.Restart();  // the grouping's own time is in its stats
+    const Status st = writer.Write(first, end, ids);
+    run.clock.Lap(kStageWrite);
+    return st;
+  };
+  DSA_ASSIGN_OR_RETURN(const OutOfCoreSortStats stats,
+                       GroupOutOfCore(run.comm, *m.map.store, layout, job.grouped.passes, write));
+  AddSortTimes(run.clock, stats.local_sort, {});
+  m.job.sort_passes = stats.passes;
+  m.map.store.reset();  // frees its memory and scratch file before the next metric
+  const Status st = writer.Finish(job.files.metric_dtype, job.files.sample_dtype);
   run.clock.Lap(kStageWrite);
   if (run.comm.is_root())
-    spdlog::info("metric {}: grouped by value out of core in {} pass(es)", m.name(), passes.size());
+    spdlog::info("metric {}: grouped by value out of core in {} pass(es)", m.name(), stats.passes);
   return st;
+}
+
+// Runs the job's path, with the key type its layout needs.
+Status WriteIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
+  const bool u64 = job.layout.fits_u64();
+  switch (job.path) {
+    case IndexPath::kGrouped:
+      return GroupAndIndex(run, m, job);
+    case IndexPath::kRankOrdered:
+    case IndexPath::kSampleSort:
+      return u64 ? SortAndIndex<uint64_t>(run, m, job) : SortAndIndex<WideKey>(run, m, job);
+    case IndexPath::kGroupedOutOfCore:
+      return GroupOutOfCoreAndIndex(run, m, job);
+    case IndexPath::kSortedOutOfCore:
+      return u64 ? SortOutOfCoreAndIndex<uint64_t>(run, m, job)
+                 : SortOutOfCoreAndIndex<WideKey>(run, m, job);
+  }
+  return Status::Internal("metric " + m.name() + ": no index path");
+}
+
+// Collective: the metric's index path (index_path.h) and what it works from.
+Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange& values,
+                              DType metric_dtype) {
+  IndexJob job;
+  job.values = values;
+  job.layout = MakeKeyLayout(values.min, values.max, run.samples.id_min, run.samples.id_max);
+  job.files = {{ChosenPrefix(run, m, kIndexToMetric), ChosenPrefix(run, m, kIndexToSample),
+                ChosenPrefix(run, m, kIndexToSamplePercentile)},
+               metric_dtype,
+               run.samples.id_dtype,
+               run.write};
+  const IdOrder order = IdOrderOf(run.comm, run.samples.local_ids,
+                                  m.map.store ? m.map.store->size() : m.map.values.size());
+  job.path = ChooseIndexPath(order, job.layout, m.map.store != nullptr, run.comm.OnOneNode());
+  if (job.path == IndexPath::kGroupedOutOfCore) {
+    DSA_ASSIGN_OR_RETURN(job.grouped, PlanGroupedPasses(run, m, values));
+    if (job.grouped.passes.empty()) job.path = kGroupedOutOfCoreFallback;
+  }
+  return job;
 }
 
 }  // namespace
@@ -174,13 +241,14 @@ std::optional<Status> GroupOutOfCoreAndIndex(RunState& run, PlannedMetric& m,
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   if (const std::optional<RankBins> bins = m.metric->rank_bins()) {
     run.Begin("sort", m.name() + ": bins");
-    m.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
-                                run.samples.id_max, run.config.map.threads, &m.mapped);
+    m.job.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
+                                    run.samples.id_max, run.config.map.threads, &m.map.values);
     run.clock.Lap(kStageRankBins);
   }
   run.Begin("write", m.name() + ": sample_to_metric", run.samples.count, "rows");
-  const ValueRange values = m.store ? GlobalMinMax(run.comm, {m.store->min(), m.store->max()})
-                                    : GlobalMinMax(run.comm, m.mapped);
+  const ValueRange values = m.map.store
+                                ? GlobalMinMax(run.comm, {m.map.store->min(), m.map.store->max()})
+                                : GlobalMinMax(run.comm, m.map.values);
   const DType metric_dtype = FitIntDType(values.min, values.max);
   run.clock.Lap(kStageMinMax);
 
@@ -189,30 +257,15 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   if (WritesKind(files, kSampleToMetric)) {
     const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
     DSA_RETURN_IF_ERROR(
-        m.store ? WriteOrderedScalars(run.comm, *m.store, prefix, metric_dtype, run.write)
-                : WriteOrderedScalars(run.comm, m.mapped, prefix, metric_dtype, run.write));
+        m.map.store ? WriteOrderedScalars(run.comm, *m.map.store, prefix, metric_dtype, run.write)
+                    : WriteOrderedScalars(run.comm, m.map.values, prefix, metric_dtype, run.write));
     run.clock.Lap(kStageSampleToMetric);
   }
   // No index file chosen: no sort, no exchange.
   if (!WritesKind(files, kIndexToMetric) && !WritesKind(files, kIndexToSample)) return Status::OK();
-
-  const KeyLayout layout =
-      MakeKeyLayout(values.min, values.max, run.samples.id_min, run.samples.id_max);
-  const IdOrder order =
-      IdOrderOf(run.comm, run.samples.local_ids, m.store ? m.store->size() : m.mapped.size());
-  const bool groups = order.consecutive && (uint64_t{1} << layout.value_bits) <= kMaxIdGroups &&
-                      run.comm.OnOneNode();
-  if (m.store && groups) {
-    if (std::optional<Status> st = GroupOutOfCoreAndIndex(run, m, values, metric_dtype)) return *st;
-  }
-  if (m.store) {
-    if (layout.fits_u64()) return SortOutOfCoreAndIndex<uint64_t>(run, m, layout, metric_dtype);
-    return SortOutOfCoreAndIndex<WideKey>(run, m, layout, metric_dtype);
-  }
-  if (groups) return GroupAndIndex(run, m, values, metric_dtype);
-  if (layout.fits_u64())
-    return SortAndIndex<uint64_t>(run, m, layout, metric_dtype, order.ascending_by_rank);
-  return SortAndIndex<WideKey>(run, m, layout, metric_dtype, order.ascending_by_rank);
+  DSA_ASSIGN_OR_RETURN(const IndexJob job, PlanIndexJob(run, m, values, metric_dtype));
+  m.job.index_path = job.path;
+  return WriteIndex(run, m, job);
 }
 
 }  // namespace dsanalyze

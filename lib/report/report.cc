@@ -211,6 +211,7 @@ Status ReportMetric(const std::string& dir, const MetricEntry& m, const RunInfo&
     (*entry)["mergeable"] = false;
     (*entry)["not_mergeable"] = *m.not_mergeable;
   }
+  if (!m.index_path.empty()) (*entry)["index_path"] = m.index_path;
   return Status::OK();
 }
 

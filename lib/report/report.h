@@ -93,6 +93,9 @@ struct MetricEntry {
   std::optional<std::string> not_mergeable = std::nullopt;
   // Its samples whose score was NaN, over all ranks (Metric::nan_scores).
   uint64_t nan_scores = 0;
+  // How a run wrote its index files (pipeline/index_path.h IndexPathName),
+  // written as "index_path"; empty (no key) when it wrote none, or merged.
+  std::string index_path = {};
 };
 
 // The warning a run of a part gives for a metric `dsanalyze merge` refuses

@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_report PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/chart_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_config.cc
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_page.cc

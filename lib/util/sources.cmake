@@ -1,4 +1,4 @@
-target_sources(dsanalyze_lib PRIVATE
+target_sources(dsanalyze_lib_util PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/closest_name.cc
   ${CMAKE_CURRENT_LIST_DIR}/fault_point.cc
   ${CMAKE_CURRENT_LIST_DIR}/terminal.cc

@@ -153,8 +153,9 @@ void ResolveCases(const Comm& comm) {
   plan.push_back(Planned(sum_output, std::move(CreateMetric(sum_output, *ds)).value()));
   Status st = ResolveDependencies(comm, *ds, MyRange(comm, *ds), map, &plan);
   Check(comm, st.ok(), "resolve: " + st.message());
-  Check(comm, !plan[3].precomputed && !plan[4].precomputed, "only equal accumulate metrics");
-  Check(comm, plan[5].precomputed == std::vector<int64_t>{expected_sum},
+  Check(comm, !plan[3].dependency.total && !plan[4].dependency.total,
+        "only equal accumulate metrics");
+  Check(comm, plan[5].dependency.total == std::vector<int64_t>{expected_sum},
         "an accumulate metric equal to a dependency gets its global result");
   Check(comm, a_seen->got == std::vector<std::vector<int64_t>>{{expected_sum}, {0, 9999}},
         "first metric: global sum and {min, max}");

@@ -10,8 +10,9 @@ dsanalyze verify must pass. The sample dtype must be uint64 (code 8).
 
 A second run spreads the ids over most of the int64 range: every 1000th id is
 moved to 2^62 + k or to -2^40 - k, so the (value, id) pairs no longer fit a
-64-bit key (pipeline/sort_key.h: the 16-byte WideKey path) and the sample
-dtype is int64 (code 5).
+64-bit key (sort/sort_key.h: the 16-byte WideKey path) and the sample
+dtype is int64 (code 5). summary.json records the index path the shuffled ids
+take: the rank-ordered gather on one rank, the sample sort on more.
 """
 import array
 import json
@@ -119,6 +120,11 @@ def check(spread):
             summary = json.load(f)["metrics"]["mod"]
         if summary["sample_dtype"] != id_dtype:
             fail("summary.json sample_dtype %s, expected %s" % (summary["sample_dtype"], id_dtype))
+        # Shuffled ids lie in ascending ranges only when one rank holds them
+        # all (pipeline/index_path.h); the values fit 14 bits.
+        path = "rank_ordered" if np_ == "1" else "sample_sort"
+        if summary.get("index_path") != path:
+            fail("summary.json index_path %s, expected %s" % (summary.get("index_path"), path))
         verify = subprocess.run([dsanalyze, "verify", save], capture_output=True, text=True)
         if verify.returncode != 0:
             fail("verify exited %d: %s" % (verify.returncode, verify.stdout + verify.stderr))

@@ -1,23 +1,4 @@
-target_sources(unit_tests PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/local_sort_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/value_store_test.cc)
-
-# The distributed sort on its own, under mpiexec: order, exact balance, skew, empty ranks.
-add_executable(sample_sort_mpi_test ${CMAKE_CURRENT_LIST_DIR}/sample_sort_mpi_test.cc)
-target_link_libraries(sample_sort_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(sample_sort_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-dsanalyze_add_mpi_test(NAME pipeline.sample_sort RANKS 1 2 3 4
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:sample_sort_mpi_test>)
-
-# The gather-and-write stage on its own, under mpiexec: the index files and
-# sample_to_metric read back and compared with an independent expectation
-# (value runs across rank boundaries and chunks, empty ranks, percentile
-# groups with a partial last one, uint64 and wide keys).
-add_executable(gather_write_mpi_test ${CMAKE_CURRENT_LIST_DIR}/gather_write_mpi_test.cc)
-target_link_libraries(gather_write_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(gather_write_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-dsanalyze_add_mpi_test(NAME pipeline.gather_write RANKS 1 2 3 4
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:gather_write_mpi_test>)
+target_sources(unit_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/index_path_test.cc)
 
 # Dependencies between metrics across ranks (pipeline/dependencies.h) and the
 # exact checked sum (pipeline/global_reduce.h): one shared pass, results reused.
@@ -48,14 +29,6 @@ dsanalyze_add_mpi_test(NAME pipeline.progress RANKS 1 2 3
 # uint64, verify passes.
 dsanalyze_add_mpi_test(NAME pipeline.large_ids RANKS 1 2 3
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/large_ids_test.py)
-
-# The out-of-core sort (pipeline/out_of_core_sort.h): values in a spilling
-# ValueStore, sorted in passes, byte-identical to the in-memory sort.
-add_executable(out_of_core_sort_mpi_test ${CMAKE_CURRENT_LIST_DIR}/out_of_core_sort_mpi_test.cc)
-target_link_libraries(out_of_core_sort_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(out_of_core_sort_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-dsanalyze_add_mpi_test(NAME pipeline.out_of_core_sort RANKS 1 2 3
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:out_of_core_sort_mpi_test>)
 
 # A run under memory.limit_per_rank (pipeline/memory_plan.h): spilled runs
 # byte-identical to in-memory runs, summary.json's memory block, the scratch

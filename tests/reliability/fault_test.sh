@@ -76,7 +76,7 @@ less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 # write_config NAME SAMPLES SAVE [DATASET_EXTRA]: a value and a sum metric over synthetic_mod;
 # 64 KiB chunks and 512-sample batches put the pause points mid-stage. The
 # sample sort's exchange runs only when the ranks' ids are not in rank order
-# (lib/pipeline/gather_write.h, WriteIndexFilesRankOrdered), so a test paused
+# (lib/index/gather_write.h, WriteIndexFilesRankOrdered), so a test paused
 # at "exchange" gives the samples reversed ids (dataset.sample_indices).
 write_config() {
   local ids=""

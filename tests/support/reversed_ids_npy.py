@@ -1,7 +1,7 @@
 """reversed_ids_npy.py PATH N: writes PATH, a 1-D int64 .npy (format 1.0) of
 the sample ids N-1 ... 0, for dataset.sample_indices. Reversed ids are not in
 rank order, so a run over them takes the sample sort's exchange
-(lib/pipeline/gather_write.h, WriteIndexFilesRankOrdered)."""
+(lib/index/gather_write.h, WriteIndexFilesRankOrdered)."""
 import array
 import sys
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "comm/comm.h"
-#include "pipeline/local_sort.h"
-#include "pipeline/sample_sort.h"
+#include "sort/local_sort.h"
+#include "sort/sample_sort.h"
 #include "support/mpi_check.h"
 #include "util/work_split.h"
 

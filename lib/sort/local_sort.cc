@@ -1,4 +1,4 @@
-#include "pipeline/local_sort.h"
+#include "sort/local_sort.h"
 
 #include <algorithm>
 #include <bit>

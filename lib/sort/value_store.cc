@@ -1,4 +1,4 @@
-#include "pipeline/value_store.h"
+#include "sort/value_store.h"
 
 #include <algorithm>
 #include <cstring>

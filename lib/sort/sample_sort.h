@@ -17,11 +17,11 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "comm/comm.h"
-#include "pipeline/sort_key.h"
+#include "sort/global_ranks.h"
+#include "sort/sort_key.h"
 
 namespace dsanalyze {
 
@@ -30,24 +30,6 @@ struct SampleSortTimes {
   double exchange = 0;
   double merge = 0;
 };
-
-// Collective: the ordinals (KeyCodec::FromOrdinal) of the keys at the given
-// global ranks of the M = `total` keys whose local parts are `sorted`, found
-// together by the bisection above. An entry for a rank >= total is
-// meaningless (there is no such key); callers leave it aside.
-template <class Key>
-std::vector<u128> KeysAtGlobalRanks(const Comm& comm, const std::vector<Key>& sorted,
-                                    unsigned key_bits, std::span<const uint64_t> ranks,
-                                    uint64_t total);
-
-// Collective: for each of the global ranks `targets`, how many of the local
-// `sorted` keys lie below the key of that global rank (a target >= total:
-// all of them). Cutting every rank at these positions cuts the global order
-// at the targets.
-template <class Key>
-std::vector<uint64_t> LocalCutsAtGlobalRanks(const Comm& comm, const std::vector<Key>& sorted,
-                                             unsigned key_bits, std::span<const uint64_t> targets,
-                                             uint64_t total);
 
 // Returns, on every rank, the local split points: split[r] .. split[r+1] of
 // `sorted` go to rank r (split.size() == p + 1).

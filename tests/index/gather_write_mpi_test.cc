@@ -14,6 +14,8 @@
 // with the same splits and chunk sizes, up to 24 value bits, and wide keys.
 // WriteIndexFilesFromGroups gets them with consecutive ids split by id (each
 // rank grouping its own on 2 threads), up to 16 value bits and ids past 2^32.
+// WriteOrderedScalars also reads each rank's values from a spilling
+// ValueStore: the same bytes as from memory.
 // Exits non-zero if any check failed, naming each failure.
 #include <mpi.h>
 
@@ -22,6 +24,8 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -32,10 +36,11 @@
 #include "comm/oversubscription.h"
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
-#include "pipeline/gather_write.h"
-#include "pipeline/group_write.h"
-#include "pipeline/local_sort.h"
-#include "pipeline/sort_key.h"
+#include "index/gather_write.h"
+#include "index/group_write.h"
+#include "sort/local_sort.h"
+#include "sort/sort_key.h"
+#include "sort/value_store.h"
 #include "support/mpi_check.h"
 #include "support/shared_temp_dir.h"
 #include "util/interrupt.h"
@@ -53,7 +58,7 @@ template <class Key>
 Status CallWriteIndexFiles(const Comm& comm, const std::vector<Key>& slice,
                            const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
                            DType metric_dtype, DType sample_dtype, const WriteOptions& options) {
-  return WriteIndexFiles(comm, slice, codec, prefixes, metric_dtype, sample_dtype, options);
+  return WriteIndexFiles(comm, slice, codec, {prefixes, metric_dtype, sample_dtype, options});
 }
 
 template <class Key>
@@ -61,14 +66,14 @@ Status CallWriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& 
                                       const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
                                       DType metric_dtype, DType sample_dtype,
                                       const WriteOptions& options) {
-  return WriteIndexFilesRankOrdered(comm, sorted, codec, prefixes, metric_dtype, sample_dtype,
-                                    options);
+  return WriteIndexFilesRankOrdered(comm, sorted, codec,
+                                    {prefixes, metric_dtype, sample_dtype, options});
 }
 
 Status CallWriteIndexFilesFromGroups(const Comm& comm, const IdGroups& groups,
                                      const IndexFilePrefixes& prefixes, DType metric_dtype,
                                      DType sample_dtype, const WriteOptions& options) {
-  return WriteIndexFilesFromGroups(comm, groups, prefixes, metric_dtype, sample_dtype, options);
+  return WriteIndexFilesFromGroups(comm, groups, {prefixes, metric_dtype, sample_dtype, options});
 }
 
 Status CallWriteOrderedScalars(const Comm& comm, const std::vector<int64_t>& local,
@@ -475,6 +480,32 @@ void RunGroupedDatasets(const Comm& comm, CaseSetup* setup) {
       RunGroupedCase(comm, setup, d, split);
 }
 
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// WriteOrderedScalars from each rank's values in a ValueStore of tiny blocks
+// that spills: the same file as `written` (from memory), byte for byte.
+void RunScalarStoreCase(const Comm& comm, CaseSetup* setup, const std::string& label,
+                        const std::vector<int64_t>& local, const std::string& written,
+                        const WriteOptions& options) {
+  const std::string scratch = setup->dir + "/store-" + std::to_string(comm.rank());
+  std::filesystem::create_directories(scratch);
+  ValueStore store(0, scratch, 16);  // every whole block spills
+  Status st = store.Append(local);
+  if (st.ok()) st = store.Seal();
+  if (st.ok()) st = WriteOrderedScalars(comm, store, written + "_store", DType::kI32, options);
+  Check(comm, st.ok(), label + ": WriteOrderedScalars from a store: " + st.message());
+  Check(comm, local.size() < 16 || store.spilled_bytes() > 0,
+        label + ": the store spilled nothing");
+  bool same = true;
+  if (comm.is_root() && st.ok())
+    for (const char* ext : {".bin", ".idx"})
+      same = same && ReadBytes(written + ext) == ReadBytes(written + "_store" + ext);
+  Check(comm, same, label + ": the file from a store differs from the one from memory");
+}
+
 // WriteOrderedScalars: rank r contributes counts[r] values; the file must hold
 // them one per row, rank 0's first, in rank order.
 void RunScalarCase(const Comm& comm, CaseSetup* setup, const std::string& name,
@@ -509,6 +540,7 @@ void RunScalarCase(const Comm& comm, CaseSetup* setup, const std::string& name,
             std::to_string(all.size());
   }
   Check(comm, err.empty(), label + ": " + err);
+  RunScalarStoreCase(comm, setup, label, local, prefix, options);
 }
 
 void RunScalarCases(const Comm& comm, CaseSetup* setup) {

@@ -1,11 +1,11 @@
-#include "pipeline/local_sort.h"
+#include "sort/local_sort.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
 
-#include "pipeline/sort_key.h"
+#include "sort/sort_key.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {

@@ -1,4 +1,4 @@
-#include "pipeline/group_write.h"
+#include "index/group_write.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -143,12 +143,12 @@ Status GroupedIndexWriter::Finish(DType metric_dtype, DType sample_dtype) {
 }
 
 Status WriteIndexFilesFromGroups(const Comm& comm, const IdGroups& groups,
-                                 const IndexFilePrefixes& prefixes, DType metric_dtype,
-                                 DType sample_dtype, const WriteOptions& options) {
-  GroupedIndexWriter writer(comm, options);
-  DSA_RETURN_IF_ERROR(writer.Open(prefixes, groups.value_min, groups.counts, groups.id_bytes));
+                                 const IndexFilesSpec& files) {
+  GroupedIndexWriter writer(comm, files.options);
+  DSA_RETURN_IF_ERROR(
+      writer.Open(files.prefixes, groups.value_min, groups.counts, groups.id_bytes));
   DSA_RETURN_IF_ERROR(writer.Write(0, groups.counts.size(), groups.bytes()));
-  return writer.Finish(metric_dtype, sample_dtype);
+  return writer.Finish(files.metric_dtype, files.sample_dtype);
 }
 
 }  // namespace dsanalyze

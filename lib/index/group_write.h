@@ -27,9 +27,9 @@
 
 #include "comm/comm.h"
 #include "format/dtype.h"
+#include "index/gather_write.h"
 #include "output/index_files_writer.h"
-#include "pipeline/gather_write.h"
-#include "pipeline/local_sort.h"
+#include "sort/local_sort.h"
 #include "util/file_util.h"
 #include "util/status.h"
 
@@ -37,7 +37,7 @@ namespace dsanalyze {
 
 // One metric's index files from grouped ids, given in one call of Write (the
 // in-memory run) or in several, each for a range of values in ascending order
-// (the out-of-core passes, out_of_core_sort.h). Every call is collective and
+// (the out-of-core passes, sort/out_of_core_sort.h). Every call is collective and
 // returns the same Status on every rank; after an error, later calls do
 // nothing but return it. `prefixes` is meaningful on rank 0 only. The ids go
 // to a temporary element file beside index_to_sample (PREFIX.ids.bin), which
@@ -85,7 +85,6 @@ class GroupedIndexWriter {
 // The whole of a rank's groups at once (local_sort.h GroupIdsByValue):
 // Open, one Write, Finish.
 Status WriteIndexFilesFromGroups(const Comm& comm, const IdGroups& groups,
-                                 const IndexFilePrefixes& prefixes, DType metric_dtype,
-                                 DType sample_dtype, const WriteOptions& options);
+                                 const IndexFilesSpec& files);
 
 }  // namespace dsanalyze

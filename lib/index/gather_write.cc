@@ -1,4 +1,4 @@
-#include "pipeline/gather_write.h"
+#include "index/gather_write.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,12 +7,12 @@
 #include <memory>
 #include <utility>
 
+#include "comm/stream.h"
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
 #include "output/metric_value_file.h"
-#include "pipeline/sample_sort.h"
-#include "pipeline/stream.h"
-#include "pipeline/value_store.h"
+#include "sort/global_ranks.h"
+#include "sort/value_store.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 
@@ -359,8 +359,7 @@ Status IndexGather<Key>::Finish() {
 
 template <class Key>
 Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
-                       const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
-                       const WriteOptions& options) {
+                       const IndexFilesSpec& files) {
   const std::vector<SliceSummary> all = comm.Allgather(Summarize(slice, codec));
   uint64_t distinct = 0;
   bool have_last = false;
@@ -371,20 +370,20 @@ Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const Ke
     last = s.last_value;
     have_last = true;
   }
-  IndexGather<Key> gather(comm, codec, options);
-  DSA_RETURN_IF_ERROR(gather.Open(prefixes, metric_dtype, sample_dtype, distinct, ""));
+  IndexGather<Key> gather(comm, codec, files.options);
+  DSA_RETURN_IF_ERROR(
+      gather.Open(files.prefixes, files.metric_dtype, files.sample_dtype, distinct, ""));
   DSA_RETURN_IF_ERROR(gather.Add(slice));
   return gather.Finish();
 }
 
 template <class Key>
 Status WriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& sorted,
-                                  const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
-                                  DType metric_dtype, DType sample_dtype,
-                                  const WriteOptions& options) {
+                                  const KeyCodec<Key>& codec, const IndexFilesSpec& files) {
   const uint64_t distinct = CountDistinctValues(comm, sorted, codec);
-  IndexGather<Key> gather(comm, codec, options);
-  DSA_RETURN_IF_ERROR(gather.Open(prefixes, metric_dtype, sample_dtype, distinct, ""));
+  IndexGather<Key> gather(comm, codec, files.options);
+  DSA_RETURN_IF_ERROR(
+      gather.Open(files.prefixes, files.metric_dtype, files.sample_dtype, distinct, ""));
   DSA_RETURN_IF_ERROR(gather.AddRankOrdered(sorted));
   return gather.Finish();
 }
@@ -401,15 +400,12 @@ Status WriteMetricValue(const Comm& comm, std::span<const int64_t> total, const 
 template class IndexGather<uint64_t>;
 template class IndexGather<WideKey>;
 template Status WriteIndexFiles(const Comm&, const std::vector<uint64_t>&,
-                                const KeyCodec<uint64_t>&, const IndexFilePrefixes&, DType, DType,
-                                const WriteOptions&);
+                                const KeyCodec<uint64_t>&, const IndexFilesSpec&);
 template Status WriteIndexFiles(const Comm&, const std::vector<WideKey>&, const KeyCodec<WideKey>&,
-                                const IndexFilePrefixes&, DType, DType, const WriteOptions&);
+                                const IndexFilesSpec&);
 template Status WriteIndexFilesRankOrdered(const Comm&, const std::vector<uint64_t>&,
-                                           const KeyCodec<uint64_t>&, const IndexFilePrefixes&,
-                                           DType, DType, const WriteOptions&);
+                                           const KeyCodec<uint64_t>&, const IndexFilesSpec&);
 template Status WriteIndexFilesRankOrdered(const Comm&, const std::vector<WideKey>&,
-                                           const KeyCodec<WideKey>&, const IndexFilePrefixes&,
-                                           DType, DType, const WriteOptions&);
+                                           const KeyCodec<WideKey>&, const IndexFilesSpec&);
 
 }  // namespace dsanalyze

@@ -19,7 +19,7 @@
 #include "comm/comm.h"
 #include "format/dtype.h"
 #include "output/index_files_writer.h"
-#include "pipeline/sort_key.h"
+#include "sort/sort_key.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -31,6 +31,15 @@ struct WriteOptions {
   // Rank 0 adds the rows (keys, for the index files) it has written, once per
   // chunk, for the progress display (progress.h). May be null.
   std::atomic<uint64_t>* rows_done = nullptr;
+};
+
+// One metric's index files: where rank 0 writes them (meaningful on rank 0
+// only), their dtypes, and how they are written.
+struct IndexFilesSpec {
+  IndexFilePrefixes prefixes;
+  DType metric_dtype = DType::kI64;
+  DType sample_dtype = DType::kI64;
+  WriteOptions options;
 };
 
 // Rank 0 writes `prefix` (meaningful on rank 0 only) with one row per value:
@@ -46,14 +55,13 @@ Status WriteOrderedScalars(const Comm& comm, ValueStore& local, const std::strin
                            DType dtype, const WriteOptions& options);
 
 // Each rank holds a sorted slice of the global key order, slices in rank order
-// (sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
+// (sort/sample_sort.h). Rank 0 writes index_to_metric (one row per distinct value),
 // index_to_sample (the ids of each value) and the percentile-merged grouping
 // (analysis_layout.h PercentileStep), each when its prefix is set. A value whose keys continue
 // across a rank boundary becomes one row.
 template <class Key>
 Status WriteIndexFiles(const Comm& comm, const std::vector<Key>& slice, const KeyCodec<Key>& codec,
-                       const IndexFilePrefixes& prefixes, DType metric_dtype, DType sample_dtype,
-                       const WriteOptions& options);
+                       const IndexFilesSpec& files);
 
 // The widest value offsets WriteIndexFilesRankOrdered takes: it counts the
 // distinct values in a bitmap of 2^this bits (2 MiB) on every rank.
@@ -65,23 +73,21 @@ inline constexpr unsigned kRankOrderedMaxValueBits = 24;
 // rank by rank, and rank 0 writes the same files as WriteIndexFiles after a
 // SampleSort would, without the sort's exchange: it takes the global order a
 // window at a time (windows cut at global key ranks, found as the sample
-// sort's splitters are, sample_sort.h), each rank's part of the window sent
+// sort's splitters are, sort/global_ranks.h), each rank's part of the window sent
 // to it. Why: the exchange needs a second key array on every rank, and on a
 // VM the kernel zeroing those fresh pages costs more than the exchange itself
 // (docs/benchmarks.md). Needs codec.layout.value_bits <=
 // kRankOrderedMaxValueBits.
 template <class Key>
 Status WriteIndexFilesRankOrdered(const Comm& comm, const std::vector<Key>& sorted,
-                                  const KeyCodec<Key>& codec, const IndexFilePrefixes& prefixes,
-                                  DType metric_dtype, DType sample_dtype,
-                                  const WriteOptions& options);
+                                  const KeyCodec<Key>& codec, const IndexFilesSpec& files);
 
 template <class Key>
 class IndexStreamWriter;
 
 // The index files of one metric, open on rank 0 across several rounds of
 // slices: round k's slices (one per rank, in rank order) continue the global
-// key order where round k-1's ended (the out-of-core sort, out_of_core_sort.h,
+// key order where round k-1's ended (the out-of-core sort, sort/out_of_core_sort.h,
 // writes one round per pass). A value whose keys continue across a rank or
 // round boundary becomes one row. Collective: every rank calls Open, Add and
 // Finish in the same order; each returns the same Status on every rank. After

@@ -1,4 +1,4 @@
-#include "pipeline/out_of_core_sort.h"
+#include "sort/out_of_core_sort.h"
 
 #include <mpi.h>
 
@@ -7,7 +7,6 @@
 #include <numeric>
 #include <vector>
 
-#include "pipeline/sample_sort.h"
 #include "util/huge_pages.h"
 
 namespace dsanalyze {
@@ -198,34 +197,32 @@ Status SelectSorted(ValueStore& store, const LocalIds& ids, const KeyCodec<Key>&
 }  // namespace
 
 template <class Key>
-Status OutOfCoreSort(const Comm& comm, ValueStore& store, const LocalIds& ids,
-                     const KeyCodec<Key>& codec, const OutOfCoreSortOptions& options,
-                     IndexGather<Key>& gather, StageClock& clock, OutOfCoreSortStats* stats) {
+Result<OutOfCoreSortStats> OutOfCoreSort(const Comm& comm, ValueStore& store, const LocalIds& ids,
+                                         const KeyCodec<Key>& codec,
+                                         const OutOfCoreSortOptions& options,
+                                         const SortedKeysSink<Key>& sink) {
+  OutOfCoreSortStats stats;
+  double t0 = MPI_Wtime();
   const unsigned key_bits = codec.layout.key_bits();
   const u128 top = key_bits >= 128 ? ~u128{0} : (u128{1} << key_bits) - 1;
   std::vector<KeyRange> passes;
   DSA_RETURN_IF_ERROR(
-      PlanPasses(comm, store, ids, codec, {0, top, 0}, options.pass_keys, &passes, stats));
-  stats->passes = passes.size();
-  clock.Lap(kStageLocalSort);
+      PlanPasses(comm, store, ids, codec, {0, top, 0}, options.pass_keys, &passes, &stats));
+  stats.passes = passes.size();
   PassBuffers<Key> buffers;
   for (const KeyRange& pass : passes) {
     const Status selected = SelectSorted(store, ids, codec, pass, options.threads, &buffers);
     // Also the interruption checkpoint of each pass.
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(selected));
-    clock.Lap(kStageLocalSort);
-    SampleSortTimes times;
+    stats.local_sort += MPI_Wtime() - t0;
     std::vector<Key> slice =
-        SampleSort(comm, std::move(buffers.keys), key_bits, &times, &buffers.spare);
-    clock.Add(kStageSplitters, times.splitters);
-    clock.Add(kStageExchange, times.exchange);
-    clock.Add(kStageMerge, times.merge);
-    clock.Restart();
-    DSA_RETURN_IF_ERROR(gather.Add(slice));
+        SampleSort(comm, std::move(buffers.keys), key_bits, &stats.sample_sort, &buffers.spare);
+    DSA_RETURN_IF_ERROR(sink(slice));
     buffers.keys = std::move(slice);  // the next pass's keys buffer
-    clock.Lap(kStageWrite);
+    t0 = MPI_Wtime();
   }
-  return Status::OK();
+  stats.local_sort += MPI_Wtime() - t0;
+  return stats;
 }
 
 Result<std::vector<uint64_t>> CountValues(ValueStore& store, int64_t value_min, size_t buckets) {
@@ -262,9 +259,10 @@ namespace {
 // values all lie in the pass is scattered whole; of another, the positions
 // of the pass's values are picked out first, without a branch (values in
 // and out of a pass alternate unpredictably).
-Status GroupPass(ValueStore& store, int64_t first_id, int64_t value_min,
-                 const std::vector<uint64_t>& local_counts, const ValuePass& pass, size_t id_bytes,
+Status GroupPass(ValueStore& store, const GroupLayout& layout, const ValuePass& pass,
                  std::byte* ids) {
+  const std::span<const uint64_t> local_counts = layout.local_counts;
+  const int64_t value_min = layout.value_min;
   const size_t width = pass.second - pass.first;
   std::vector<uint64_t> pos(width);
   for (size_t v = 1; v < width; ++v) pos[v] = pos[v - 1] + local_counts[pass.first + v - 1];
@@ -276,9 +274,9 @@ Status GroupPass(ValueStore& store, int64_t first_id, int64_t value_min,
   for (size_t b = 0; b < store.num_blocks(); ++b) {
     if (store.block_max(b) < lo || store.block_min(b) > hi) continue;
     DSA_RETURN_IF_ERROR(store.ReadBlockOffsets(b, value_min, &offsets));
-    const int64_t first = first_id + static_cast<int64_t>(store.block_begin(b));
+    const int64_t first = layout.first_id + static_cast<int64_t>(store.block_begin(b));
     if (store.block_min(b) >= lo && store.block_max(b) <= hi) {
-      ScatterIds(offsets, {}, first_offset, first, id_bytes, &pos, ids);
+      ScatterIds(offsets, {}, first_offset, first, layout.id_bytes, &pos, ids);
       continue;
     }
     picked.resize(offsets.size());
@@ -289,39 +287,46 @@ Status GroupPass(ValueStore& store, int64_t first_id, int64_t value_min,
       at[n] = static_cast<uint32_t>(i);
       n += static_cast<uint16_t>(offsets[i] - first_offset) < width;  // below wraps high
     }
-    ScatterIds(std::span(picked).first(n), std::span(at).first(n), first_offset, first, id_bytes,
-               &pos, ids);
+    ScatterIds(std::span(picked).first(n), std::span(at).first(n), first_offset, first,
+               layout.id_bytes, &pos, ids);
   }
   return Status::OK();
 }
 
 }  // namespace
 
-Status GroupOutOfCore(const Comm& comm, ValueStore& store, int64_t first_id, int64_t value_min,
-                      const std::vector<uint64_t>& local_counts,
-                      const std::vector<ValuePass>& passes, size_t id_bytes,
-                      GroupedIndexWriter& writer, StageClock& clock) {
+Result<OutOfCoreSortStats> GroupOutOfCore(const Comm& comm, ValueStore& store,
+                                          const GroupLayout& layout,
+                                          const std::vector<ValuePass>& passes,
+                                          const GroupedIdsSink& sink) {
+  OutOfCoreSortStats stats;
+  stats.passes = passes.size();
+  double t0 = MPI_Wtime();
+  const std::span<const uint64_t> counts = layout.local_counts;
   uint64_t most = 0;  // this rank's most ids in one pass
   for (const ValuePass& p : passes)
-    most = std::max(most, std::accumulate(local_counts.begin() + p.first,
-                                          local_counts.begin() + p.second, uint64_t{0}));
-  std::vector<int64_t> buffer = HugePageVector<int64_t>((most * id_bytes + 7) / 8);
+    most = std::max(
+        most, std::accumulate(counts.begin() + p.first, counts.begin() + p.second, uint64_t{0}));
+  std::vector<int64_t> buffer = HugePageVector<int64_t>((most * layout.id_bytes + 7) / 8);
   auto* ids = reinterpret_cast<std::byte*>(buffer.data());
   for (const ValuePass& pass : passes) {
-    const Status grouped = GroupPass(store, first_id, value_min, local_counts, pass, id_bytes, ids);
+    const Status grouped = GroupPass(store, layout, pass, ids);
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(grouped));  // also each pass's interruption checkpoint
-    clock.Lap(kStageLocalSort);
-    DSA_RETURN_IF_ERROR(writer.Write(pass.first, pass.second, ids));
-    clock.Lap(kStageWrite);
+    stats.local_sort += MPI_Wtime() - t0;
+    DSA_RETURN_IF_ERROR(sink(pass.first, pass.second, ids));
+    t0 = MPI_Wtime();
   }
-  return Status::OK();
+  stats.local_sort += MPI_Wtime() - t0;
+  return stats;
 }
 
-template Status OutOfCoreSort(const Comm&, ValueStore&, const LocalIds&, const KeyCodec<uint64_t>&,
-                              const OutOfCoreSortOptions&, IndexGather<uint64_t>&, StageClock&,
-                              OutOfCoreSortStats*);
-template Status OutOfCoreSort(const Comm&, ValueStore&, const LocalIds&, const KeyCodec<WideKey>&,
-                              const OutOfCoreSortOptions&, IndexGather<WideKey>&, StageClock&,
-                              OutOfCoreSortStats*);
+template Result<OutOfCoreSortStats> OutOfCoreSort(const Comm&, ValueStore&, const LocalIds&,
+                                                  const KeyCodec<uint64_t>&,
+                                                  const OutOfCoreSortOptions&,
+                                                  const SortedKeysSink<uint64_t>&);
+template Result<OutOfCoreSortStats> OutOfCoreSort(const Comm&, ValueStore&, const LocalIds&,
+                                                  const KeyCodec<WideKey>&,
+                                                  const OutOfCoreSortOptions&,
+                                                  const SortedKeysSink<WideKey>&);
 
 }  // namespace dsanalyze

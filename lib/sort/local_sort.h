@@ -19,7 +19,7 @@
 #include <span>
 #include <vector>
 
-#include "pipeline/sort_key.h"
+#include "sort/sort_key.h"
 
 namespace dsanalyze {
 
