@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [--merge] TARGET SECONDS [libFuzzer args...]
 #
-# TARGET is idx, npy or config. The fuzzer runs for SECONDS (-max_total_time)
+# TARGET is idx, npy, config, jsonl, dsconfig or maps. The fuzzer runs for SECONDS (-max_total_time)
 # on a working copy of tests/fuzz/corpus/TARGET/ plus tests/fuzz/regressions/
 # TARGET/, in a scratch directory under the build directory; the committed
 # corpus is not touched unless --merge is given, which afterwards minimizes the
@@ -26,16 +26,16 @@ if [[ "${1:-}" == "--merge" ]]; then
 fi
 if [[ $# -lt 2 ]]; then
   echo "usage: scripts/fuzz.sh [--merge] TARGET SECONDS [libFuzzer args...]" >&2
-  echo "targets: idx npy config" >&2
+  echo "targets: idx npy config jsonl dsconfig maps" >&2
   exit 2
 fi
 target="$1"
 seconds="$2"
 shift 2
 case "$target" in
-  idx | npy | config) ;;
+  idx | npy | config | jsonl | dsconfig | maps) ;;
   *)
-    echo "fuzz.sh: unknown target '$target' (expected idx, npy or config)" >&2
+    echo "fuzz.sh: unknown target '$target' (expected idx, npy, config, jsonl, dsconfig or maps)" >&2
     exit 2
     ;;
 esac

@@ -7,18 +7,22 @@
 #include "batching/plan_page.h"
 #include "batching/plan_report.h"
 #include "util/file_util.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze {
 
 Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
   for (const std::string* page : {&request.svg, &request.html})
     if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(*page));
+  SetInterruptStage("open");
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
   DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenBatchInput(params.analysis, request.metric));
   std::optional<FilterIds> filter;
   if (!request.sample_ids.empty()) {
     DSA_ASSIGN_OR_RETURN(filter, ReadFilterIds(request.sample_ids, input.samples));
   }
+  DSA_RETURN_IF_ERROR(CheckInterrupt());
+  SetInterruptStage("write");
   DSA_ASSIGN_OR_RETURN(PlanFiles files, PlanFiles::Create(request.out));
   DSA_ASSIGN_OR_RETURN(
       std::unique_ptr<SampleSource> source,
@@ -29,8 +33,11 @@ Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
         const double lr =
             LrScale(params.lr_scaling, batch.samples, params.rule.effective_batch_size);
         stats.Add(batch, lr);
-        return files.Add(batch, lr);
+        DSA_RETURN_IF_ERROR(files.Add(batch, lr));
+        return CheckInterrupt();
       }));
+  DSA_RETURN_IF_ERROR(CheckInterrupt());
+  DisarmInterrupts();  // past the last checkpoint the commit always completes
   const PlanReport report{params, request.metric, request.sample_ids, counts, stats};
   if (!request.svg.empty()) DSA_RETURN_IF_ERROR(WriteFileAtomic(request.svg, PlanSvg(report)));
   if (!request.html.empty())

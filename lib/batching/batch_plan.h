@@ -3,7 +3,9 @@
 // (batching/batch_input.h), plans (batching/planner.h) while writing the
 // arrays (batching/plan_files.h), then writes the chart and plan.json and
 // moves the plan into place. Bad input fails before anything carries the
-// --out name.
+// --out name. A signal caught before the chart and the commit (util/
+// interrupt.h; checked after each batch) is Status::Interrupted, with
+// nothing left at --out.
 #pragma once
 
 #include <string>

@@ -9,11 +9,13 @@
 #include <filesystem>
 
 #include "format/npy_writer.h"
+#include "util/fault_point.h"
 
 namespace dsanalyze {
 namespace fs = std::filesystem;
 namespace {
 
+constexpr std::string_view kStagingKind = "staging";
 constexpr size_t kBufferBytes = size_t{1} << 20;
 constexpr std::array<std::string_view, 5> kArrays = {"microbatch_offsets.npy",
                                                      "microbatch_sample_ids.npy", "batch_sizes.npy",
@@ -69,20 +71,11 @@ Status NpyAppender::Finish() {
 
 Result<PlanFiles> PlanFiles::Create(const std::string& dir) {
   DSA_RETURN_IF_ERROR(CheckOutDir(dir));
-  const fs::path path(dir);
-  fs::path parent = path.parent_path();
-  if (parent.empty()) parent = ".";
-  std::string hidden = ".";  // not "." + name: g++ 12 warns (-Wrestrict) on that
-  hidden.append(path.filename().string()).append(".staging-XXXXXX");
-  std::string templ = (parent / hidden).string();
-  if (::mkdtemp(templ.data()) == nullptr)
-    return Status::IoError(templ + ": cannot create the staging folder: " + ErrnoText(errno));
-  // mkdtemp makes the folder 0700; the plan gets what the umask gives a new folder.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::chmod(templ.c_str(), 0777 & ~mask);
-  PlanFiles files(dir, templ);
+  RemoveDeadTemps(dir, kStagingKind);
+  DSA_ASSIGN_OR_RETURN(LeasedTemp staging, CreateLeasedFolder(dir, kStagingKind));
+  PlanFiles files(dir, std::move(staging));
   DSA_RETURN_IF_ERROR(files.OpenArrays());
+  FaultPoint("batches_create");
   return files;
 }
 
@@ -99,6 +92,7 @@ Status PlanFiles::OpenArrays() {
 PlanFiles::PlanFiles(PlanFiles&& other) noexcept
     : dir_(std::move(other.dir_)),
       staging_(std::exchange(other.staging_, {})),
+      lease_(std::move(other.lease_)),
       arrays_(std::move(other.arrays_)),
       offset_(other.offset_) {}
 
@@ -118,12 +112,22 @@ Status PlanFiles::Add(const PlannedBatch& batch, double lr_scale) {
   const int64_t size = static_cast<int64_t>(batch.samples);
   DSA_RETURN_IF_ERROR(arrays_[2].Append(&size, 1));
   DSA_RETURN_IF_ERROR(arrays_[3].Append(&batch.longest, 1));
-  return arrays_[4].Append(&lr_scale, 1);
+  DSA_RETURN_IF_ERROR(arrays_[4].Append(&lr_scale, 1));
+  FaultPoint("batches_write");
+  return Status::OK();
 }
 
 Status PlanFiles::Commit(const std::string& plan_json) {
   for (NpyAppender& a : arrays_) DSA_RETURN_IF_ERROR(a.Finish());
   DSA_RETURN_IF_ERROR(WriteFileAtomic(staging_ + "/" + std::string(kPlanJson), plan_json));
+  FaultPoint("batches_commit");
+  // The lease leaves the folder last; another command could take the folder
+  // for a killed one's only in the moment before the rename.
+  ::unlink((staging_ + "/" + std::string(kLeaseFile)).c_str());
+  return MoveIntoPlace();
+}
+
+Status PlanFiles::MoveIntoPlace() {
   std::error_code ec;
   if (fs::exists(dir_, ec)) {
     // renameat2 through syscall(), as output/analysis_writer.cc does.

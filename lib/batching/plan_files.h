@@ -3,11 +3,16 @@
 // batch_sizes.npy, batch_max_seqlens.npy (int64), lr_scale.npy (float64) and
 // plan.json.
 //
-// Everything goes to a hidden folder beside DIR (.NAME.staging-XXXXXX), each
-// array appended as batches come and its .npy header written last, once its
-// length is known. Commit renames the folder to DIR in one step (exchanging
-// it with a previous plan, which is then deleted), so DIR never holds a
-// partial plan; a PlanFiles destroyed before Commit deletes its folder.
+// Everything goes to a hidden folder beside DIR (.NAME.staging-XXXXXX,
+// leased: util/temp_lease.h), each array appended as batches come and its
+// .npy header written last, once its length is known. Commit renames the
+// folder to DIR in one step (exchanging it with a previous plan, which is
+// then deleted), so DIR never holds a partial plan; a PlanFiles destroyed
+// before Commit deletes its folder, and Create deletes those that killed
+// commands left for the same DIR. Test-only pause points (util/
+// fault_point.h): "batches_create" (the arrays opened), "batches_write" (the
+// first batch added), "batches_commit" (the folder complete, before the
+// rename).
 // Memory: one 1 MiB buffer per array. Not thread-safe; move-only.
 #pragma once
 
@@ -20,6 +25,7 @@
 #include "format/dtype.h"
 #include "util/file_util.h"
 #include "util/status.h"
+#include "util/temp_lease.h"
 
 namespace dsanalyze {
 
@@ -58,11 +64,13 @@ class PlanFiles {
   Status Commit(const std::string& plan_json);
 
  private:
-  PlanFiles(std::string dir, std::string staging)
-      : dir_(std::move(dir)), staging_(std::move(staging)) {}
+  PlanFiles(std::string dir, LeasedTemp staging)
+      : dir_(std::move(dir)), staging_(std::move(staging.path)), lease_(std::move(staging.lease)) {}
   Status OpenArrays();
+  Status MoveIntoPlace();
   std::string dir_;
   std::string staging_;  // empty once committed or moved from
+  UniqueFd lease_;       // locked while the staging folder is being written
   // offsets, sample ids, batch sizes, batch max seqlens, lr scale
   std::vector<NpyAppender> arrays_;
   int64_t offset_ = 0;  // the last micro-batch offset written

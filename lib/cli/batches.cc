@@ -7,12 +7,16 @@
 #include "batching/batch_plan.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze::cli {
 
 int Batches(const BatchesRequest& request) {
+  InstallInterruptHandlers();
   Result<std::string> summary = WriteBatchPlan(request);
   if (!summary.ok()) return ReportFailure(summary.status());
+  if (CaughtSignal() != 0)  // after the last checkpoint: the output was committed
+    std::fprintf(stderr, "dsanalyze: warning: %s\n", CommittedDespite(CaughtSignal()).c_str());
   std::fputs(summary->c_str(), stdout);
   return kExitOk;
 }

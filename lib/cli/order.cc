@@ -5,12 +5,16 @@
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze::cli {
 
 int Order(const OrderOptions& options) {
+  InstallInterruptHandlers();
   Result<uint64_t> samples = WriteTrainingOrder(options);
   if (!samples.ok()) return ReportFailure(samples.status());
+  if (CaughtSignal() != 0)  // after the last checkpoint: the output was committed
+    std::fprintf(stderr, "dsanalyze: warning: %s\n", CommittedDespite(CaughtSignal()).c_str());
   std::string how = options.descending ? "hard to easy" : "easy to hard";
   if (options.buckets > 0)
     how += ", " + std::to_string(options.buckets) + " buckets shuffled with seed " +

@@ -61,8 +61,12 @@ Status CheckMemoryConfig(const Config& config) {
         "memory.scratch",
         dir + where + " (scratch must be node-local working space, never the save path)" + unset);
   }
+  // A scratch folder that cannot be created is the environment's failure, as
+  // for the save path (exit 3); the rest is the config's.
   if (Status st = CheckScratchDir(dir); !st.ok())
-    return ConfigError("memory.scratch", st.message() + unset);
+    return st.code() == Status::Code::kIoError
+               ? Status::IoError("memory.scratch: " + st.message() + unset)
+               : ConfigError("memory.scratch", st.message() + unset);
   return Status::OK();
 }
 

@@ -61,6 +61,19 @@ Status ParseFixedDiscrete(const JsonFields& c, Schedule* s) {
   return Status::OK();
 }
 
+// fixed_linear and fixed_root round a difficulty down to a multiple of
+// difficulty_step, by up to difficulty_step - 1: from a min_difficulty that
+// close to the smallest int64, DeepSpeed's Python integers go below it, where
+// the replay's int64 cannot follow (found by tests/fuzz/dsconfig_fuzz.cc).
+Status CheckRoundingFits(const JsonFields& e, const Schedule& s) {
+  if (s.min_difficulty >= kMin + (s.difficulty_step - 1)) return Status::OK();
+  return ConfigError(e.KeyPath(kMinDifficultyKey),
+                     std::to_string(s.min_difficulty) + " is within difficulty_step (" +
+                         std::to_string(s.difficulty_step) +
+                         ") of the smallest 64-bit integer: DeepSpeed's rounding down to a "
+                         "multiple of difficulty_step could go below it");
+}
+
 // schedule_type and schedule_config of the entry `e`.
 Status ParseSchedule(const JsonFields& e, Schedule* s) {
   DSA_RETURN_IF_ERROR(e.Require(kScheduleTypeKey));
@@ -87,7 +100,8 @@ Status ParseSchedule(const JsonFields& e, Schedule* s) {
   for (std::string_view key : keys) DSA_RETURN_IF_ERROR(c.Require(key));
   DSA_RETURN_IF_ERROR(c.Int(kTotalCurriculumStepKey, 1, kMax, &s->total_curriculum_step));
   DSA_RETURN_IF_ERROR(c.Int(kDifficultyStepKey, 1, kMax, &s->difficulty_step));
-  return c.PositiveNumber(kRootDegreeKey, &s->root_degree);
+  DSA_RETURN_IF_ERROR(c.PositiveNumber(kRootDegreeKey, &s->root_degree));
+  return CheckRoundingFits(e, *s);
 }
 
 // Percentile difficulties count shares of the samples: DeepSpeed divides by

@@ -3,15 +3,29 @@
 #include <unistd.h>
 
 #include "format/npy_writer.h"
+#include "util/fault_point.h"
 
 namespace dsanalyze {
+namespace {
+
+constexpr std::string_view kTempKind = "tmp";
+
+}  // namespace
 
 Result<std::unique_ptr<OrderFile>> OrderFile::Create(const std::string& path, uint64_t length) {
   DSA_RETURN_IF_ERROR(CheckOutputPath(path));
-  DSA_ASSIGN_OR_RETURN(OutputFile file, OutputFile::Create(path + ".tmp"));
+  RemoveDeadTemps(path, kTempKind);
+  DSA_ASSIGN_OR_RETURN(LeasedTemp temp, CreateLeasedFile(path, kTempKind));
+  Result<OutputFile> file = OutputFile::OpenExisting(temp.path);
+  if (!file.ok()) {
+    ::unlink(temp.path.c_str());
+    return file.status();
+  }
   const std::string header = NpyHeader(DType::kI64, {length});
-  std::unique_ptr<OrderFile> out(new OrderFile(path, std::move(file), length, header.size()));
+  std::unique_ptr<OrderFile> out(
+      new OrderFile(path, std::move(temp), std::move(file).value(), length, header.size()));
   DSA_RETURN_IF_ERROR(out->file_.WriteAt(0, header.data(), header.size()));
+  FaultPoint("order_create");
   return out;
 }
 
@@ -19,7 +33,7 @@ OrderFile::~OrderFile() {
   if (committed_) return;
   (void)writer_.Drain();
   (void)file_.Close(false);
-  ::unlink((path_ + ".tmp").c_str());
+  ::unlink(temp_.path.c_str());
 }
 
 std::span<int64_t> OrderFile::Buffer(uint64_t count) {
@@ -31,7 +45,9 @@ std::span<int64_t> OrderFile::Buffer(uint64_t count) {
 Status OrderFile::Append() {
   const uint64_t at = offset_;
   offset_ += buffer_.size;
-  return writer_.Write(&file_, at, std::move(buffer_));
+  DSA_RETURN_IF_ERROR(writer_.Write(&file_, at, std::move(buffer_)));
+  FaultPoint("order_write");
+  return Status::OK();
 }
 
 Status OrderFile::Commit() {
@@ -41,7 +57,8 @@ Status OrderFile::Commit() {
     return Status::Internal(path_ + ": wrote " + std::to_string(written) + " of " +
                             std::to_string(length_) + " elements");
   DSA_RETURN_IF_ERROR(file_.Close(false));
-  DSA_RETURN_IF_ERROR(RenameFile(path_ + ".tmp", path_));
+  FaultPoint("order_commit");
+  DSA_RETURN_IF_ERROR(RenameFile(temp_.path, path_));
   committed_ = true;
   return Status::OK();
 }

@@ -1,11 +1,16 @@
 // The file `dsanalyze order` writes (docs/format.md §2.12): a 1-D '<i8' .npy,
 // version 1.0, of a length known up front, written front to back.
 //
-// The array goes to PATH.tmp, through a write-behind thread (util/
+// The array goes to a hidden temporary file beside PATH (.NAME.tmp-XXXXXX,
+// leased: util/temp_lease.h), through a write-behind thread (util/
 // write_behind.h) so that the kernel's copy of one piece overlaps the making
 // of the next; Commit renames it to PATH once every element is written. An
-// OrderFile destroyed before Commit removes PATH.tmp, so PATH never holds a
-// partial array. Not thread-safe; not movable (use the unique_ptr).
+// OrderFile destroyed before Commit removes the temporary file, so PATH never
+// holds a partial array, and Create removes those that killed commands left
+// for the same PATH. Test-only pause points (util/fault_point.h):
+// "order_create" (the header written), "order_write" (the first piece
+// queued), "order_commit" (the array complete and closed, before the rename).
+// Not thread-safe; not movable (use the unique_ptr).
 #pragma once
 
 #include <cstdint>
@@ -15,13 +20,14 @@
 
 #include "util/file_util.h"
 #include "util/status.h"
+#include "util/temp_lease.h"
 #include "util/write_behind.h"
 
 namespace dsanalyze {
 
 class OrderFile {
  public:
-  // Creates PATH.tmp for `length` int64 elements and writes the header.
+  // Creates the temporary file for `length` int64 elements and writes the header.
   // BadInput when the folder of `path` does not exist or `path` is a folder.
   static Result<std::unique_ptr<OrderFile>> Create(const std::string& path, uint64_t length);
   ~OrderFile();
@@ -32,19 +38,22 @@ class OrderFile {
   // Queues the buffer from the last Buffer() call as the next elements.
   Status Append();
   // Waits for every write, checks that `length` elements were written,
-  // closes and renames PATH.tmp to PATH.
+  // closes and renames the temporary file to PATH.
   Status Commit();
 
  private:
-  OrderFile(std::string path, OutputFile file, uint64_t length, uint64_t header_bytes)
+  OrderFile(std::string path, LeasedTemp temp, OutputFile file, uint64_t length,
+            uint64_t header_bytes)
       : path_(std::move(path)),
+        temp_(std::move(temp)),
         file_(std::move(file)),
         length_(length),
         header_bytes_(header_bytes),
         offset_(header_bytes) {}
 
   std::string path_;
-  OutputFile file_;  // PATH.tmp
+  LeasedTemp temp_;
+  OutputFile file_;  // temp_.path
   uint64_t length_;
   uint64_t header_bytes_;
   uint64_t offset_;  // where the next element goes

@@ -5,6 +5,7 @@
 #include "curriculum/bucket_shuffle.h"
 #include "curriculum/order_file.h"
 #include "curriculum/sorted_ids.h"
+#include "util/interrupt.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {
@@ -33,6 +34,7 @@ Status CheckDistinct(const std::vector<std::string>& metrics) {
 }  // namespace
 
 Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
+  SetInterruptStage("open");
   if (options.metrics.empty()) return Status::BadInput("order: no --metric given");
   DSA_RETURN_IF_ERROR(CheckDistinct(options.metrics));
   DSA_ASSIGN_OR_RETURN(std::vector<MetricFiles> metrics,
@@ -43,6 +45,8 @@ Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
     return Status::BadInput("--buckets " + std::to_string(options.buckets) +
                             ": more buckets than " + options.analysis + " has samples (" +
                             std::to_string(n) + ")");
+  DSA_RETURN_IF_ERROR(CheckInterrupt());
+  SetInterruptStage("write");
   DSA_ASSIGN_OR_RETURN(std::unique_ptr<OrderFile> file, OrderFile::Create(options.out, n));
   const uint64_t pieces = options.buckets > 0 ? options.buckets : (n + kPieceIds - 1) / kPieceIds;
   for (uint64_t p = 0; p < pieces; ++p) {
@@ -50,7 +54,9 @@ Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
     DSA_RETURN_IF_ERROR(ids.Next(piece));
     if (options.buckets > 0) ShuffleBucket(piece, options.seed, p);
     DSA_RETURN_IF_ERROR(file->Append());
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
   }
+  DisarmInterrupts();  // past the last checkpoint the commit always completes
   DSA_RETURN_IF_ERROR(file->Commit());
   return n;
 }

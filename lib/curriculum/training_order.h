@@ -31,8 +31,11 @@ struct OrderOptions {
   bool descending = false;  // hard → easy; buckets from the hardest
 };
 
-// Writes the order to options.out (through out.tmp, renamed at the end) and
-// returns the number of samples N. BadInput, before anything is written, for
+// Writes the order to options.out (through a hidden temporary file beside it,
+// renamed at the end: curriculum/order_file.h) and returns the number of
+// samples N. A signal caught before the rename (util/interrupt.h, checked
+// after the inputs are open and after each piece) is Status::Interrupted,
+// with nothing left at out. BadInput, before anything is written, for
 // no metric or one given twice, an analysis or metric OpenOrderMetrics refuses,
 // an `out` in a missing folder, or buckets > N; IoError when writing fails (then no file is left at
 // out).

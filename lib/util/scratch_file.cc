@@ -28,6 +28,10 @@ std::atomic<int64_t>* TestBytesLeft() {
   return capped ? &left : nullptr;
 }
 
+// Bytes this process has written to its scratch files so far, for the
+// message of a full scratch file system.
+std::atomic<uint64_t> spilled_bytes{0};
+
 // Takes `size` bytes from the test cap; false when the cap is exhausted.
 bool TakeTestBytes(size_t size) {
   std::atomic<int64_t>* left = TestBytesLeft();
@@ -58,9 +62,17 @@ Result<ScratchFile> ScratchFile::Create(const std::string& dir) {
 }
 
 Status ScratchFile::Fail(const std::string& what, int err) const {
-  std::string msg = "scratch " + dir_ + ": " + what + ": " + ErrnoText(err);
-  if (err == ENOSPC) msg += " (memory.scratch needs room for what the run spills)";
-  return Status::IoError(msg);
+  return Status::IoError("scratch " + dir_ + ": " + what + ": " + ErrnoText(err));
+}
+
+// "scratch DIR: no space left on device for N more bytes (...)": what a
+// full scratch file system stops, and what the rank had spilled before it.
+Status ScratchFile::Full(uint64_t needed) const {
+  return Status::IoError("scratch " + dir_ + ": no space left on device for " +
+                         std::to_string(needed) + " more bytes, after " +
+                         std::to_string(spilled_bytes.load()) +
+                         " bytes this rank spilled (memory.scratch needs room for what the run "
+                         "spills)");
 }
 
 Status ScratchFile::Append(const void* data, size_t size) {
@@ -77,14 +89,17 @@ Status ScratchFile::Append(const void* data, size_t size) {
 }
 
 Status ScratchFile::Flush() {
-  if (!TakeTestBytes(buffer_.size())) return Fail("cannot write", ENOSPC);
+  if (!TakeTestBytes(buffer_.size())) return Full(buffer_.size());
   size_t done = 0;
   while (done < buffer_.size()) {
     const ssize_t w = ::pwrite(fd_.get(), buffer_.data() + done, buffer_.size() - done,
                                static_cast<off_t>(written_ + done));
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return Fail("cannot write", w < 0 ? errno : ENOSPC);
+    if (w == 0 || (w < 0 && (errno == ENOSPC || errno == EDQUOT)))
+      return Full(buffer_.size() - done);
+    if (w < 0) return Fail("cannot write", errno);
     done += static_cast<size_t>(w);
+    spilled_bytes += static_cast<uint64_t>(w);
   }
   written_ += buffer_.size();
   buffer_.clear();
@@ -100,7 +115,24 @@ Status ScratchFile::ReadAt(uint64_t offset, void* data, size_t size) {
   return Status::OK();
 }
 
+namespace {
+
+// Creates `dir` when it is missing and its parent exists, as mkdir does (mode
+// 0777 less the umask, as the save path gets): a user points memory.scratch
+// at "$TMPDIR/dsanalyze" or "/local/$USER". Every rank of a node may try at
+// once; EEXIST is success. A missing parent stays an error (a typo, most
+// likely), reported by the stat that follows.
+Status CreateMissingScratchDir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 || errno != ENOENT) return Status::OK();
+  if (::mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST || errno == ENOENT) return Status::OK();
+  return Status::IoError("scratch " + dir + ": cannot create: " + ErrnoText(errno));
+}
+
+}  // namespace
+
 Status CheckScratchDir(const std::string& dir) {
+  DSA_RETURN_IF_ERROR(CreateMissingScratchDir(dir));
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0)
     return Status::BadInput("scratch " + dir + ": " + ErrnoText(errno));

@@ -8,7 +8,9 @@
 //
 // Appends go through a buffer; ReadAt first writes the buffer out, so it sees
 // every byte appended. Errors name the scratch directory and the problem; a
-// full scratch file system reads "scratch DIR: no space left on device ...".
+// full scratch file system (ENOSPC, EDQUOT) reads "scratch DIR: no space left
+// on device for N more bytes, after M bytes this rank spilled (...)", M
+// counting every scratch file of the process.
 // Move-only; not safe for concurrent use of one object.
 //
 // Test hook (not a user feature, docs/reliability.md): the environment
@@ -40,6 +42,7 @@ class ScratchFile {
  private:
   Status Flush();
   Status Fail(const std::string& what, int err) const;
+  Status Full(uint64_t needed) const;
 
   UniqueFd fd_;
   std::string dir_;
@@ -48,7 +51,10 @@ class ScratchFile {
   std::vector<char> buffer_;
 };
 
-// Checks that `dir` is a directory in which a scratch file can be made.
+// Checks that `dir` is a directory in which a scratch file can be made,
+// creating it first when it is missing and its parent exists (as mkdir does,
+// mode 0777 less the umask, as the save path is made); IoError when that
+// mkdir fails, BadInput for the rest.
 Status CheckScratchDir(const std::string& dir);
 
 }  // namespace dsanalyze

@@ -12,3 +12,11 @@ dsanalyze_add_mpi_test(NAME batching.random_order RANKS 1 TIMEOUT 300
 # Bad input: one error line, exit 2, nothing at --out.
 dsanalyze_add_mpi_test(NAME batching.bad_input RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.py)
+# Killed (SIGKILL), signalled (SIGINT, SIGTERM) at each write step, and on a
+# full disk (docs/reliability.md, "order and batches").
+foreach(mode kill signals disk_full)
+  dsanalyze_add_mpi_test(NAME batching.faults_${mode} RANKS 2 TIMEOUT 300
+    LABELS reliability
+    COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/reliability/command_faults_test.py batches ${mode})
+endforeach()
+set_tests_properties(batching.faults_disk_full.np2 PROPERTIES SKIP_RETURN_CODE 77)

@@ -212,21 +212,25 @@ TEST_CASE("memory config: CheckMemoryConfig accepts a writable scratch directory
   CHECK(CheckMemoryConfig(MemoryRun(0, dir / "missing", save)).ok());
   CHECK(CheckMemoryConfig(MemoryRun(kGi, dir.path().string(), save)).ok());
   std::filesystem::create_directory(dir / "saved");
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, dir / "saved_scratch", dir / "saved"))
-            .message()
-            .find("No such file") != std::string::npos);  // a sibling is not inside
+  // A sibling is not inside; missing in an existing folder, it is made as mkdir makes it.
+  const mode_t umask = ::umask(027);
+  CHECK(CheckMemoryConfig(MemoryRun(kGi, dir / "saved_scratch", dir / "saved")).ok());
+  ::umask(umask);
+  CHECK((std::filesystem::status(dir / "saved_scratch").permissions() &
+         std::filesystem::perms::all) == std::filesystem::perms(0750));
   {
     ScopedEnv env("TMPDIR", dir.path().c_str());
     CHECK(CheckMemoryConfig(MemoryRun(kGi, "", save)).ok());
   }
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()),
-                      std::filesystem::directory_iterator()) == 1);  // the probe left nothing
+                      std::filesystem::directory_iterator()) == 2);  // the probes left nothing
+  CHECK(std::filesystem::is_empty(dir / "saved_scratch"));
 }
 
 TEST_CASE("memory config: CheckMemoryConfig refuses a missing or unusable directory", "[config]") {
   test::ScratchDir dir;
   const std::string save = dir / "save";
-  const std::string missing = dir / "nope";
+  const std::string missing = dir / "nope/scratch";  // a missing parent is not created
   CHECK(CheckMemoryConfig(MemoryRun(kGi, missing, save)).message() ==
         "config: memory.scratch: scratch " + missing + ": No such file or directory");
   std::ofstream(dir / "file") << "x";

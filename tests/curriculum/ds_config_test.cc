@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "support/test_util.h"
@@ -104,6 +105,11 @@ TEST_CASE("a bad DeepSpeed config is one line naming the key path", "[curriculum
            "\"total_curriculum_step\"?)"},
       {[](Json& e) { e["schedule_config"]["difficulty_stepp"] = 16; },
        m + "schedule_config: unknown key \"difficulty_stepp\" (did you mean \"difficulty_step\"?)"},
+      // Found by fuzzing (tests/fuzz/regressions/dsconfig/min_difficulty_int64_min): rounding
+      // down to a multiple of difficulty_step overflowed int64 in the replay.
+      {[](Json& e) { e["min_difficulty"] = std::numeric_limits<int64_t>::min() + 6; },
+       m + "min_difficulty: -9223372036854775802 is within difficulty_step (8) of the smallest "
+           "64-bit integer"},
   };
   for (const auto& [mutate, expected] : cases) {
     Json entry = Entry();

@@ -28,3 +28,12 @@ dsanalyze_add_mpi_test(NAME curriculum.order_run RANKS 1 2 TIMEOUT 300
 # Bad input: one error line, exit 2, nothing written at --out.
 dsanalyze_add_mpi_test(NAME curriculum.order_bad_input RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/order_bad_input_test.py)
+
+# dsanalyze order killed (SIGKILL), signalled (SIGINT, SIGTERM) at each write
+# step, and on a full disk (docs/reliability.md, "order and batches").
+foreach(mode kill signals disk_full)
+  dsanalyze_add_mpi_test(NAME curriculum.order_faults_${mode} RANKS 2 TIMEOUT 300
+    LABELS reliability
+    COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/reliability/command_faults_test.py order ${mode})
+endforeach()
+set_tests_properties(curriculum.order_faults_disk_full.np2 PROPERTIES SKIP_RETURN_CODE 77)

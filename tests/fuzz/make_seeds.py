@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of the fuzz targets: small valid and near-valid inputs.
 
-Usage: tests/fuzz/make_seeds.py OUT_DIR   (writes OUT_DIR/{idx,npy,config}/)
+Usage: tests/fuzz/make_seeds.py OUT_DIR
+    (writes OUT_DIR/{idx,npy,config,jsonl,dsconfig,maps}/)
 
 The committed corpus (tests/fuzz/corpus/) started from these seeds and was
 then grown by fuzzing and minimized with scripts/fuzz.sh --merge. Inputs are
@@ -142,10 +143,101 @@ def config_seeds(repo):
     return out
 
 
+def jsonl_seeds():
+    # The options byte: bit 0 id mode, bits 1-7 the number of rows.
+    def opt(rows, ids=False):
+        return bytes([rows << 1 | (1 if ids else 0)])
+    out = {}
+    out["three"] = opt(3) + b'{"score": 1}\n{"score": 2.5, "x": [1, {}]}\n{"score": -3e2}\n'
+    out["no_final_newline"] = opt(2) + b'{"score": 1}\r\n{"score": 2}'
+    out["ids"] = opt(3, True) + b'{"id": 2, "score": 1}\n{"score": 0, "id": 0}\n{"id": 1, "score": 7}\n'
+    out["non_finite"] = opt(3) + b'{"score": NaN}\n{"score": -Infinity, "s": "NaN"}\n{"score": Infinity}\n'
+    out["blank_line"] = opt(2) + b'{"score": 1}\n \n{"score": 2}\n'
+    out["missing_field"] = opt(1) + b'{"scor": 1}\n'
+    out["string_score"] = opt(1) + b'{"score": "1"}\n'
+    out["two_objects"] = opt(2) + b'{"score": 1} {"score": 2}\n'
+    out["across_lines"] = opt(1) + b'{"score":\n 1}\n'
+    out["duplicate_id"] = opt(2, True) + b'{"id": 0, "score": 1}\n{"id": 0, "score": 2}\n'
+    out["id_past_end"] = opt(1, True) + b'{"id": 18446744073709551615, "score": 1}\n'
+    out["big_numbers"] = opt(3) + b'{"score": 1e308}\n{"score": 9223372036854775808}\n{"score": -0.0}\n'
+    out["not_object"] = opt(1) + b'[1, 2]\n'
+    return out
+
+
+def dsconfig_seeds():
+    def metric(**extra):
+        m = {"index_to_sample_path": "a/m_index_to_sample", "index_to_metric_path": "a/m_index_to_metric",
+             "difficulty_type": "value", "clustering_type": "schedule_based",
+             "min_difficulty": 8, "max_difficulty": 1024, "schedule_type": "fixed_root",
+             "schedule_config": {"total_curriculum_step": 1000, "difficulty_step": 8, "root_degree": 2}}
+        m.update(extra)
+        return m
+
+    def config(metrics, **top):
+        c = {"train_batch_size": 64, "train_micro_batch_size_per_gpu": 8,
+             "data_efficiency": {"seed": 3, "data_sampling": {"curriculum_learning": {
+                 "enabled": True, "curriculum_metrics": metrics}}}}
+        c.update(top)
+        return json.dumps(c).encode()
+    out = {}
+    out["root"] = config({"seqlen": metric()})
+    out["linear_percentile"] = config({"p": metric(
+        difficulty_type="percentile", min_difficulty=1, max_difficulty=100, schedule_type="fixed_linear",
+        schedule_config={"total_curriculum_step": 10, "difficulty_step": 1})}, train_iters=20)
+    out["discrete"] = config({"d": metric(schedule_type="fixed_discrete", schedule_config={
+        "difficulty": [8, 64, 1024], "max_step": [10, 20]})}, gradient_accumulation_steps="auto")
+    out["single_cluster"] = config({"s": {"difficulty_type": "value", "clustering_type": "single_cluster",
+                                          "min_difficulty": 1, "max_difficulty": 2,
+                                          "schedule_type": "fixed_linear",
+                                          "schedule_config": {"total_curriculum_step": 1,
+                                                              "difficulty_step": 1}}})
+    out["legacy"] = json.dumps({"train_batch_size": 8, "curriculum_learning": {
+        "enabled": True, "curriculum_type": "seqlen", "min_difficulty": 8, "max_difficulty": 64,
+        "schedule_type": "fixed_linear",
+        "schedule_config": {"total_curriculum_step": 100, "difficulty_step": 8}}}).encode()
+    out["batches"] = json.dumps({"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2,
+                                 "data_efficiency": {"seed": 7, "data_sampling": {"dynamic_batching": {
+                                     "enabled": True, "max_tokens": 4096, "min_batch_size": 1,
+                                     "max_batch_size": 16, "sequence_picking_order": "random",
+                                     "lr_scaling_method": "sqrt", "metrics_path": "analysis"}}}}).encode()
+    out["typo"] = config({"seqlen": metric(schedule_typ="fixed_root")})
+    out["huge"] = config({"m": metric(min_difficulty=-9223372036854775808, max_difficulty=9223372036854775807,
+                                      schedule_config={"total_curriculum_step": 1, "difficulty_step": 3,
+                                                       "root_degree": 0.001})}, train_iters=9223372036854775807)
+    out["not_object"] = b'[]'
+    out["syntax_error"] = b'{"train_batch_size": 8,,}'
+    return out
+
+
+def maps_seeds():
+    # Options byte (seq_length), the uint16 sizes of doc_idx and sample_idx, then the three .npy files.
+    def maps(seq, doc, sample, shuffle, doc_descr="<i4", shuffle_descr="<u4"):
+        d = npy_bytes(doc_descr, [len(doc)], struct.pack("<%d%s" % (len(doc), doc_descr[-2] == "i" and "i" or "I"), *doc))
+        flat = [x for row in sample for x in row]
+        s = npy_bytes("<i4", [len(sample), 2], struct.pack("<%di" % len(flat), *flat))
+        h = npy_bytes(shuffle_descr, [len(shuffle)], struct.pack("<%dI" % len(shuffle), *shuffle))
+        return bytes([seq]) + struct.pack("<HH", len(d), len(s)) + d + s + h
+    # Rows have 3 1 4 1 5 9 2 6 tokens (maps_fuzz.cc).
+    out = {}
+    out["seq4"] = maps(4, [0, 1, 2, 3, 4, 5, 6, 7], [[0, 0], [2, 0], [3, 0], [4, 3], [5, 2], [5, 6]],
+                       [4, 0, 3, 1, 2])
+    out["no_seq"] = maps(0, [7, 6, 5], [[0, 0], [0, 5], [2, 0], [2, 8]], [2, 1, 0])
+    out["epochs"] = maps(3, [1, 0, 1, 0, 2], [[0, 0], [1, 2], [3, 1], [4, 1]], [0, 2, 1])
+    out["offset_past_row"] = maps(0, [0, 1], [[0, 0], [1, 1]], [0])
+    out["backwards"] = maps(0, [0, 1, 2], [[0, 0], [2, 1], [1, 0]], [0, 1])
+    out["shuffle_out_of_range"] = maps(0, [0, 1, 2], [[0, 0], [2, 1]], [1])
+    out["doc_idx_not_a_row"] = maps(0, [0, 8], [[0, 0], [1, 0]], [0])
+    out["int64_doc_idx"] = maps(0, [2, 3], [[0, 0], [1, 0]], [0], doc_descr="<i8")
+    out["empty"] = b"\x00\x00\x00\x00\x00"
+    return out
+
+
 def main():
     root = sys.argv[1]
     repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    for target, seeds in [("idx", idx_seeds()), ("npy", npy_seeds()), ("config", config_seeds(repo))]:
+    for target, seeds in [("idx", idx_seeds()), ("npy", npy_seeds()), ("config", config_seeds(repo)),
+                         ("jsonl", jsonl_seeds()), ("dsconfig", dsconfig_seeds()),
+                         ("maps", maps_seeds())]:
         os.makedirs(os.path.join(root, target), exist_ok=True)
         for name, data in seeds.items():
             with open(os.path.join(root, target, "seed_" + name), "wb") as f:

@@ -4,7 +4,7 @@
 # corpus and every crash ever found run under plain ctest, and under the
 # sanitizer build (DSANALYZE_SANITIZE), without clang. Tests: fuzz.replay.<target>.
 # Included from tests/reliability/tests.cmake (part 4).
-foreach(target idx npy config)
+foreach(target idx npy config jsonl dsconfig maps)
   add_executable(fuzz_replay_${target}
     ${CMAKE_CURRENT_LIST_DIR}/${target}_fuzz.cc
     ${CMAKE_CURRENT_LIST_DIR}/fuzz_support.cc

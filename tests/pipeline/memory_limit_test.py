@@ -16,10 +16,13 @@ total_vocab_freq), at 1 and 2 map threads:
   - the scratch directory is empty afterwards;
   - with a limit the run fits, the plan is "in memory" and the files equal too;
   - a full scratch (the test hook DSANALYZE_TEST_SCRATCH_BYTES) is one error
-    line naming the scratch directory, exit 3, the previous results in the
-    save path untouched and the scratch empty;
-  - a run killed (SIGKILL, every rank) in the middle of its sort leaves the
-    scratch directory empty;
+    line naming the scratch directory and the bytes it needed, exit 3, the
+    previous results in the save path untouched and the scratch empty;
+  - a run killed (SIGKILL, every rank) in the middle of its sort, its
+    spilled values in scratch files it holds open, leaves the scratch
+    directory empty, and so does the next run with the same scratch;
+  - a scratch directory that does not exist, in one that does, is created
+    (mode 0777 less the umask, as mkdir and the save path) and left empty;
   - the log's words are true: sizes as the docs print them ("162.3MiB", not
     bytes), the plan "out of core" (not "spilled") for a limit below the
     process's own estimate, and how much the largest rank spilled, 0B for a
@@ -151,13 +154,30 @@ def check_scratch_full(work, scratch, config):
     before = snapshot(save)
     proc = run(work, "full", with_output(config, save, 1, memory),
                env={"DSANALYZE_TEST_SCRATCH_BYTES": "100000"}, expect=3)
-    errors = [l for l in proc.stderr.splitlines() if "error" in l.lower()]
-    if len(errors) != 1 or "scratch " + scratch not in errors[0] or "space" not in errors[0]:
-        fail("scratch full: expected one error line naming the scratch, got %r" % proc.stderr)
+    check_full_line(proc, scratch, "scratch full")
     if snapshot(save) != before:
         fail("scratch full: the save path changed")
     if os.listdir(scratch):
         fail("scratch full: scratch not empty: %s" % os.listdir(scratch))
+
+
+def check_full_line(proc, scratch, label):
+    """One error line naming the scratch and the bytes the write needed."""
+    errors = [l for l in proc.stderr.splitlines() if "error" in l.lower()]
+    if len(errors) != 1 or not re.match(
+            r"dsanalyze: error: scratch %s: no space left on device for [1-9]\d* more bytes, "
+            r"after \d+ bytes this rank spilled" % re.escape(scratch), errors[0]):
+        fail("%s: expected one error line naming the scratch and the bytes, got %r" %
+             (label, proc.stderr))
+    print("%s: %s" % (label, errors[0]))
+
+
+def scratch_files_open(pid, scratch):
+    """The files in `scratch` that process `pid` holds open (unnamed ones
+    read "SCRATCH/#INODE (deleted)")."""
+    fds = os.path.join("/proc", str(pid), "fd")
+    links = [os.readlink(os.path.join(fds, fd)) for fd in os.listdir(fds)]
+    return [l for l in links if l.startswith(scratch + "/")]
 
 
 def check_killed(work, scratch, config):
@@ -177,11 +197,61 @@ def check_killed(work, scratch, config):
     if not os.path.exists(pid_file):
         os.killpg(proc.pid, signal.SIGKILL)
         fail("killed: rank 0 never paused in its sort")
+    time.sleep(0.1)  # the pid file is written just before the stop
+    spilling = scratch_files_open(int(open(pid_file).read()), scratch)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
+    if not spilling:
+        fail("killed: rank 0 held no scratch file when killed: the kill did not hit a spill")
     time.sleep(0.2)
     if os.listdir(scratch):
         fail("killed: scratch not empty: %s" % os.listdir(scratch))
+    run(work, "after-kill", with_output(config, save, 1, {"limit_per_rank": "64MiB",
+                                                          "scratch": scratch}))
+    if os.listdir(scratch):
+        fail("killed: the next run left the scratch with %s" % os.listdir(scratch))
+
+
+def check_created(work):
+    """A missing scratch directory in an existing one is made, as mkdir makes it."""
+    scratch = os.path.join(work, "new_scratch")
+    save = os.path.join(work, "created")
+    config = {"dataset": {"type": "synthetic_mod", "num_samples": 1000},
+              "metrics": [{"name": "mod", "metric": "value"}], "output": {"path": save},
+              "memory": {"limit_per_rank": "64MiB", "scratch": scratch}}
+    old = os.umask(0o027)
+    try:
+        run(work, "created", config)
+    finally:
+        os.umask(old)
+    if not os.path.isdir(scratch) or os.listdir(scratch):
+        fail("created: %s is not an empty directory after the run" % scratch)
+    mode = os.stat(scratch).st_mode & 0o777
+    if mode != 0o750:
+        fail("created: %s has mode %o, expected 750 (0777 less the umask 027)" % (scratch, mode))
+
+
+def check_tmpfs_full(work):
+    """A real full file system: scratch on a 1 MiB tmpfs (private mount namespace)."""
+    scratch = os.path.join(work, "tmpfs")
+    os.mkdir(scratch)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", scratch]).returncode:
+        print("SKIP: cannot mount a tmpfs")
+        sys.exit(77)
+    try:
+        config = datasets(work)[0][1]
+        save = os.path.join(work, "tmpfs-save")
+        run(work, "tmpfs-good", with_output(config, save, 1))
+        before = snapshot(save)
+        proc = run(work, "tmpfs-full", with_output(
+            config, save, 1, {"limit_per_rank": "64MiB", "scratch": scratch}), expect=3)
+        check_full_line(proc, scratch, "tmpfs full")
+        if snapshot(save) != before:
+            fail("tmpfs full: the save path changed")
+        if os.listdir(scratch):
+            fail("tmpfs full: scratch not empty: %s" % os.listdir(scratch))
+    finally:
+        subprocess.run(["umount", scratch])
 
 
 def check_plan_words(work, scratch):
@@ -209,7 +279,19 @@ def check_plan_words(work, scratch):
 
 
 def main():
+    if sys.argv[1:] == ["tmpfs"]:
+        if os.geteuid() != 0:
+            print("SKIP: needs root (mounts a tmpfs)")
+            sys.exit(77)
+        if not os.environ.get("MEMORY_TEST_IN_NAMESPACE"):
+            os.execvpe("unshare", ["unshare", "-m", "--propagation", "private", sys.executable] +
+                       sys.argv, dict(os.environ, MEMORY_TEST_IN_NAMESPACE="1"))
+        with tempfile.TemporaryDirectory() as work:
+            check_tmpfs_full(work)
+        print("memory limit: %s rank(s): a full scratch file system is exit 3, one line" % NP)
+        return
     with tempfile.TemporaryDirectory() as work:
+        check_created(work)
         scratch = os.path.join(work, "scratch")
         os.mkdir(scratch)
         check_plan_words(work, scratch)

@@ -35,6 +35,10 @@ dsanalyze_add_mpi_test(NAME pipeline.large_ids RANKS 1 2 3
 # left empty after success, a full scratch and a kill.
 dsanalyze_add_mpi_test(NAME pipeline.memory_limit RANKS 1 2 3 TIMEOUT 300
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/memory_limit_test.py)
+# The same on a real full file system: scratch on a 1 MiB tmpfs (root only).
+dsanalyze_add_mpi_test(NAME pipeline.memory_scratch_full RANKS 2 TIMEOUT 300
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/memory_limit_test.py tmpfs)
+set_tests_properties(pipeline.memory_scratch_full.np2 PROPERTIES SKIP_RETURN_CODE 77)
 
 # --timings' dependency-pass line and per-metric split; on a terminal the
 # dependency pass's log line is not written onto the live progress line.

@@ -374,7 +374,8 @@ def memory_scratch_without_limit(c):
 @case
 def memory_scratch_missing_dir(c):
     # Checked at run start, on every rank, before the save path is touched.
-    missing = c.p("no_such_dir")
+    # A missing directory whose parent exists is created (as mkdir would).
+    missing = c.p("no_such_dir/scratch")
     return memory(c, limit_per_rank="1GiB", scratch=missing), 2, [
         "config: memory.scratch: scratch " + missing, "No such file or directory"]
 
