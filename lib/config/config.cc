@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <span>
+#include <variant>
 
 #include "config/byte_size.h"
 #include "config/dataset_types.h"
@@ -37,11 +38,11 @@ bool Contains(std::span<const std::string_view> keys, std::string_view key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
-Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
+Status ParseIndexMaps(const JsonFields& f, MegatronGptConfig* d) {
   const bool any_path = f.has("doc_idx") || f.has("sample_idx") || f.has("shuffle_idx");
   if (f.has("index_prefix")) {
     if (any_path)
-      return ConfigError("dataset",
+      return ConfigError(f.path(),
                          "give \"index_prefix\" or the paths \"doc_idx\", \"sample_idx\" and "
                          "\"shuffle_idx\", not both");
     DSA_RETURN_IF_ERROR(f.String("index_prefix", &d->index_prefix));
@@ -53,7 +54,7 @@ Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
     return Status::OK();
   }
   if (!any_path)
-    return ConfigError("dataset.index_prefix",
+    return ConfigError(f.KeyPath("index_prefix"),
                        "required key is missing (or give the paths \"doc_idx\", \"sample_idx\" "
                        "and \"shuffle_idx\")");
   std::string* paths[] = {&d->doc_idx, &d->sample_idx, &d->shuffle_idx};
@@ -67,7 +68,8 @@ Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
   return Status::OK();
 }
 
-Status ParseSyntheticMod(const JsonFields& f, DatasetConfig* d) {
+// The keys of each type (one overload per alternative of DatasetTypeConfig).
+Status ParseType(const JsonFields& f, SyntheticModConfig* d) {
   DSA_RETURN_IF_ERROR(f.Require("num_samples"));
   DSA_RETURN_IF_ERROR(
       f.Uint("num_samples", 1, std::numeric_limits<int64_t>::max(), &d->num_samples));
@@ -76,17 +78,21 @@ Status ParseSyntheticMod(const JsonFields& f, DatasetConfig* d) {
                &d->offset);
 }
 
-// documents, and packed (which also needs seq_length).
-Status ParseTokenFiles(const JsonFields& f, bool packed, DatasetConfig* d) {
+Status ParseType(const JsonFields& f, DocumentsConfig* d) {
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  DSA_RETURN_IF_ERROR(f.Require("prefixes"));
+  return f.StringArray("prefixes", &d->prefixes);
+}
+
+Status ParseType(const JsonFields& f, PackedConfig* d) {
   DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
   DSA_RETURN_IF_ERROR(f.Require("prefixes"));
   DSA_RETURN_IF_ERROR(f.StringArray("prefixes", &d->prefixes));
-  if (!packed) return Status::OK();
   DSA_RETURN_IF_ERROR(f.Require("seq_length"));
   return f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length);
 }
 
-Status ParseMegatronGpt(const JsonFields& f, DatasetConfig* d) {
+Status ParseType(const JsonFields& f, MegatronGptConfig* d) {
   DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
   DSA_RETURN_IF_ERROR(f.Require("prefix"));
   DSA_RETURN_IF_ERROR(f.String("prefix", &d->prefix));
@@ -114,8 +120,9 @@ Status ParseSampleRange(const JsonFields& f, DatasetConfig* d) {
 Status ParseDataset(const json& j, DatasetConfig* d) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "dataset"));
   DSA_RETURN_IF_ERROR(f.Require("type"));
-  DSA_RETURN_IF_ERROR(f.String("type", &d->type));
-  DSA_ASSIGN_OR_RETURN(const DatasetTypeInfo* type, FindDatasetType(d->type));
+  std::string name;
+  DSA_RETURN_IF_ERROR(f.String("type", &name));
+  DSA_ASSIGN_OR_RETURN(const DatasetTypeInfo* type, FindDatasetType(name));
   const std::span<const std::string_view> type_keys = type->keys;
 
   std::vector<std::string_view> known(CommonDatasetKeys().begin(), CommonDatasetKeys().end());
@@ -126,7 +133,7 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
     for (std::string_view key : other.keys) {
       if (f.has(key) && !Contains(type_keys, key))
         return ConfigError("dataset", "key \"" + std::string(key) + "\" does not apply to type " +
-                                          json(d->type).dump() + DidYouMean(key, known));
+                                          json(name).dump() + DidYouMean(key, known));
     }
   }
   DSA_RETURN_IF_ERROR(f.CheckKnown(known));
@@ -134,16 +141,8 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
   DSA_RETURN_IF_ERROR(f.IntArray("ignore_token_ids", &d->ignore_token_ids));
   DSA_RETURN_IF_ERROR(f.String("sample_indices", &d->sample_indices));
   DSA_RETURN_IF_ERROR(ParseSampleRange(f, d));
-  switch (type->type) {
-    case DatasetType::kSyntheticMod:
-      return ParseSyntheticMod(f, d);
-    case DatasetType::kDocuments:
-    case DatasetType::kPacked:
-      return ParseTokenFiles(f, type->type == DatasetType::kPacked, d);
-    case DatasetType::kMegatronGpt:
-      return ParseMegatronGpt(f, d);
-  }
-  return Status::Internal("dataset type " + d->type + " has no parser");
+  d->type = type->make();
+  return std::visit([&](auto& t) { return ParseType(f, &t); }, d->type);
 }
 
 Status ParseMetric(const json& j, size_t index, MetricConfig* m) {
@@ -315,32 +314,35 @@ Status ParseMemory(const json& j, MemoryConfig* m) {
   return Status::OK();
 }
 
-// The keys of `type` in ConfigToJson's dataset object.
-void AddTypeKeys(const DatasetConfig& d, DatasetType type, json* dataset) {
-  switch (type) {
-    case DatasetType::kSyntheticMod:
-      (*dataset)["num_samples"] = d.num_samples;
-      (*dataset)["modulus"] = d.modulus;
-      (*dataset)["offset"] = d.offset;
-      return;
-    case DatasetType::kDocuments:
-    case DatasetType::kPacked:
-      (*dataset)["prefixes"] = d.prefixes;
-      (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
-      if (type == DatasetType::kPacked) (*dataset)["seq_length"] = d.seq_length;
-      return;
-    case DatasetType::kMegatronGpt:
-      (*dataset)["prefix"] = d.prefix;
-      (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
-      if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
-      if (!d.index_prefix.empty()) {
-        (*dataset)["index_prefix"] = d.index_prefix;
-      } else {
-        (*dataset)["doc_idx"] = d.doc_idx;
-        (*dataset)["sample_idx"] = d.sample_idx;
-        (*dataset)["shuffle_idx"] = d.shuffle_idx;
-      }
-      return;
+// The keys of each type in ConfigToJson's dataset object (one overload per
+// alternative of DatasetTypeConfig).
+void AddTypeKeys(const SyntheticModConfig& d, json* dataset) {
+  (*dataset)["num_samples"] = d.num_samples;
+  (*dataset)["modulus"] = d.modulus;
+  (*dataset)["offset"] = d.offset;
+}
+
+void AddTypeKeys(const DocumentsConfig& d, json* dataset) {
+  (*dataset)["prefixes"] = d.prefixes;
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+}
+
+void AddTypeKeys(const PackedConfig& d, json* dataset) {
+  (*dataset)["prefixes"] = d.prefixes;
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+  (*dataset)["seq_length"] = d.seq_length;
+}
+
+void AddTypeKeys(const MegatronGptConfig& d, json* dataset) {
+  (*dataset)["prefix"] = d.prefix;
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+  if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
+  if (!d.index_prefix.empty()) {
+    (*dataset)["index_prefix"] = d.index_prefix;
+  } else {
+    (*dataset)["doc_idx"] = d.doc_idx;
+    (*dataset)["sample_idx"] = d.sample_idx;
+    (*dataset)["shuffle_idx"] = d.shuffle_idx;
   }
 }
 
@@ -374,11 +376,10 @@ Result<Config> ParseConfig(const json& j) {
 
 json ConfigToJson(const Config& c) {
   const DatasetConfig& d = c.dataset;
-  json dataset = {{"type", d.type}, {"ignore_token_ids", d.ignore_token_ids}};
+  json dataset = {{"type", DatasetTypeName(d.type)}, {"ignore_token_ids", d.ignore_token_ids}};
   if (!d.sample_indices.empty()) dataset["sample_indices"] = d.sample_indices;
   if (d.sample_range) dataset["sample_range"] = {d.sample_range->begin, d.sample_range->end};
-  if (Result<const DatasetTypeInfo*> type = FindDatasetType(d.type); type.ok())
-    AddTypeKeys(d, (*type)->type, &dataset);
+  std::visit([&](const auto& t) { AddTypeKeys(t, &dataset); }, d.type);
   json metrics = json::array();
   for (const MetricConfig& m : c.metrics) {
     json entry = {{"name", m.name}, {"metric", m.metric}, {"params", m.params}};

@@ -19,18 +19,29 @@ constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_code
 constexpr std::array<std::string_view, 7> kMegatronGptKeys = {
     "prefix", "dtype_codes", "seq_length", "index_prefix", "doc_idx", "sample_idx", "shuffle_idx"};
 
+template <class T>
+DatasetTypeConfig Make() {
+  return T{};
+}
+
 constexpr std::array<DatasetTypeInfo, 4> kTypes = {{
-    {DatasetType::kSyntheticMod, "synthetic_mod", kSyntheticModKeys},
-    {DatasetType::kDocuments, "documents", kDocumentsKeys},
-    {DatasetType::kPacked, "packed", kPackedKeys},
-    {DatasetType::kMegatronGpt, "megatron_gpt", kMegatronGptKeys},
+    {"synthetic_mod", kSyntheticModKeys, Make<SyntheticModConfig>},
+    {"documents", kDocumentsKeys, Make<DocumentsConfig>},
+    {"packed", kPackedKeys, Make<PackedConfig>},
+    {"megatron_gpt", kMegatronGptKeys, Make<MegatronGptConfig>},
 }};
+static_assert(kTypes.size() == std::variant_size_v<DatasetTypeConfig>,
+              "one row per alternative of DatasetTypeConfig, in its order");
 
 }  // namespace
 
 std::span<const std::string_view> CommonDatasetKeys() { return kCommonKeys; }
 
 std::span<const DatasetTypeInfo> DatasetTypes() { return kTypes; }
+
+std::string_view DatasetTypeName(const DatasetTypeConfig& config) {
+  return kTypes[config.index()].name;
+}
 
 Result<const DatasetTypeInfo*> FindDatasetType(std::string_view name) {
   std::vector<std::string_view> names;

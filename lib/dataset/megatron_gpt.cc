@@ -297,7 +297,8 @@ std::unique_ptr<SampleReader> MegatronGptDataset::NewReader() const {
 
 }  // namespace
 
-Result<std::unique_ptr<Dataset>> OpenMegatronGpt(const DatasetConfig& config) {
+Result<std::unique_ptr<Dataset>> OpenType(const MegatronGptConfig& config,
+                                          const std::vector<int64_t>& ignore) {
   DSA_ASSIGN_OR_RETURN(IndexedDataset file,
                        OpenTokenFile(config.prefix, config.dtype_codes, "dataset.prefix"));
   // With index_prefix the three paths derive from it; messages name the key the user wrote.
@@ -312,9 +313,9 @@ Result<std::unique_ptr<Dataset>> OpenMegatronGpt(const DatasetConfig& config) {
     if (!a.ok()) return a.status().WithPrefix(keys[m]);
     maps[m] = std::move(a).value();
   }
-  auto ds = std::make_unique<MegatronGptDataset>(
-      std::move(file), std::move(maps[0]), std::move(maps[1]), std::move(maps[2]),
-      config.dtype_codes, SortedUnique(config.ignore_token_ids));
+  auto ds = std::make_unique<MegatronGptDataset>(std::move(file), std::move(maps[0]),
+                                                 std::move(maps[1]), std::move(maps[2]),
+                                                 config.dtype_codes, SortedUnique(ignore));
   DSA_RETURN_IF_ERROR(ds->Validate(config.seq_length, keys));
   return std::unique_ptr<Dataset>(std::move(ds));
 }

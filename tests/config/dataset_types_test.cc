@@ -21,6 +21,16 @@ TEST_CASE("dataset types: each row is found by its name, names are unique", "[co
         std::set<std::string_view>{"synthetic_mod", "documents", "packed", "megatron_gpt"});
 }
 
+TEST_CASE("dataset types: row i makes alternative i of the variant, which it names", "[config]") {
+  for (size_t i = 0; i < DatasetTypes().size(); ++i) {
+    const DatasetTypeInfo& t = DatasetTypes()[i];
+    const DatasetTypeConfig made = t.make();
+    CHECK(made.index() == i);
+    CHECK(DatasetTypeName(made) == t.name);
+  }
+  CHECK(DatasetTypeName(MegatronGptConfig{}) == "megatron_gpt");
+}
+
 TEST_CASE("dataset types: an unknown name gets one message, with a near name", "[config]") {
   Result<const DatasetTypeInfo*> near = FindDatasetType("megatron");
   REQUIRE_FALSE(near.ok());
