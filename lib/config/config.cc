@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -98,6 +99,99 @@ Status ParseType(const JsonFields& f, MegatronGptConfig* d) {
   DSA_RETURN_IF_ERROR(f.String("prefix", &d->prefix));
   DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
   return ParseIndexMaps(f, d);
+}
+
+// megatron_blend's entries of "datasets": the keys of megatron_gpt that name
+// one component, dtype_codes and seq_length defaulting to the section's.
+Status ParseBlendDatasets(const JsonFields& f, MegatronBlendConfig* d) {
+  DSA_RETURN_IF_ERROR(f.Require("datasets"));
+  const std::string path = f.KeyPath("datasets");
+  const json& entries = f.at("datasets");
+  if (!entries.is_array() || entries.empty())
+    return ConfigError(
+        path, "expected a non-empty array of {\"prefix\": ...} objects, got " + ShortJson(entries));
+  if (entries.size() > kMaxBlendDatasets)
+    return ConfigError(path, std::to_string(entries.size()) + " entries; a blend has at most " +
+                                 std::to_string(kMaxBlendDatasets));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    DSA_ASSIGN_OR_RETURN(JsonFields entry,
+                         JsonFields::Of(entries[i], path + "[" + std::to_string(i) + "]"));
+    MegatronGptConfig gpt{.seq_length = d->seq_length, .dtype_codes = d->dtype_codes};
+    DSA_RETURN_IF_ERROR(entry.CheckKnown(DatasetTypeKeys(gpt)));
+    DSA_RETURN_IF_ERROR(ParseType(entry, &gpt));
+    d->datasets.push_back(std::move(gpt));
+  }
+  return Status::OK();
+}
+
+// "weights": one number >= 0 per entry of "datasets", not all 0.
+Status ParseBlendWeights(const JsonFields& f, MegatronBlendConfig* d) {
+  const std::string path = f.KeyPath("weights");
+  const json& j = f.at("weights");
+  if (!j.is_array()) return ConfigError(path, "expected an array of numbers, got " + ShortJson(j));
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!j[i].is_number()) return ConfigError(at, "expected a number, got " + ShortJson(j[i]));
+    if (j[i].get<double>() < 0)
+      return ConfigError(at, ShortJson(j[i]) + " is negative; weights are 0 or more");
+    d->weights.push_back(j[i].get<double>());
+  }
+  if (d->weights.size() != d->datasets.size())
+    return ConfigError(path, std::to_string(d->weights.size()) + " weights for " +
+                                 std::to_string(d->datasets.size()) + " entries of " +
+                                 f.KeyPath("datasets") +
+                                 "; give one weight per entry, in its order");
+  double sum = 0;
+  for (double w : d->weights) sum += w;
+  if (sum == 0) return ConfigError(path, "all weights are 0; at least one must be positive");
+  if (!std::isfinite(sum)) return ConfigError(path, "the weights' sum is not finite");
+  return Status::OK();
+}
+
+// With "weights": N given as "size", or derived from "train_samples".
+Status ParseBlendSize(const JsonFields& f, MegatronBlendConfig* d) {
+  if (f.has("size") == f.has("train_samples"))
+    return ConfigError(f.path(),
+                       "with \"weights\", give exactly one of \"size\" (the blend's sample "
+                       "count N) and \"train_samples\" (then N is the sum over the datasets of "
+                       "ceil(train_samples · weight · 1.005), as Megatron builds it)");
+  DSA_RETURN_IF_ERROR(f.Uint("size", 1, kMaxBlendSize, &d->size));
+  return f.Uint("train_samples", 1, kMaxBlendSize, &d->train_samples);
+}
+
+// The blend index: Megatron's two cached files, or "weights" and a size.
+Status ParseBlendIndex(const JsonFields& f, MegatronBlendConfig* d) {
+  constexpr std::array<std::string_view, 2> kFiles = {"dataset_index", "dataset_sample_index"};
+  const bool files = f.has(kFiles[0]) || f.has(kFiles[1]);
+  if (files && f.has("weights"))
+    return ConfigError(f.path(),
+                       "give the blend index files \"dataset_index\" and "
+                       "\"dataset_sample_index\" or \"weights\" to compute it, not both");
+  if (f.has("weights")) {
+    DSA_RETURN_IF_ERROR(ParseBlendWeights(f, d));
+    return ParseBlendSize(f, d);
+  }
+  for (std::string_view key : {"size", "train_samples"})
+    if (f.has(key)) return ConfigError(f.KeyPath(key), "applies only with \"weights\"");
+  if (!files)
+    return ConfigError(f.KeyPath("dataset_index"),
+                       "required key is missing (give Megatron's cached \"dataset_index\" and "
+                       "\"dataset_sample_index\", or \"weights\" with \"size\" or "
+                       "\"train_samples\" to compute the index as Megatron does)");
+  for (std::string_view key : kFiles)
+    if (!f.has(key))
+      return ConfigError(f.KeyPath(key),
+                         "required key is missing (\"dataset_index\" and "
+                         "\"dataset_sample_index\" go together)");
+  DSA_RETURN_IF_ERROR(f.String(kFiles[0], &d->dataset_index));
+  return f.String(kFiles[1], &d->dataset_sample_index);
+}
+
+Status ParseType(const JsonFields& f, MegatronBlendConfig* d) {
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
+  DSA_RETURN_IF_ERROR(ParseBlendDatasets(f, d));
+  return ParseBlendIndex(f, d);
 }
 
 // "sample_range": [begin, end), two integers with 0 <= begin < end.
@@ -344,6 +438,26 @@ void AddTypeKeys(const MegatronGptConfig& d, json* dataset) {
     (*dataset)["sample_idx"] = d.sample_idx;
     (*dataset)["shuffle_idx"] = d.shuffle_idx;
   }
+}
+
+void AddTypeKeys(const MegatronBlendConfig& d, json* dataset) {
+  json entries = json::array();
+  for (const MegatronGptConfig& entry : d.datasets) {
+    json e = json::object();
+    AddTypeKeys(entry, &e);
+    entries.push_back(std::move(e));
+  }
+  (*dataset)["datasets"] = std::move(entries);
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+  if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
+  if (d.weights.empty()) {
+    (*dataset)["dataset_index"] = d.dataset_index;
+    (*dataset)["dataset_sample_index"] = d.dataset_sample_index;
+    return;
+  }
+  (*dataset)["weights"] = d.weights;
+  if (d.size != 0) (*dataset)["size"] = d.size;
+  if (d.train_samples != 0) (*dataset)["train_samples"] = d.train_samples;
 }
 
 }  // namespace

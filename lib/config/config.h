@@ -114,6 +114,10 @@ inline constexpr uint64_t kMaxMemoryLimit = uint64_t{1} << 50;
 // Longest seq_length: seq_length + 1 tokens must fit an int32, as in Megatron's
 // index builder.
 inline constexpr uint64_t kMaxSeqLength = (uint64_t{1} << 31) - 2;
+// megatron_blend: components (its computed index holds them as uint16) and
+// samples (size, train_samples; the computed index takes 10 bytes a sample).
+inline constexpr uint64_t kMaxBlendDatasets = uint64_t{1} << 16;
+inline constexpr uint64_t kMaxBlendSize = uint64_t{1} << 40;
 // Longest metric name: "<name>_index_to_sample_percentile_merged.idx" must fit
 // in a 255-byte file name.
 inline constexpr size_t kMaxMetricNameLength = 200;

@@ -72,10 +72,29 @@ struct MegatronGptConfig {
   bool operator==(const MegatronGptConfig&) const = default;
 };
 
+// megatron_blend: Megatron's blend of megatron_gpt datasets (the components).
+// Sample i is component dataset_index[i]'s training sample
+// dataset_sample_index[i]; the index is Megatron's cached one (the two .npy
+// paths) or computed from `weights` and the blend's size N: `size`, or
+// derived from `train_samples` (dataset/blend_index.h says how).
+struct MegatronBlendConfig {
+  // Each with its own dtype_codes and seq_length: the entry's, else the section's.
+  std::vector<MegatronGptConfig> datasets;
+  CodeTable dtype_codes = CodeTable::kMegatron;  // the section's
+  uint64_t seq_length = 0;                       // the section's; 0: not given
+  std::string dataset_index;                     // Megatron's cached index...
+  std::string dataset_sample_index;
+  std::vector<double> weights;  // ...or computed: one weight >= 0 per entry, not all 0
+  uint64_t size = 0;            // N given (0: not given)...
+  uint64_t train_samples = 0;   // ...or the train sample count N derives from
+
+  bool operator==(const MegatronBlendConfig&) const = default;
+};
+
 // The type of a dataset with its settings; the alternatives in the order of
 // DatasetTypes().
-using DatasetTypeConfig =
-    std::variant<SyntheticModConfig, DocumentsConfig, PackedConfig, MegatronGptConfig>;
+using DatasetTypeConfig = std::variant<SyntheticModConfig, DocumentsConfig, PackedConfig,
+                                       MegatronGptConfig, MegatronBlendConfig>;
 
 struct DatasetTypeInfo {
   std::string_view name;                   // as written in the config
@@ -89,8 +108,9 @@ std::span<const std::string_view> CommonDatasetKeys();
 // Every type, in the variant's order (the order the unknown-type error lists them).
 std::span<const DatasetTypeInfo> DatasetTypes();
 
-// The name of the type `config` holds ("megatron_gpt").
+// The name of the type `config` holds ("megatron_gpt"), and its keys.
 std::string_view DatasetTypeName(const DatasetTypeConfig& config);
+std::span<const std::string_view> DatasetTypeKeys(const DatasetTypeConfig& config);
 
 // The type named `name`, or BadInput "config: dataset.type: unknown dataset
 // type "x" (did you mean "y"?); known types: ...".

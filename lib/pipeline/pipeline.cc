@@ -316,7 +316,8 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
 // Collective: rank 0 writes the reports into the staging folder. Returns the
 // top-level files written, in commit order (rank 0's; empty elsewhere).
 Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan& plan,
-                                                 const RunContext& context, RunSummary* summary) {
+                                                 const Dataset& dataset, const RunContext& context,
+                                                 RunSummary* summary) {
   run.Begin("commit", "report");
   MeasureRun(run, plan, summary);
   const nlohmann::json memory = MemoryReport(run, plan);
@@ -331,6 +332,7 @@ Result<std::vector<std::string>> WriteRunReports(RunState& run, const MetricPlan
                          plan[i].bin_ranges, NotMergeable(run, plan[i]), nan_scores[i]});
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
+    info.dataset = dataset.DescribeJson();
     files = WriteReports(run.staged->staging_dir(), entries, info);
     FaultPoint("report");  // test-only (util/fault_point.h)
   }
@@ -384,7 +386,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan));
 
   DSA_ASSIGN_OR_RETURN(std::vector<std::string> files,
-                       WriteRunReports(run, in.plan, context, summary));
+                       WriteRunReports(run, in.plan, *in.dataset, context, summary));
   DSA_RETURN_IF_ERROR(Commit(run, in.plan, files));
   run.clock.Lap(kStageCommit);
   // Measured after the summary was written: only the log shows it (rank 0's work).

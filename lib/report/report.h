@@ -67,6 +67,9 @@ struct RunInfo {
   // The run's memory plan (pipeline/memory_plan.h), written as "memory";
   // null (no key) for a run without a memory limit.
   nlohmann::json memory;
+  // What the config does not say about the dataset (Dataset::DescribeJson:
+  // a blend's components and draws), written as "dataset"; null: no key.
+  nlohmann::json dataset;
 };
 
 struct MetricEntry {

@@ -320,10 +320,11 @@ TEST_CASE("config: metric names must be safe file names and unique", "[config]")
 TEST_CASE("config: dataset types, tables and prefixes", "[config]") {
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "synthetic"}})")) ==
         "config: dataset.type: unknown dataset type \"synthetic\" (did you mean "
-        "\"synthetic_mod\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
+        "\"synthetic_mod\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
+        "megatron_blend");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "parquet"}})")) ==
         "config: dataset.type: unknown dataset type \"parquet\"; known types: synthetic_mod, "
-        "documents, packed, megatron_gpt");
+        "documents, packed, megatron_gpt, megatron_blend");
   CHECK(ErrorOf(Documents(R"({"dataset": {"dtype_codes": "megatron2"}})")) ==
         "config: dataset.dtype_codes: unknown table \"megatron2\" (use \"megatron\", "
         "\"deepspeed\" or \"deepspeed-legacy\")");
@@ -379,7 +380,7 @@ TEST_CASE("config: packed reads prefixes, dtype_codes and seq_length", "[config]
         "config: dataset: key \"seq_length\" does not apply to type \"documents\"");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "pack"}})")) ==
         "config: dataset.type: unknown dataset type \"pack\" (did you mean \"packed\"?); "
-        "known types: synthetic_mod, documents, packed, megatron_gpt");
+        "known types: synthetic_mod, documents, packed, megatron_gpt, megatron_blend");
 }
 
 TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[config]") {
@@ -440,7 +441,44 @@ TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[co
         "config: dataset: key \"shuffle_idx\" does not apply to type \"synthetic_mod\"");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "megatron"}})")) ==
         "config: dataset.type: unknown dataset type \"megatron\" (did you mean "
-        "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
+        "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
+        "megatron_blend");
+}
+
+TEST_CASE("config: megatron_blend entries take megatron_gpt's keys, the section's defaults",
+          "[config][blend]") {
+  const json j = json::parse(R"({"dataset": {"type": "megatron_blend", "seq_length": 4,
+      "datasets": [{"prefix": "a", "index_prefix": "ia"},
+                   {"prefix": "b", "doc_idx": "d", "sample_idx": "s", "shuffle_idx": "h",
+                    "seq_length": 8, "dtype_codes": "deepspeed"}],
+      "weights": [3, 1], "train_samples": 100},
+    "metrics": [{"name": "seqlen", "metric": "seqlen"}], "output": {"path": "out"}})");
+  Result<Config> c = ParseConfig(j);
+  REQUIRE(c.ok());
+  const auto& b = std::get<MegatronBlendConfig>(c->dataset.type);
+  REQUIRE(b.datasets.size() == 2);
+  CHECK(b.datasets[0].seq_length == 4);
+  CHECK(b.datasets[0].doc_idx == "ia_doc_idx.npy");
+  CHECK(b.datasets[0].dtype_codes == CodeTable::kMegatron);
+  CHECK(b.datasets[1].seq_length == 8);
+  CHECK(b.datasets[1].dtype_codes == CodeTable::kDeepSpeed);
+  CHECK(b.weights == std::vector<double>{3, 1});
+  CHECK(b.train_samples == 100);
+  CHECK(b.size == 0);
+  Result<Config> again = ParseConfig(ConfigToJson(*c));
+  REQUIRE(again.ok());
+  CHECK(again->dataset == c->dataset);
+  json files = j;
+  files["dataset"].erase("weights");
+  files["dataset"].erase("train_samples");
+  files["dataset"]["dataset_index"] = "x_index.npy";
+  files["dataset"]["dataset_sample_index"] = "x_sample_index.npy";
+  Result<Config> cached = ParseConfig(files);
+  REQUIRE(cached.ok());
+  CHECK(ParseConfig(ConfigToJson(*cached))->dataset == cached->dataset);
+  files["dataset"]["prefix"] = "a";
+  CHECK(ErrorOf(files).starts_with(
+      "config: dataset: key \"prefix\" does not apply to type \"megatron_blend\""));
 }
 
 }  // namespace
