@@ -116,7 +116,9 @@ Status ParseBlendDatasets(const JsonFields& f, MegatronBlendConfig* d) {
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_ASSIGN_OR_RETURN(JsonFields entry,
                          JsonFields::Of(entries[i], path + "[" + std::to_string(i) + "]"));
-    MegatronGptConfig gpt{.seq_length = d->seq_length, .dtype_codes = d->dtype_codes};
+    MegatronGptConfig gpt;
+    gpt.seq_length = d->seq_length;  // the section's, unless the entry gives its own
+    gpt.dtype_codes = d->dtype_codes;
     DSA_RETURN_IF_ERROR(entry.CheckKnown(DatasetTypeKeys(gpt)));
     DSA_RETURN_IF_ERROR(ParseType(entry, &gpt));
     d->datasets.push_back(std::move(gpt));

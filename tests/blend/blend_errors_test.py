@@ -19,10 +19,10 @@ import score_reference  # noqa: E402
 DSANALYZE = os.environ["DSANALYZE"]
 
 
-def component(work, name, samples, rng, extra=()):
+def component(work, name, samples, rng, vocab=100):
     prefix = os.path.join(work, name)
-    subprocess.run([DSANALYZE, "generate", prefix, "--documents", "30", "--vocab-size", "100",
-                    "--max-length", "20", "--seed", str(rng.randrange(1000))] + list(extra),
+    subprocess.run([DSANALYZE, "generate", prefix, "--documents", "30", "--vocab-size", str(vocab),
+                    "--max-length", "20", "--seed", str(rng.randrange(1000))],
                    check=True, stdout=subprocess.DEVNULL)
     doc_idx, sample_idx, shuffle_idx, _, _ = ref.gpt_maps(
         score_reference.read_idx_sizes(prefix), 8, samples, rng)
@@ -53,7 +53,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         a, samples_a = component(work, "a", 50, rng)
         b, samples_b = component(work, "b", 30, rng)
-        wide, _ = component(work, "wide", 30, rng, ["--vocab-size", "70000"])
+        wide, _ = component(work, "wide", 30, rng, 70000)
         index = lambda name, descr, values: (  # noqa: E731
             score_reference.write_npy(os.path.join(work, name), descr, values)
             or os.path.join(work, name))
@@ -78,7 +78,7 @@ def main():
         refused(work, "uint8", dict(blend, datasets=[a] * 256),
                 ["dataset.dataset_index: " + good_which, "uint8", "256 entries"])
         refused(work, "dtype", dict(blend, datasets=[a, wide]),
-                ["dataset.datasets[1].prefix", "uint32", "uint16"])
+                ["dataset.datasets[1].prefix", "int32", "uint16"])
         computed = {"type": "megatron_blend", "datasets": [a, b], "size": 40}
         refused(work, "negative_weight", dict(computed, weights=[1, -0.5]),
                 ["config: dataset.weights[1]: -0.5 is negative"])

@@ -186,11 +186,11 @@ def check_blend(work, case, threads, rng):
     computed_out, _ = run(work, name + "_computed", computed, metrics(doc_scores, "document"),
                           3 - threads)
     same_files(blend_out, computed_out, name + ": computed index vs cached")
-    check_description(computed_out, name, which, need, spans, twice, train_samples)
+    check_description(computed_out, name, which, spans, twice, train_samples)
     return blend_out, blend_config, docs_out
 
 
-def check_description(out, name, which, need, spans, twice, train_samples):
+def check_description(out, name, which, spans, twice, train_samples):
     block = json.load(open(os.path.join(out, "summary.json")))["dataset"]
     listed = json.loads(subprocess.run(
         [DSANALYZE, "inspect", "--config", out + ".json", "--json"], check=True,
@@ -202,7 +202,7 @@ def check_description(out, name, which, need, spans, twice, train_samples):
     for k, c in enumerate(block["components"]):
         if c["samples_drawn"] != which.count(k) or c["weight"] != twice[k]:
             raise AssertionError("%s: component %d: %r" % (name, k, c))
-        if c["samples_drawn"] > need[k] or c["epochs"] != spans[k][0]:
+        if c["samples_drawn"] > c["samples"] or c["epochs"] != spans[k][0]:
             raise AssertionError("%s: component %d draws or epochs: %r vs %r" % (name, k, c, spans[k]))
 
 
