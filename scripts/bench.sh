@@ -7,7 +7,7 @@
 # after it), per-stage times (rank 0 / slowest rank, from the run's
 # summary.json) and peak RSS per rank, as a table and as JSON.
 #
-#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,D,J,O,BT,H] [--scratch DIR] [--json FILE]
+#   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,MB,D,J,O,BT,H] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #   scripts/bench.sh --only FLOOR,FLOORG,DISK,E,F,G,HE   # the 1e9-sample cases, ~40 GB of scratch
 #
@@ -20,7 +20,12 @@
 # seqlen + total_vocab_freq + vocab_rarity on 2 ranks; Q the token-quality
 # metrics (unique_token_ratio + token_entropy + repeated_ngram_ratio) on C's
 # data and ranks; L seqlen alone on C's data and ranks; S the score metric on
-# C's data and ranks: a float32 .npy score per document, scale 1000; D skew,
+# C's data and ranks: a float32 .npy score per document, scale 1000; MB a
+# megatron_blend of three prefixes holding C's documents in thirds (each with
+# GPT maps of sequence length 2048 from `generate --gpt-maps`), weights 1:1:1
+# and train_samples filling the smallest, C's metrics on 2 ranks, measured
+# beside MG, megatron_gpt over the first prefix with the same metrics (target:
+# MB per sample <= 1.15x MG); D skew,
 # N=10M all one value, 2 ranks; J ReadJsonlScores on one
 # core over a 10M-line JSON-lines file (~557 MB, lines like {"id": 123,
 # "text_len": 42, "score": 0.123456789}), its time taken inside the driver (no
@@ -54,7 +59,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 scale=1
-only="A1,A2,B,C,Q,L,S,D,J,O,BT,H"
+only="A1,A2,B,C,Q,L,S,MB,D,J,O,BT,H"
 scratch=""
 json_out="build/bench-results.json"
 runs=3
@@ -265,6 +270,42 @@ PY
                  "per": "document", "scale": 1000}}],
     "output": {"path": "'"$scratch/out-S"'"}, "map": {"threads": 1, "batch_size": 1024}}'
 fi
+
+# --- case MB: a 3-way megatron_blend, beside MG: megatron_gpt over one of its prefixes ---
+if want MB; then
+  vocab_metrics='[{"name": "seqlen", "metric": "seqlen"},
+                {"name": "total_vocab_freq", "metric": "total_vocab_freq", "params": {"vocab_size": 50000}},
+                {"name": "vocab_rarity", "metric": "vocab_rarity", "params": {"vocab_size": 50000}}]'
+  mb_entries=""
+  for k in 1 2 3; do
+    mb="$scratch/tok_mb${k}_$docs"
+    [[ -f "$mb.idx" ]] ||
+      "$bin" generate "$mb" --documents $((docs / 3)) --vocab-size 50000 --min-length 1 \
+        --max-length 999 --seed "$k" --gpt-maps 2048 > /dev/null
+    mb_entries+="${mb_entries:+, }"'{"prefix": "'"$mb"'", "index_prefix": "'"${mb}_train_indexmap"'"}'
+  done
+  # train_samples whose 1:1:1 blend fits the smallest component (N_k = ceil(T/3 * 1.005)).
+  mb_train=$(python3 - "$scratch" "$docs" <<'PY'
+import ast, struct, sys
+counts = []
+for k in (1, 2, 3):
+    with open(f"{sys.argv[1]}/tok_mb{k}_{sys.argv[2]}_train_indexmap_shuffle_idx.npy", "rb") as f:
+        f.read(8)
+        header = f.read(struct.unpack("<H", f.read(2))[0]).decode()
+    counts.append(ast.literal_eval(header)["shape"][0])
+print(int(min(counts) * 3 / 1.005) - 3)
+PY
+)
+  run_case MG 2 '{"dataset": {"type": "megatron_gpt", "prefix": "'"$scratch/tok_mb1_$docs"'",
+      "index_prefix": "'"$scratch/tok_mb1_${docs}_train_indexmap"'", "seq_length": 2048},
+    "metrics": '"$vocab_metrics"',
+    "output": {"path": "'"$scratch/out-MG"'"}, "map": {"threads": 1, "batch_size": 1024}}'
+  run_case MB 2 '{"dataset": {"type": "megatron_blend", "datasets": ['"$mb_entries"'],
+      "weights": [1, 1, 1], "train_samples": '"$mb_train"', "seq_length": 2048},
+    "metrics": '"$vocab_metrics"',
+    "output": {"path": "'"$scratch/out-MB"'"}, "map": {"threads": 1, "batch_size": 1024}}'
+fi
+# --- end of case MB ---
 
 # run_jsonl NAME PARSER: times dsanalyze_jsonl_bench's read $runs times, one JSON line per run.
 run_jsonl() {
@@ -531,6 +572,10 @@ if "S" in med and "L" in med:
     r = med["S"]["median_wall_s"] / med["L"]["median_wall_s"]
     checks.append(("S <= 1.2x L (score vs seqlen)", r <= 1.2,
                    f"{med['S']['median_wall_s']:.3f} s vs {med['L']['median_wall_s']:.3f} s, {r:.2f}x"))
+if "MB" in med and "MG" in med:
+    r = per_sample(med["MB"]) / per_sample(med["MG"])
+    checks.append(("MB per sample <= 1.15x MG (blend vs one megatron_gpt)", r <= 1.15,
+                   f"{per_sample(med['MB']) * 1e9:.0f} vs {per_sample(med['MG']) * 1e9:.0f} ns/sample, {r:.2f}x"))
 if "O" in med:
     checks.append(("O <= 2 s", med["O"]["median_wall_s"] <= 2,
                    f"{med['O']['median_wall_s']:.3f} s, {per_sample(med['O']) * 1e9:.1f} ns/sample"))

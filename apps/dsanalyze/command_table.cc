@@ -11,7 +11,8 @@ namespace dsanalyze {
 namespace {
 
 void AddInspect(CLI::App& inspect, cli::InspectOptions& o) {
-  inspect.add_option("prefix", o.prefix, "path without .bin/.idx")->required();
+  inspect.add_option("prefix", o.prefix, "path without .bin/.idx");
+  inspect.add_option("--config", o.config, "instead of a prefix: the dataset of this run config");
   inspect.add_option("--rows", o.rows, "row range A:B (end exclusive)");
   inspect
       .add_option("--dtype-codes", o.dtype_codes,

@@ -26,6 +26,7 @@ int Run(const RunOptions& options, int argc, char** argv);
 
 struct InspectOptions {
   std::string prefix;
+  std::string config;                // instead of a prefix: the dataset this run config reads
   std::string rows;                  // "A:B" (Python-style, end exclusive), empty: a few
   std::string dtype_codes = "auto";  // auto (from the file sizes), megatron, deepspeed, ...
   bool json = false;

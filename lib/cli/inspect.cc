@@ -3,6 +3,9 @@
 // range of rows. Text output shows each row's size and first 16 values; JSON
 // output holds every value of the chosen rows. `--dtype-codes auto` (the
 // default) reads the dtype byte with the table the file sizes fit.
+// `dsanalyze inspect --config FILE [--json]`: opens the dataset of a run
+// config as a run does (every check included) and describes it: its samples
+// and, for a blend, each component's samples, draws, epochs and weight.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -15,6 +18,8 @@
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "config/config.h"
+#include "dataset/open_dataset.h"
 #include "format/indexed_dataset.h"
 
 namespace dsanalyze::cli {
@@ -109,7 +114,47 @@ Result<CodeTable> ChooseTable(const InspectOptions& options, const IndexedDatase
   return d.table;
 }
 
+// One line per component of DescribeJson's "components" (a blend's).
+void PrintComponents(const nlohmann::json& description) {
+  if (!description.is_object() || !description.contains("components")) return;
+  const nlohmann::json& components = description["components"];
+  for (size_t k = 0; k < components.size(); ++k) {
+    const nlohmann::json& c = components[k];
+    std::string line = "  component " + std::to_string(k) + "  " + c["prefix"].get<std::string>() +
+                       "  samples " + c["samples"].dump() + "  drawn " + c["samples_drawn"].dump() +
+                       "  epochs " + c["epochs"].dump();
+    if (c.contains("weight")) line += "  weight " + c["weight"].dump();
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+Status InspectConfig(const InspectOptions& options) {
+  if (!options.prefix.empty() || !options.rows.empty())
+    return Status::BadInput("--config: give a PREFIX (with --rows) or --config, not both");
+  DSA_ASSIGN_OR_RETURN(Config config, LoadConfig(options.config));
+  DSA_ASSIGN_OR_RETURN(std::unique_ptr<Dataset> ds, OpenDataset(config.dataset));
+  const nlohmann::json description = ds->DescribeJson();
+  if (options.json) {
+    nlohmann::json j = {{"config", options.config},
+                        {"type", DatasetTypeName(config.dataset.type)},
+                        {"describe", ds->Describe()},
+                        {"samples", ds->size()},
+                        {"dtype", std::string(DTypeName(ds->dtype()))},
+                        {"dataset", description}};
+    std::printf("%s\n", j.dump().c_str());
+    return Status::OK();
+  }
+  std::printf("dataset   %s\n", ds->Describe().c_str());
+  std::printf("samples   %llu (%s)\n", static_cast<unsigned long long>(ds->size()),
+              std::string(DTypeName(ds->dtype())).c_str());
+  PrintComponents(description);
+  return Status::OK();
+}
+
 Status InspectImpl(const InspectOptions& options) {
+  if (!options.config.empty()) return InspectConfig(options);
+  if (options.prefix.empty())
+    return Status::BadInput("inspect: give a PREFIX (a .bin/.idx pair) or --config FILE");
   IndexedDataset::Options ro;
   ro.table_setting = "--dtype-codes";
   std::string how = "given";

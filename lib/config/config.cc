@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
 #include <span>
+#include <variant>
 
 #include "config/byte_size.h"
 #include "config/dataset_types.h"
@@ -37,11 +39,11 @@ bool Contains(std::span<const std::string_view> keys, std::string_view key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
-Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
+Status ParseIndexMaps(const JsonFields& f, MegatronGptConfig* d) {
   const bool any_path = f.has("doc_idx") || f.has("sample_idx") || f.has("shuffle_idx");
   if (f.has("index_prefix")) {
     if (any_path)
-      return ConfigError("dataset",
+      return ConfigError(f.path(),
                          "give \"index_prefix\" or the paths \"doc_idx\", \"sample_idx\" and "
                          "\"shuffle_idx\", not both");
     DSA_RETURN_IF_ERROR(f.String("index_prefix", &d->index_prefix));
@@ -53,7 +55,7 @@ Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
     return Status::OK();
   }
   if (!any_path)
-    return ConfigError("dataset.index_prefix",
+    return ConfigError(f.KeyPath("index_prefix"),
                        "required key is missing (or give the paths \"doc_idx\", \"sample_idx\" "
                        "and \"shuffle_idx\")");
   std::string* paths[] = {&d->doc_idx, &d->sample_idx, &d->shuffle_idx};
@@ -67,7 +69,8 @@ Status ParseIndexMaps(const JsonFields& f, DatasetConfig* d) {
   return Status::OK();
 }
 
-Status ParseSyntheticMod(const JsonFields& f, DatasetConfig* d) {
+// The keys of each type (one overload per alternative of DatasetTypeConfig).
+Status ParseType(const JsonFields& f, SyntheticModConfig* d) {
   DSA_RETURN_IF_ERROR(f.Require("num_samples"));
   DSA_RETURN_IF_ERROR(
       f.Uint("num_samples", 1, std::numeric_limits<int64_t>::max(), &d->num_samples));
@@ -76,22 +79,121 @@ Status ParseSyntheticMod(const JsonFields& f, DatasetConfig* d) {
                &d->offset);
 }
 
-// documents, and packed (which also needs seq_length).
-Status ParseTokenFiles(const JsonFields& f, bool packed, DatasetConfig* d) {
+Status ParseType(const JsonFields& f, DocumentsConfig* d) {
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  DSA_RETURN_IF_ERROR(f.Require("prefixes"));
+  return f.StringArray("prefixes", &d->prefixes);
+}
+
+Status ParseType(const JsonFields& f, PackedConfig* d) {
   DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
   DSA_RETURN_IF_ERROR(f.Require("prefixes"));
   DSA_RETURN_IF_ERROR(f.StringArray("prefixes", &d->prefixes));
-  if (!packed) return Status::OK();
   DSA_RETURN_IF_ERROR(f.Require("seq_length"));
   return f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length);
 }
 
-Status ParseMegatronGpt(const JsonFields& f, DatasetConfig* d) {
+Status ParseType(const JsonFields& f, MegatronGptConfig* d) {
   DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
   DSA_RETURN_IF_ERROR(f.Require("prefix"));
   DSA_RETURN_IF_ERROR(f.String("prefix", &d->prefix));
   DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
   return ParseIndexMaps(f, d);
+}
+
+// megatron_blend's entries of "datasets": the keys of megatron_gpt that name
+// one component, dtype_codes and seq_length defaulting to the section's.
+Status ParseBlendDatasets(const JsonFields& f, MegatronBlendConfig* d) {
+  DSA_RETURN_IF_ERROR(f.Require("datasets"));
+  const std::string path = f.KeyPath("datasets");
+  const json& entries = f.at("datasets");
+  if (!entries.is_array() || entries.empty())
+    return ConfigError(
+        path, "expected a non-empty array of {\"prefix\": ...} objects, got " + ShortJson(entries));
+  if (entries.size() > kMaxBlendDatasets)
+    return ConfigError(path, std::to_string(entries.size()) + " entries; a blend has at most " +
+                                 std::to_string(kMaxBlendDatasets));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    DSA_ASSIGN_OR_RETURN(JsonFields entry,
+                         JsonFields::Of(entries[i], path + "[" + std::to_string(i) + "]"));
+    MegatronGptConfig gpt;
+    gpt.seq_length = d->seq_length;  // the section's, unless the entry gives its own
+    gpt.dtype_codes = d->dtype_codes;
+    DSA_RETURN_IF_ERROR(entry.CheckKnown(DatasetTypeKeys(gpt)));
+    DSA_RETURN_IF_ERROR(ParseType(entry, &gpt));
+    d->datasets.push_back(std::move(gpt));
+  }
+  return Status::OK();
+}
+
+// "weights": one number >= 0 per entry of "datasets", not all 0.
+Status ParseBlendWeights(const JsonFields& f, MegatronBlendConfig* d) {
+  const std::string path = f.KeyPath("weights");
+  const json& j = f.at("weights");
+  if (!j.is_array()) return ConfigError(path, "expected an array of numbers, got " + ShortJson(j));
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!j[i].is_number()) return ConfigError(at, "expected a number, got " + ShortJson(j[i]));
+    if (j[i].get<double>() < 0)
+      return ConfigError(at, ShortJson(j[i]) + " is negative; weights are 0 or more");
+    d->weights.push_back(j[i].get<double>());
+  }
+  if (d->weights.size() != d->datasets.size())
+    return ConfigError(path, std::to_string(d->weights.size()) + " weights for " +
+                                 std::to_string(d->datasets.size()) + " entries of " +
+                                 f.KeyPath("datasets") +
+                                 "; give one weight per entry, in its order");
+  double sum = 0;
+  for (double w : d->weights) sum += w;
+  if (sum == 0) return ConfigError(path, "all weights are 0; at least one must be positive");
+  if (!std::isfinite(sum)) return ConfigError(path, "the weights' sum is not finite");
+  return Status::OK();
+}
+
+// With "weights": N given as "size", or derived from "train_samples".
+Status ParseBlendSize(const JsonFields& f, MegatronBlendConfig* d) {
+  if (f.has("size") == f.has("train_samples"))
+    return ConfigError(f.path(),
+                       "with \"weights\", give exactly one of \"size\" (the blend's sample "
+                       "count N) and \"train_samples\" (then N is the sum over the datasets of "
+                       "ceil(train_samples · weight · 1.005), as Megatron builds it)");
+  DSA_RETURN_IF_ERROR(f.Uint("size", 1, kMaxBlendSize, &d->size));
+  return f.Uint("train_samples", 1, kMaxBlendSize, &d->train_samples);
+}
+
+// The blend index: Megatron's two cached files, or "weights" and a size.
+Status ParseBlendIndex(const JsonFields& f, MegatronBlendConfig* d) {
+  constexpr std::array<std::string_view, 2> kFiles = {"dataset_index", "dataset_sample_index"};
+  const bool files = f.has(kFiles[0]) || f.has(kFiles[1]);
+  if (files && f.has("weights"))
+    return ConfigError(f.path(),
+                       "give the blend index files \"dataset_index\" and "
+                       "\"dataset_sample_index\" or \"weights\" to compute it, not both");
+  if (f.has("weights")) {
+    DSA_RETURN_IF_ERROR(ParseBlendWeights(f, d));
+    return ParseBlendSize(f, d);
+  }
+  for (std::string_view key : {"size", "train_samples"})
+    if (f.has(key)) return ConfigError(f.KeyPath(key), "applies only with \"weights\"");
+  if (!files)
+    return ConfigError(f.KeyPath("dataset_index"),
+                       "required key is missing (give Megatron's cached \"dataset_index\" and "
+                       "\"dataset_sample_index\", or \"weights\" with \"size\" or "
+                       "\"train_samples\" to compute the index as Megatron does)");
+  for (std::string_view key : kFiles)
+    if (!f.has(key))
+      return ConfigError(f.KeyPath(key),
+                         "required key is missing (\"dataset_index\" and "
+                         "\"dataset_sample_index\" go together)");
+  DSA_RETURN_IF_ERROR(f.String(kFiles[0], &d->dataset_index));
+  return f.String(kFiles[1], &d->dataset_sample_index);
+}
+
+Status ParseType(const JsonFields& f, MegatronBlendConfig* d) {
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
+  DSA_RETURN_IF_ERROR(ParseBlendDatasets(f, d));
+  return ParseBlendIndex(f, d);
 }
 
 // "sample_range": [begin, end), two integers with 0 <= begin < end.
@@ -114,8 +216,9 @@ Status ParseSampleRange(const JsonFields& f, DatasetConfig* d) {
 Status ParseDataset(const json& j, DatasetConfig* d) {
   DSA_ASSIGN_OR_RETURN(JsonFields f, JsonFields::Of(j, "dataset"));
   DSA_RETURN_IF_ERROR(f.Require("type"));
-  DSA_RETURN_IF_ERROR(f.String("type", &d->type));
-  DSA_ASSIGN_OR_RETURN(const DatasetTypeInfo* type, FindDatasetType(d->type));
+  std::string name;
+  DSA_RETURN_IF_ERROR(f.String("type", &name));
+  DSA_ASSIGN_OR_RETURN(const DatasetTypeInfo* type, FindDatasetType(name));
   const std::span<const std::string_view> type_keys = type->keys;
 
   std::vector<std::string_view> known(CommonDatasetKeys().begin(), CommonDatasetKeys().end());
@@ -126,7 +229,7 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
     for (std::string_view key : other.keys) {
       if (f.has(key) && !Contains(type_keys, key))
         return ConfigError("dataset", "key \"" + std::string(key) + "\" does not apply to type " +
-                                          json(d->type).dump() + DidYouMean(key, known));
+                                          json(name).dump() + DidYouMean(key, known));
     }
   }
   DSA_RETURN_IF_ERROR(f.CheckKnown(known));
@@ -134,16 +237,8 @@ Status ParseDataset(const json& j, DatasetConfig* d) {
   DSA_RETURN_IF_ERROR(f.IntArray("ignore_token_ids", &d->ignore_token_ids));
   DSA_RETURN_IF_ERROR(f.String("sample_indices", &d->sample_indices));
   DSA_RETURN_IF_ERROR(ParseSampleRange(f, d));
-  switch (type->type) {
-    case DatasetType::kSyntheticMod:
-      return ParseSyntheticMod(f, d);
-    case DatasetType::kDocuments:
-    case DatasetType::kPacked:
-      return ParseTokenFiles(f, type->type == DatasetType::kPacked, d);
-    case DatasetType::kMegatronGpt:
-      return ParseMegatronGpt(f, d);
-  }
-  return Status::Internal("dataset type " + d->type + " has no parser");
+  d->type = type->make();
+  return std::visit([&](auto& t) { return ParseType(f, &t); }, d->type);
 }
 
 Status ParseMetric(const json& j, size_t index, MetricConfig* m) {
@@ -315,33 +410,56 @@ Status ParseMemory(const json& j, MemoryConfig* m) {
   return Status::OK();
 }
 
-// The keys of `type` in ConfigToJson's dataset object.
-void AddTypeKeys(const DatasetConfig& d, DatasetType type, json* dataset) {
-  switch (type) {
-    case DatasetType::kSyntheticMod:
-      (*dataset)["num_samples"] = d.num_samples;
-      (*dataset)["modulus"] = d.modulus;
-      (*dataset)["offset"] = d.offset;
-      return;
-    case DatasetType::kDocuments:
-    case DatasetType::kPacked:
-      (*dataset)["prefixes"] = d.prefixes;
-      (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
-      if (type == DatasetType::kPacked) (*dataset)["seq_length"] = d.seq_length;
-      return;
-    case DatasetType::kMegatronGpt:
-      (*dataset)["prefix"] = d.prefix;
-      (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
-      if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
-      if (!d.index_prefix.empty()) {
-        (*dataset)["index_prefix"] = d.index_prefix;
-      } else {
-        (*dataset)["doc_idx"] = d.doc_idx;
-        (*dataset)["sample_idx"] = d.sample_idx;
-        (*dataset)["shuffle_idx"] = d.shuffle_idx;
-      }
-      return;
+// The keys of each type in ConfigToJson's dataset object (one overload per
+// alternative of DatasetTypeConfig).
+void AddTypeKeys(const SyntheticModConfig& d, json* dataset) {
+  (*dataset)["num_samples"] = d.num_samples;
+  (*dataset)["modulus"] = d.modulus;
+  (*dataset)["offset"] = d.offset;
+}
+
+void AddTypeKeys(const DocumentsConfig& d, json* dataset) {
+  (*dataset)["prefixes"] = d.prefixes;
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+}
+
+void AddTypeKeys(const PackedConfig& d, json* dataset) {
+  (*dataset)["prefixes"] = d.prefixes;
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+  (*dataset)["seq_length"] = d.seq_length;
+}
+
+void AddTypeKeys(const MegatronGptConfig& d, json* dataset) {
+  (*dataset)["prefix"] = d.prefix;
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+  if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
+  if (!d.index_prefix.empty()) {
+    (*dataset)["index_prefix"] = d.index_prefix;
+  } else {
+    (*dataset)["doc_idx"] = d.doc_idx;
+    (*dataset)["sample_idx"] = d.sample_idx;
+    (*dataset)["shuffle_idx"] = d.shuffle_idx;
   }
+}
+
+void AddTypeKeys(const MegatronBlendConfig& d, json* dataset) {
+  json entries = json::array();
+  for (const MegatronGptConfig& entry : d.datasets) {
+    json e = json::object();
+    AddTypeKeys(entry, &e);
+    entries.push_back(std::move(e));
+  }
+  (*dataset)["datasets"] = std::move(entries);
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
+  if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
+  if (d.weights.empty()) {
+    (*dataset)["dataset_index"] = d.dataset_index;
+    (*dataset)["dataset_sample_index"] = d.dataset_sample_index;
+    return;
+  }
+  (*dataset)["weights"] = d.weights;
+  if (d.size != 0) (*dataset)["size"] = d.size;
+  if (d.train_samples != 0) (*dataset)["train_samples"] = d.train_samples;
 }
 
 }  // namespace
@@ -374,11 +492,10 @@ Result<Config> ParseConfig(const json& j) {
 
 json ConfigToJson(const Config& c) {
   const DatasetConfig& d = c.dataset;
-  json dataset = {{"type", d.type}, {"ignore_token_ids", d.ignore_token_ids}};
+  json dataset = {{"type", DatasetTypeName(d.type)}, {"ignore_token_ids", d.ignore_token_ids}};
   if (!d.sample_indices.empty()) dataset["sample_indices"] = d.sample_indices;
   if (d.sample_range) dataset["sample_range"] = {d.sample_range->begin, d.sample_range->end};
-  if (Result<const DatasetTypeInfo*> type = FindDatasetType(d.type); type.ok())
-    AddTypeKeys(d, (*type)->type, &dataset);
+  std::visit([&](const auto& t) { AddTypeKeys(t, &dataset); }, d.type);
   json metrics = json::array();
   for (const MetricConfig& m : c.metrics) {
     json entry = {{"name", m.name}, {"metric", m.metric}, {"params", m.params}};

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/dataset_types.h"
 #include "format/dtype.h"
 #include "util/status.h"
 #include "util/work_split.h"
@@ -26,30 +27,9 @@
 namespace dsanalyze {
 
 struct DatasetConfig {
-  std::string type;  // a name in the table of config/dataset_types.h
-  // synthetic_mod (format.md §4): sample x is the single integer (x + offset) mod modulus
-  // (a result in [0, modulus), as Python's % gives).
-  uint64_t num_samples = 0;
-  int64_t modulus = 10000;
-  int64_t offset = 7;
-  // documents: one document (row) = one sample, prefixes concatenated in order.
-  // packed: the rows' tokens concatenated in that order, cut into samples of
-  // seq_length + 1 tokens with stride seq_length.
-  std::vector<std::string> prefixes;
-  // megatron_gpt: the samples Megatron's GPTDataset builds from the rows of
-  // `prefix` through its cached index maps (format.md §3). The maps are the
-  // three paths, given directly or as index_prefix + "_doc_idx.npy", ... (then
-  // index_prefix is kept too, for messages and ConfigToJson).
-  std::string prefix;
-  std::string index_prefix;
-  std::string doc_idx;
-  std::string sample_idx;
-  std::string shuffle_idx;
-  // packed: required, >= 1. megatron_gpt: optional (0 = not given); when given,
-  // every sample must have seq_length + 1 tokens.
-  uint64_t seq_length = 0;
-  CodeTable dtype_codes = CodeTable::kMegatron;  // table the input .idx files were written with
-  std::vector<int64_t> ignore_token_ids;         // excluded from per-token metrics (seqlen counts)
+  // The type ("type" in the config) and its keys (config/dataset_types.h).
+  DatasetTypeConfig type = SyntheticModConfig{};
+  std::vector<int64_t> ignore_token_ids;  // excluded from per-token metrics (seqlen counts)
   std::string sample_indices;  // optional .npy path: id of sample i (dataset/sample_ids.h)
   // Optional: analyse only the iteration positions [begin, end), which keep
   // their ids. ParseConfig checks begin < end; OpenInputs checks end <= N.
@@ -134,6 +114,10 @@ inline constexpr uint64_t kMaxMemoryLimit = uint64_t{1} << 50;
 // Longest seq_length: seq_length + 1 tokens must fit an int32, as in Megatron's
 // index builder.
 inline constexpr uint64_t kMaxSeqLength = (uint64_t{1} << 31) - 2;
+// megatron_blend: components (its computed index holds them as uint16) and
+// samples (size, train_samples; the computed index takes 10 bytes a sample).
+inline constexpr uint64_t kMaxBlendDatasets = uint64_t{1} << 16;
+inline constexpr uint64_t kMaxBlendSize = uint64_t{1} << 40;
 // Longest metric name: "<name>_index_to_sample_percentile_merged.idx" must fit
 // in a 255-byte file name.
 inline constexpr size_t kMaxMetricNameLength = 200;

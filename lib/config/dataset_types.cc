@@ -18,19 +18,38 @@ constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_c
 constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_codes", "seq_length"};
 constexpr std::array<std::string_view, 7> kMegatronGptKeys = {
     "prefix", "dtype_codes", "seq_length", "index_prefix", "doc_idx", "sample_idx", "shuffle_idx"};
+constexpr std::array<std::string_view, 8> kMegatronBlendKeys = {
+    "datasets", "dtype_codes", "seq_length",   "dataset_index", "dataset_sample_index",
+    "weights",  "size",        "train_samples"};
 
-constexpr std::array<DatasetTypeInfo, 4> kTypes = {{
-    {DatasetType::kSyntheticMod, "synthetic_mod", kSyntheticModKeys},
-    {DatasetType::kDocuments, "documents", kDocumentsKeys},
-    {DatasetType::kPacked, "packed", kPackedKeys},
-    {DatasetType::kMegatronGpt, "megatron_gpt", kMegatronGptKeys},
+template <class T>
+DatasetTypeConfig Make() {
+  return T{};
+}
+
+constexpr std::array<DatasetTypeInfo, 5> kTypes = {{
+    {"synthetic_mod", kSyntheticModKeys, Make<SyntheticModConfig>},
+    {"documents", kDocumentsKeys, Make<DocumentsConfig>},
+    {"packed", kPackedKeys, Make<PackedConfig>},
+    {"megatron_gpt", kMegatronGptKeys, Make<MegatronGptConfig>},
+    {"megatron_blend", kMegatronBlendKeys, Make<MegatronBlendConfig>},
 }};
+static_assert(kTypes.size() == std::variant_size_v<DatasetTypeConfig>,
+              "one row per alternative of DatasetTypeConfig, in its order");
 
 }  // namespace
 
 std::span<const std::string_view> CommonDatasetKeys() { return kCommonKeys; }
 
 std::span<const DatasetTypeInfo> DatasetTypes() { return kTypes; }
+
+std::string_view DatasetTypeName(const DatasetTypeConfig& config) {
+  return kTypes[config.index()].name;
+}
+
+std::span<const std::string_view> DatasetTypeKeys(const DatasetTypeConfig& config) {
+  return kTypes[config.index()].keys;
+}
 
 Result<const DatasetTypeInfo*> FindDatasetType(std::string_view name) {
   std::vector<std::string_view> names;

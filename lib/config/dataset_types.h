@@ -1,35 +1,116 @@
-// The dataset types: the one table that names them ("type" in a config's
-// "dataset" section) and lists the keys each one takes.
+// The dataset types: one struct per type holding that type's settings (the
+// keys of a config's "dataset" section besides the common ones), the variant
+// of them that DatasetConfig holds, and the one table that names them ("type"
+// in the config) and lists the keys each one takes.
 //
-// ParseConfig validates against it, ConfigToJson writes from it and
-// OpenDataset (dataset/open_dataset.h) looks types up in it, so a name and the
-// error for an unknown one are written only here. A new type is a row here
-// and an enumerator; every switch over DatasetType (its parsing in config.cc,
-// its opening in open_dataset.cc) must then handle it, which -Wswitch checks.
+// ParseConfig validates against the table, ConfigToJson writes from it, and
+// OpenDataset (dataset/open_dataset.h) visits the variant, so a name and the
+// error for an unknown one are written only here. A new type is a struct, an
+// alternative of DatasetTypeConfig and a row of the table (in the variant's
+// order); every std::visit over the variant (its parsing and writing in
+// config.cc, its opening in open_dataset.cc) must then handle it, which the
+// compiler checks.
 //
-// Constant data and pure functions: thread-safe.
+// Plain values and pure functions: thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
+#include "format/dtype.h"
 #include "util/status.h"
 
 namespace dsanalyze {
 
-enum class DatasetType { kSyntheticMod, kDocuments, kPacked, kMegatronGpt };
+// synthetic_mod (format.md §4): sample x is the single integer (x + offset)
+// mod modulus (a result in [0, modulus), as Python's % gives).
+struct SyntheticModConfig {
+  uint64_t num_samples = 0;
+  int64_t modulus = 10000;
+  int64_t offset = 7;
+
+  bool operator==(const SyntheticModConfig&) const = default;
+};
+
+// documents: one document (row) = one sample, prefixes concatenated in order.
+struct DocumentsConfig {
+  std::vector<std::string> prefixes;
+  CodeTable dtype_codes = CodeTable::kMegatron;  // table the input .idx files were written with
+
+  bool operator==(const DocumentsConfig&) const = default;
+};
+
+// packed: the rows' tokens concatenated in prefix order, cut into samples of
+// seq_length + 1 tokens with stride seq_length.
+struct PackedConfig {
+  std::vector<std::string> prefixes;
+  CodeTable dtype_codes = CodeTable::kMegatron;
+  uint64_t seq_length = 0;  // required, >= 1
+
+  bool operator==(const PackedConfig&) const = default;
+};
+
+// megatron_gpt: the samples Megatron's GPTDataset builds from the rows of
+// `prefix` through its cached index maps (format.md §3). The maps are the
+// three paths, given directly or as index_prefix + "_doc_idx.npy", ... (then
+// index_prefix is kept too, for messages and ConfigToJson).
+struct MegatronGptConfig {
+  std::string prefix;
+  std::string index_prefix;
+  std::string doc_idx;
+  std::string sample_idx;
+  std::string shuffle_idx;
+  // Optional (0 = not given); when given, every sample must have
+  // seq_length + 1 tokens.
+  uint64_t seq_length = 0;
+  CodeTable dtype_codes = CodeTable::kMegatron;
+
+  bool operator==(const MegatronGptConfig&) const = default;
+};
+
+// megatron_blend: Megatron's blend of megatron_gpt datasets (the components).
+// Sample i is component dataset_index[i]'s training sample
+// dataset_sample_index[i]; the index is Megatron's cached one (the two .npy
+// paths) or computed from `weights` and the blend's size N: `size`, or
+// derived from `train_samples` (dataset/blend_index.h says how).
+struct MegatronBlendConfig {
+  // Each with its own dtype_codes and seq_length: the entry's, else the section's.
+  std::vector<MegatronGptConfig> datasets;
+  CodeTable dtype_codes = CodeTable::kMegatron;  // the section's
+  uint64_t seq_length = 0;                       // the section's; 0: not given
+  std::string dataset_index;                     // Megatron's cached index...
+  std::string dataset_sample_index;
+  std::vector<double> weights;  // ...or computed: one weight >= 0 per entry, not all 0
+  uint64_t size = 0;            // N given (0: not given)...
+  uint64_t train_samples = 0;   // ...or the train sample count N derives from
+
+  bool operator==(const MegatronBlendConfig&) const = default;
+};
+
+// The type of a dataset with its settings; the alternatives in the order of
+// DatasetTypes().
+using DatasetTypeConfig = std::variant<SyntheticModConfig, DocumentsConfig, PackedConfig,
+                                       MegatronGptConfig, MegatronBlendConfig>;
 
 struct DatasetTypeInfo {
-  DatasetType type;
   std::string_view name;                   // as written in the config
   std::span<const std::string_view> keys;  // its keys besides the common ones
+  DatasetTypeConfig (*make)();             // the type with its defaults
 };
 
 // Keys every dataset type accepts ("type" among them).
 std::span<const std::string_view> CommonDatasetKeys();
 
-// Every type, in the order the unknown-type error lists them.
+// Every type, in the variant's order (the order the unknown-type error lists them).
 std::span<const DatasetTypeInfo> DatasetTypes();
+
+// The name of the type `config` holds ("megatron_gpt"), and its keys.
+std::string_view DatasetTypeName(const DatasetTypeConfig& config);
+std::span<const std::string_view> DatasetTypeKeys(const DatasetTypeConfig& config);
 
 // The type named `name`, or BadInput "config: dataset.type: unknown dataset
 // type "x" (did you mean "y"?); known types: ...".

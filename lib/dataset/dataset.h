@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,6 +59,10 @@ class Dataset {
   virtual DType dtype() const = 0;    // element dtype of every sample
   // A short description for logs ("synthetic_mod N=100000", "documents 2 files ...").
   virtual std::string Describe() const = 0;
+  // What the config does not say about the dataset, for summary.json's
+  // "dataset" block and `inspect --config`: null for types whose config says
+  // it all; megatron_blend's components and the samples drawn from each.
+  virtual nlohmann::json DescribeJson() const { return nullptr; }
   virtual std::unique_ptr<SampleReader> NewReader() const = 0;
   // Token ids that per-token metrics leave out (the config's ignore_token_ids),
   // sorted and without repeats.

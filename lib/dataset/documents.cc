@@ -123,11 +123,12 @@ std::unique_ptr<SampleReader> DocumentsDataset::NewReader() const {
 
 }  // namespace
 
-Result<std::unique_ptr<Dataset>> OpenDocuments(const DatasetConfig& config) {
+Result<std::unique_ptr<Dataset>> OpenType(const DocumentsConfig& config,
+                                          const std::vector<int64_t>& ignore) {
   DSA_ASSIGN_OR_RETURN(std::vector<IndexedDataset> files,
                        OpenTokenFiles(config.prefixes, config.dtype_codes));
   auto ds = std::make_unique<DocumentsDataset>(std::move(files), config.dtype_codes,
-                                               SortedUnique(config.ignore_token_ids));
+                                               SortedUnique(ignore));
   if (ds->size() == 0)
     return Status::BadInput("dataset.prefixes: the files hold no rows, so there are no samples");
   return std::unique_ptr<Dataset>(std::move(ds));

@@ -18,11 +18,18 @@ namespace dsanalyze {
 
 Result<std::unique_ptr<Dataset>> OpenDataset(const DatasetConfig& config);
 
-// The types, for OpenDataset (config.type must match).
-Result<std::unique_ptr<Dataset>> OpenSyntheticMod(const DatasetConfig& config);
-Result<std::unique_ptr<Dataset>> OpenDocuments(const DatasetConfig& config);
-Result<std::unique_ptr<Dataset>> OpenPacked(const DatasetConfig& config);
-Result<std::unique_ptr<Dataset>> OpenMegatronGpt(const DatasetConfig& config);
+// Each type's opener, for OpenDataset (one overload per alternative of
+// DatasetTypeConfig); `ignore` is the config's ignore_token_ids.
+Result<std::unique_ptr<Dataset>> OpenType(const SyntheticModConfig& config,
+                                          const std::vector<int64_t>& ignore);
+Result<std::unique_ptr<Dataset>> OpenType(const DocumentsConfig& config,
+                                          const std::vector<int64_t>& ignore);
+Result<std::unique_ptr<Dataset>> OpenType(const PackedConfig& config,
+                                          const std::vector<int64_t>& ignore);
+Result<std::unique_ptr<Dataset>> OpenType(const MegatronGptConfig& config,
+                                          const std::vector<int64_t>& ignore);
+Result<std::unique_ptr<Dataset>> OpenType(const MegatronBlendConfig& config,
+                                          const std::vector<int64_t>& ignore);
 
 // `ids` sorted, without repeats: the form Dataset::ignore_token_ids returns.
 std::vector<int64_t> SortedUnique(std::vector<int64_t> ids);

@@ -165,13 +165,14 @@ std::unique_ptr<SampleReader> PackedDataset::NewReader() const {
 
 }  // namespace
 
-Result<std::unique_ptr<Dataset>> OpenPacked(const DatasetConfig& config) {
+Result<std::unique_ptr<Dataset>> OpenType(const PackedConfig& config,
+                                          const std::vector<int64_t>& ignore) {
   if (config.seq_length == 0)
     return Status::BadInput("config: dataset.seq_length: required for type \"packed\"");
   DSA_ASSIGN_OR_RETURN(std::vector<IndexedDataset> files,
                        OpenTokenFiles(config.prefixes, config.dtype_codes));
   auto ds = std::make_unique<PackedDataset>(std::move(files), config.dtype_codes, config.seq_length,
-                                            SortedUnique(config.ignore_token_ids));
+                                            SortedUnique(ignore));
   if (ds->size() == 0)
     return Status::BadInput("dataset.prefixes: the files hold " + std::to_string(ds->tokens()) +
                             " tokens, fewer than seq_length + 1 = " +

@@ -11,11 +11,8 @@ namespace {
 
 class SyntheticModDataset : public Dataset {
  public:
-  SyntheticModDataset(const DatasetConfig& c)
-      : n_(c.num_samples),
-        modulus_(c.modulus),
-        offset_(c.offset),
-        ignore_(SortedUnique(c.ignore_token_ids)) {}
+  SyntheticModDataset(const SyntheticModConfig& c, const std::vector<int64_t>& ignore)
+      : n_(c.num_samples), modulus_(c.modulus), offset_(c.offset), ignore_(SortedUnique(ignore)) {}
 
   uint64_t size() const override { return n_; }
   DType dtype() const override { return DType::kI64; }
@@ -82,7 +79,8 @@ std::unique_ptr<SampleReader> SyntheticModDataset::NewReader() const {
 
 }  // namespace
 
-Result<std::unique_ptr<Dataset>> OpenSyntheticMod(const DatasetConfig& config) {
+Result<std::unique_ptr<Dataset>> OpenType(const SyntheticModConfig& config,
+                                          const std::vector<int64_t>& ignore) {
   if (config.num_samples == 0)
     return Status::BadInput("config: dataset.num_samples: the dataset is empty (0 samples)");
   if (config.num_samples > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
@@ -91,7 +89,7 @@ Result<std::unique_ptr<Dataset>> OpenSyntheticMod(const DatasetConfig& config) {
   if (config.modulus < 1)
     return Status::BadInput("config: dataset.modulus: must be at least 1, got " +
                             std::to_string(config.modulus));
-  return std::unique_ptr<Dataset>(std::make_unique<SyntheticModDataset>(config));
+  return std::unique_ptr<Dataset>(std::make_unique<SyntheticModDataset>(config, ignore));
 }
 
 }  // namespace dsanalyze

@@ -307,8 +307,8 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
 }
 
 // Collective: rank 0 writes the reports into the staged analysis.
-Status WriteRunReports(RunState& run, const MetricPlan& plan, const RunContext& context,
-                       RunSummary* summary) {
+Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dataset,
+                       const RunContext& context, RunSummary* summary) {
   run.Begin("commit", "report");
   MeasureRun(run, plan, summary);
   const nlohmann::json memory = MemoryReport(run, plan);
@@ -326,6 +326,7 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const RunContext& 
     }
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
+    info.dataset = dataset.DescribeJson();
     st = WriteReports(run.staged->dir(), entries, info).status();
     FaultPoint("report");  // test-only (util/fault_point.h)
   }
@@ -373,7 +374,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   DSA_RETURN_IF_ERROR(MapMetrics(run, *in.dataset, in.plan));
   DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan));
 
-  DSA_RETURN_IF_ERROR(WriteRunReports(run, in.plan, context, summary));
+  DSA_RETURN_IF_ERROR(WriteRunReports(run, in.plan, *in.dataset, context, summary));
   DSA_RETURN_IF_ERROR(Commit(run));
   run.clock.Lap(kStageCommit);
   // Measured after the summary was written: only the log shows it (rank 0's work).

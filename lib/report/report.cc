@@ -248,6 +248,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
   summary["percentile_method"] = kPercentileMethod;
   if (info.files != AllOutputFiles()) summary[kSummaryFilesKey] = info.files;
   if (!info.memory.is_null()) summary["memory"] = Json::parse(info.memory.dump());
+  if (!info.dataset.is_null()) summary["dataset"] = Json::parse(info.dataset.dump());
   Json per_metric = Json::object();
   std::vector<CurriculumMetric> curriculum;
   RunPage page;

@@ -72,6 +72,9 @@ struct RunInfo {
   // The run's memory plan (pipeline/memory_plan.h), written as "memory";
   // null (no key) for a run without a memory limit.
   nlohmann::json memory;
+  // What the config does not say about the dataset (Dataset::DescribeJson:
+  // a blend's components and draws), written as "dataset"; null: no key.
+  nlohmann::json dataset;
 };
 
 // The RunInfo fields an analysis takes from its config (a run's, or the

@@ -69,10 +69,10 @@ json Gpt(const char* patch) {
 TEST_CASE("config: the synthetic_mod shape parses with its values and defaults", "[config]") {
   Result<Config> c = ParseConfig(SyntheticShape());
   REQUIRE(c.ok());
-  CHECK(c->dataset.type == "synthetic_mod");
-  CHECK(c->dataset.num_samples == 100000);
-  CHECK(c->dataset.modulus == 10000);
-  CHECK(c->dataset.offset == 7);
+  CHECK(DatasetTypeName(c->dataset.type) == "synthetic_mod");
+  CHECK(std::get<SyntheticModConfig>(c->dataset.type).num_samples == 100000);
+  CHECK(std::get<SyntheticModConfig>(c->dataset.type).modulus == 10000);
+  CHECK(std::get<SyntheticModConfig>(c->dataset.type).offset == 7);
   CHECK(c->dataset.ignore_token_ids.empty());
   CHECK(c->dataset.sample_indices.empty());
   REQUIRE(c->metrics.size() == 2);
@@ -96,9 +96,10 @@ TEST_CASE("config: the synthetic_mod shape parses with its values and defaults",
 TEST_CASE("config: the documents shape parses; map is optional", "[config]") {
   Result<Config> c = ParseConfig(DocumentsShape());
   REQUIRE(c.ok());
-  CHECK(c->dataset.type == "documents");
-  CHECK(c->dataset.prefixes == std::vector<std::string>{"data/corpus_text_document"});
-  CHECK(c->dataset.dtype_codes == CodeTable::kMegatron);
+  CHECK(DatasetTypeName(c->dataset.type) == "documents");
+  CHECK(std::get<DocumentsConfig>(c->dataset.type).prefixes ==
+        std::vector<std::string>{"data/corpus_text_document"});
+  CHECK(std::get<DocumentsConfig>(c->dataset.type).dtype_codes == CodeTable::kMegatron);
   REQUIRE(c->metrics.size() == 1);
   CHECK(c->metrics[0].name == "seqlen");
   CHECK(c->map.threads == 1);
@@ -115,8 +116,9 @@ TEST_CASE("config: every optional key is read", "[config]") {
     "map": {"threads": 256, "batch_size": 1e3}})");
   Result<Config> c = ParseConfig(j);
   REQUIRE(c.ok());
-  CHECK(c->dataset.prefixes == std::vector<std::string>{"a", "b/c"});
-  CHECK(c->dataset.dtype_codes == CodeTable::kDeepSpeedLegacy);
+  CHECK(std::get<DocumentsConfig>(c->dataset.type).prefixes ==
+        std::vector<std::string>{"a", "b/c"});
+  CHECK(std::get<DocumentsConfig>(c->dataset.type).dtype_codes == CodeTable::kDeepSpeedLegacy);
   CHECK(c->dataset.ignore_token_ids == std::vector<int64_t>{0, -1, 50256});
   CHECK(c->dataset.sample_indices == "ids.npy");
   CHECK(c->metrics[0].plugin == "./p.so");
@@ -130,8 +132,8 @@ TEST_CASE("config: every optional key is read", "[config]") {
 
   Result<Config> s = ParseConfig(Synthetic(R"({"dataset": {"modulus": 3, "offset": -5}})"));
   REQUIRE(s.ok());
-  CHECK(s->dataset.modulus == 3);
-  CHECK(s->dataset.offset == -5);
+  CHECK(std::get<SyntheticModConfig>(s->dataset.type).modulus == 3);
+  CHECK(std::get<SyntheticModConfig>(s->dataset.type).offset == -5);
 }
 
 TEST_CASE("config: dataset.sample_range is begin, end with begin < end", "[config]") {
@@ -318,10 +320,11 @@ TEST_CASE("config: metric names must be safe file names and unique", "[config]")
 TEST_CASE("config: dataset types, tables and prefixes", "[config]") {
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "synthetic"}})")) ==
         "config: dataset.type: unknown dataset type \"synthetic\" (did you mean "
-        "\"synthetic_mod\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
+        "\"synthetic_mod\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
+        "megatron_blend");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "parquet"}})")) ==
         "config: dataset.type: unknown dataset type \"parquet\"; known types: synthetic_mod, "
-        "documents, packed, megatron_gpt");
+        "documents, packed, megatron_gpt, megatron_blend");
   CHECK(ErrorOf(Documents(R"({"dataset": {"dtype_codes": "megatron2"}})")) ==
         "config: dataset.dtype_codes: unknown table \"megatron2\" (use \"megatron\", "
         "\"deepspeed\" or \"deepspeed-legacy\")");
@@ -344,14 +347,15 @@ TEST_CASE("config: dataset types, tables and prefixes", "[config]") {
 TEST_CASE("config: packed reads prefixes, dtype_codes and seq_length", "[config]") {
   Result<Config> c = ParseConfig(PackedShape());
   REQUIRE(c.ok());
-  CHECK(c->dataset.type == "packed");
-  CHECK(c->dataset.prefixes == std::vector<std::string>{"data/a", "data/b"});
-  CHECK(c->dataset.seq_length == 2048);
-  CHECK(c->dataset.dtype_codes == CodeTable::kMegatron);
+  CHECK(DatasetTypeName(c->dataset.type) == "packed");
+  CHECK(std::get<PackedConfig>(c->dataset.type).prefixes ==
+        std::vector<std::string>{"data/a", "data/b"});
+  CHECK(std::get<PackedConfig>(c->dataset.type).seq_length == 2048);
+  CHECK(std::get<PackedConfig>(c->dataset.type).dtype_codes == CodeTable::kMegatron);
   Result<Config> d = ParseConfig(Packed(R"({"dataset": {"dtype_codes": "deepspeed",
                                              "ignore_token_ids": [0]}})"));
   REQUIRE(d.ok());
-  CHECK(d->dataset.dtype_codes == CodeTable::kDeepSpeed);
+  CHECK(std::get<PackedConfig>(d->dataset.type).dtype_codes == CodeTable::kDeepSpeed);
   CHECK(d->dataset.ignore_token_ids == std::vector<int64_t>{0});
 
   CHECK(ErrorOf(Packed(R"({"dataset": {"seq_length": null}})")) ==
@@ -376,33 +380,32 @@ TEST_CASE("config: packed reads prefixes, dtype_codes and seq_length", "[config]
         "config: dataset: key \"seq_length\" does not apply to type \"documents\"");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "pack"}})")) ==
         "config: dataset.type: unknown dataset type \"pack\" (did you mean \"packed\"?); "
-        "known types: synthetic_mod, documents, packed, megatron_gpt");
+        "known types: synthetic_mod, documents, packed, megatron_gpt, megatron_blend");
 }
 
 TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[config]") {
   Result<Config> c = ParseConfig(GptShape());
   REQUIRE(c.ok());
   const std::string maps = "data/a_train_indexmap_100ns_2048sl_1234s";
-  CHECK(c->dataset.type == "megatron_gpt");
-  CHECK(c->dataset.prefix == "data/a");
-  CHECK(c->dataset.index_prefix == maps);
-  CHECK(c->dataset.doc_idx == maps + "_doc_idx.npy");
-  CHECK(c->dataset.sample_idx == maps + "_sample_idx.npy");
-  CHECK(c->dataset.shuffle_idx == maps + "_shuffle_idx.npy");
-  CHECK(c->dataset.seq_length == 0);
-  CHECK(c->dataset.prefixes.empty());
+  CHECK(DatasetTypeName(c->dataset.type) == "megatron_gpt");
+  CHECK(std::get<MegatronGptConfig>(c->dataset.type).prefix == "data/a");
+  CHECK(std::get<MegatronGptConfig>(c->dataset.type).index_prefix == maps);
+  CHECK(std::get<MegatronGptConfig>(c->dataset.type).doc_idx == maps + "_doc_idx.npy");
+  CHECK(std::get<MegatronGptConfig>(c->dataset.type).sample_idx == maps + "_sample_idx.npy");
+  CHECK(std::get<MegatronGptConfig>(c->dataset.type).shuffle_idx == maps + "_shuffle_idx.npy");
+  CHECK(std::get<MegatronGptConfig>(c->dataset.type).seq_length == 0);
 
   Result<Config> e = ParseConfig(Gpt(R"({"dataset": {"index_prefix": null,
       "doc_idx": "c/x-document_index.npy", "sample_idx": "c/x-sample_index.npy",
       "shuffle_idx": "c/x-shuffle_index.npy", "seq_length": 4096,
       "dtype_codes": "deepspeed-legacy", "sample_indices": "ids.npy"}})"));
   REQUIRE(e.ok());
-  CHECK(e->dataset.index_prefix.empty());
-  CHECK(e->dataset.doc_idx == "c/x-document_index.npy");
-  CHECK(e->dataset.sample_idx == "c/x-sample_index.npy");
-  CHECK(e->dataset.shuffle_idx == "c/x-shuffle_index.npy");
-  CHECK(e->dataset.seq_length == 4096);
-  CHECK(e->dataset.dtype_codes == CodeTable::kDeepSpeedLegacy);
+  CHECK(std::get<MegatronGptConfig>(e->dataset.type).index_prefix.empty());
+  CHECK(std::get<MegatronGptConfig>(e->dataset.type).doc_idx == "c/x-document_index.npy");
+  CHECK(std::get<MegatronGptConfig>(e->dataset.type).sample_idx == "c/x-sample_index.npy");
+  CHECK(std::get<MegatronGptConfig>(e->dataset.type).shuffle_idx == "c/x-shuffle_index.npy");
+  CHECK(std::get<MegatronGptConfig>(e->dataset.type).seq_length == 4096);
+  CHECK(std::get<MegatronGptConfig>(e->dataset.type).dtype_codes == CodeTable::kDeepSpeedLegacy);
   CHECK(e->dataset.sample_indices == "ids.npy");
 
   CHECK(ErrorOf(Gpt(R"({"dataset": {"prefix": null}})")) ==
@@ -438,7 +441,44 @@ TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[co
         "config: dataset: key \"shuffle_idx\" does not apply to type \"synthetic_mod\"");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "megatron"}})")) ==
         "config: dataset.type: unknown dataset type \"megatron\" (did you mean "
-        "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
+        "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
+        "megatron_blend");
+}
+
+TEST_CASE("config: megatron_blend entries take megatron_gpt's keys, the section's defaults",
+          "[config][blend]") {
+  const json j = json::parse(R"({"dataset": {"type": "megatron_blend", "seq_length": 4,
+      "datasets": [{"prefix": "a", "index_prefix": "ia"},
+                   {"prefix": "b", "doc_idx": "d", "sample_idx": "s", "shuffle_idx": "h",
+                    "seq_length": 8, "dtype_codes": "deepspeed"}],
+      "weights": [3, 1], "train_samples": 100},
+    "metrics": [{"name": "seqlen", "metric": "seqlen"}], "output": {"path": "out"}})");
+  Result<Config> c = ParseConfig(j);
+  REQUIRE(c.ok());
+  const auto& b = std::get<MegatronBlendConfig>(c->dataset.type);
+  REQUIRE(b.datasets.size() == 2);
+  CHECK(b.datasets[0].seq_length == 4);
+  CHECK(b.datasets[0].doc_idx == "ia_doc_idx.npy");
+  CHECK(b.datasets[0].dtype_codes == CodeTable::kMegatron);
+  CHECK(b.datasets[1].seq_length == 8);
+  CHECK(b.datasets[1].dtype_codes == CodeTable::kDeepSpeed);
+  CHECK(b.weights == std::vector<double>{3, 1});
+  CHECK(b.train_samples == 100);
+  CHECK(b.size == 0);
+  Result<Config> again = ParseConfig(ConfigToJson(*c));
+  REQUIRE(again.ok());
+  CHECK(again->dataset == c->dataset);
+  json files = j;
+  files["dataset"].erase("weights");
+  files["dataset"].erase("train_samples");
+  files["dataset"]["dataset_index"] = "x_index.npy";
+  files["dataset"]["dataset_sample_index"] = "x_sample_index.npy";
+  Result<Config> cached = ParseConfig(files);
+  REQUIRE(cached.ok());
+  CHECK(ParseConfig(ConfigToJson(*cached))->dataset == cached->dataset);
+  files["dataset"]["prefix"] = "a";
+  CHECK(ErrorOf(files).starts_with(
+      "config: dataset: key \"prefix\" does not apply to type \"megatron_blend\""));
 }
 
 }  // namespace

@@ -17,8 +17,18 @@ TEST_CASE("dataset types: each row is found by its name, names are unique", "[co
     CHECK(*found == &t);
     CHECK(names.insert(t.name).second);
   }
-  CHECK(names ==
-        std::set<std::string_view>{"synthetic_mod", "documents", "packed", "megatron_gpt"});
+  CHECK(names == std::set<std::string_view>{"synthetic_mod", "documents", "packed", "megatron_gpt",
+                                            "megatron_blend"});
+}
+
+TEST_CASE("dataset types: row i makes alternative i of the variant, which it names", "[config]") {
+  for (size_t i = 0; i < DatasetTypes().size(); ++i) {
+    const DatasetTypeInfo& t = DatasetTypes()[i];
+    const DatasetTypeConfig made = t.make();
+    CHECK(made.index() == i);
+    CHECK(DatasetTypeName(made) == t.name);
+  }
+  CHECK(DatasetTypeName(MegatronGptConfig{}) == "megatron_gpt");
 }
 
 TEST_CASE("dataset types: an unknown name gets one message, with a near name", "[config]") {
@@ -27,10 +37,11 @@ TEST_CASE("dataset types: an unknown name gets one message, with a near name", "
   CHECK(near.status().code() == Status::Code::kBadInput);
   CHECK(near.status().message() ==
         "config: dataset.type: unknown dataset type \"megatron\" (did you mean "
-        "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt");
+        "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
+        "megatron_blend");
   CHECK(FindDatasetType("csv").status().message() ==
         "config: dataset.type: unknown dataset type \"csv\"; known types: synthetic_mod, "
-        "documents, packed, megatron_gpt");
+        "documents, packed, megatron_gpt, megatron_blend");
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ TEST_CASE("LoadConfig: reads and validates a file", "[config]") {
 })");
   Result<Config> c = LoadConfig(path);
   REQUIRE(c.ok());
-  CHECK(c->dataset.num_samples == 100000);
+  CHECK(std::get<SyntheticModConfig>(c->dataset.type).num_samples == 100000);
   CHECK(c->map.threads == 2);
   CHECK(c->output.path == "out");
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs the example configs configs/documents.json, packed.json and
-# megatron_gpt.json exactly as written, from a scratch directory where their
+# Runs the example configs configs/documents.json, packed.json,
+# megatron_gpt.json and megatron_blend.json exactly as written, from a scratch directory where their
 # inputs are generated first (the repository holds no data):
 #   data/demo_text_document, data/demo2_text_document   dsanalyze generate
 #       (Megatron layout, uint16 = code 8 in the megatron table)
-#   data/demo_text_document_train_indexmap_{doc,sample,shuffle}_idx.npy
+#   data/demo{,2}_text_document_train_indexmap_{doc,sample,shuffle}_idx.npy
 #       dsanalyze generate --gpt-maps 128 (Megatron-style GPT index maps)
 # Each config runs once as written on one rank; then under mpiexec -n $NP with
 # 1, 2 and 3 map threads. Every .bin/.idx must be byte-identical to the first
@@ -23,7 +23,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 for config in "$SOURCE_DIR"/configs/*.json; do
   case $(basename "$config" .json) in
-    documents | packed | megatron_gpt | tokens_vocab | plugin | demo | score) ;;
+    documents | packed | megatron_gpt | megatron_blend | tokens_vocab | plugin | demo | score) ;;
     *) fail "$config: no test runs this config" ;;
   esac
 done
@@ -32,12 +32,12 @@ mkdir data
 "$DSANALYZE" generate data/demo_text_document --documents 1500 --vocab-size 5000 \
   --min-length 1 --max-length 300 --seed 1 --gpt-maps 128 >/dev/null
 "$DSANALYZE" generate data/demo2_text_document --documents 400 --vocab-size 5000 \
-  --min-length 1 --max-length 50 --seed 2 >/dev/null
+  --min-length 1 --max-length 50 --seed 2 --gpt-maps 128 >/dev/null
 
 # The metric files of an output directory, relative to it, sorted.
 metric_files() { (cd "$1" && find . -name '*.bin' -o -name '*.idx' | sort); }
 
-for name in documents packed megatron_gpt; do
+for name in documents packed megatron_gpt megatron_blend; do
   config="$SOURCE_DIR/configs/$name.json"
   "$MPIEXEC" -n 1 "$DSANALYZE" --config "$config" --quiet || fail "$name: dsanalyze exited $?"
   reference="out/$name"

@@ -23,9 +23,7 @@ void WriteRows(const std::string& prefix, DType dtype, CodeTable table, const Ro
 
 DatasetConfig Documents(std::vector<std::string> prefixes, CodeTable table) {
   DatasetConfig c;
-  c.type = "documents";
-  c.prefixes = std::move(prefixes);
-  c.dtype_codes = table;
+  c.type = DocumentsConfig{.prefixes = std::move(prefixes), .dtype_codes = table};
   return c;
 }
 

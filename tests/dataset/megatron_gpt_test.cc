@@ -15,14 +15,15 @@ using test::Rows;
 
 DatasetConfig Gpt(const std::string& prefix, const std::string& index_prefix) {
   DatasetConfig c;
-  c.type = "megatron_gpt";
-  c.prefix = prefix;
-  c.index_prefix = index_prefix;
-  c.doc_idx = index_prefix + "_doc_idx.npy";
-  c.sample_idx = index_prefix + "_sample_idx.npy";
-  c.shuffle_idx = index_prefix + "_shuffle_idx.npy";
+  c.type = MegatronGptConfig{.prefix = prefix,
+                             .index_prefix = index_prefix,
+                             .doc_idx = index_prefix + "_doc_idx.npy",
+                             .sample_idx = index_prefix + "_sample_idx.npy",
+                             .shuffle_idx = index_prefix + "_shuffle_idx.npy"};
   return c;
 }
+
+MegatronGptConfig& Of(DatasetConfig& c) { return std::get<MegatronGptConfig>(c.type); }
 
 // The samples by format.md §3, computed from a flat copy of the documents in
 // doc_idx order: sample j is flat[P(j) .. P(j+1)] inclusive, where P(j) is
@@ -85,7 +86,7 @@ TEST_CASE("megatron_gpt: reproduces the samples Megatron builds from its index m
       test::WriteNpy(maps + "_sample_idx.npy", m.sample_idx, {m.num_samples() + 1, 2});
       test::WriteNpy(maps + "_shuffle_idx.npy", m.shuffle_idx);
       DatasetConfig c = Gpt(dir / "tok", maps);
-      c.seq_length = static_cast<uint64_t>(seq_length);
+      Of(c).seq_length = static_cast<uint64_t>(seq_length);
       Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
       REQUIRE(ds.ok());
       CHECK((*ds)->size() == m.num_samples());
@@ -103,9 +104,9 @@ TEST_CASE("megatron_gpt: reproduces the samples Megatron builds from its index m
       test::WriteNpy(dir / "s.npy", Cast<uint64_t>(m.sample_idx), {m.num_samples() + 1, 2}, 3);
       test::WriteNpy(dir / "h.npy", Cast<int64_t>(m.shuffle_idx), {}, 2);
       DatasetConfig e = Gpt(dir / "tok", "");
-      e.doc_idx = dir / "d.npy";
-      e.sample_idx = dir / "s.npy";
-      e.shuffle_idx = dir / "h.npy";
+      Of(e).doc_idx = dir / "d.npy";
+      Of(e).sample_idx = dir / "s.npy";
+      Of(e).shuffle_idx = dir / "h.npy";
       Result<std::unique_ptr<Dataset>> wide = OpenDataset(e);
       REQUIRE(wide.ok());
       CHECK(test::ReadAll(**wide, 64) == expected);
@@ -138,7 +139,7 @@ struct Handmade {
   // The error for the maps as they are now, after "<key>: <path of `map`>: ".
   std::string ErrorOf(const std::string& map, uint64_t seq_length = 0) const {
     DatasetConfig c = Write();
-    c.seq_length = seq_length;
+    Of(c).seq_length = seq_length;
     Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
     REQUIRE_FALSE(ds.ok());
     CHECK(ds.status().code() == Status::Code::kBadInput);
@@ -255,30 +256,30 @@ TEST_CASE("megatron_gpt: file errors name the config key", "[dataset][megatron_g
   Handmade h;
   DatasetConfig c = h.Write();
   // Explicit paths: the key of the map at fault.
-  DatasetConfig e = Gpt(c.prefix, "");
-  e.doc_idx = c.doc_idx;
-  e.sample_idx = c.sample_idx;
-  e.shuffle_idx = h.dir / "none.npy";
+  DatasetConfig e = Gpt(Of(c).prefix, "");
+  Of(e).doc_idx = Of(c).doc_idx;
+  Of(e).sample_idx = Of(c).sample_idx;
+  Of(e).shuffle_idx = h.dir / "none.npy";
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(e);
   REQUIRE_FALSE(ds.ok());
   CHECK(ds.status().message() == "dataset.shuffle_idx: " + h.dir / "none.npy: file not found");
   test::WriteFile(h.dir / "f.npy", test::NpyBytes(1, test::NpyDict("<f4", {6}),
                                                   test::RawBytes(std::vector<float>(6))));
-  e.shuffle_idx = c.shuffle_idx;
-  e.doc_idx = h.dir / "f.npy";
+  Of(e).shuffle_idx = Of(c).shuffle_idx;
+  Of(e).doc_idx = h.dir / "f.npy";
   ds = OpenDataset(e);
   REQUIRE_FALSE(ds.ok());
   CHECK(ds.status().message() ==
         "dataset.doc_idx: " + h.dir /
                                   "f.npy: dtype '<f4' is not an integer dtype (floating "
                                   "point); an integer array is required");
-  e.doc_idx = c.doc_idx;
-  e.sample_idx = h.dir / "none.npy";
+  Of(e).doc_idx = Of(c).doc_idx;
+  Of(e).sample_idx = h.dir / "none.npy";
   ds = OpenDataset(e);
   REQUIRE_FALSE(ds.ok());
   CHECK(ds.status().message() == "dataset.sample_idx: " + h.dir / "none.npy: file not found");
 
-  c.prefix = h.dir / "tok.idx";
+  Of(c).prefix = h.dir / "tok.idx";
   ds = OpenDataset(c);
   REQUIRE_FALSE(ds.ok());
   CHECK(ds.status().message() ==

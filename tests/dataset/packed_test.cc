@@ -13,9 +13,7 @@ using test::Rows;
 
 DatasetConfig Packed(std::vector<std::string> prefixes, uint64_t seq_length) {
   DatasetConfig c;
-  c.type = "packed";
-  c.prefixes = std::move(prefixes);
-  c.seq_length = seq_length;
+  c.type = PackedConfig{.prefixes = std::move(prefixes), .seq_length = seq_length};
   return c;
 }
 
@@ -96,7 +94,7 @@ TEST_CASE("packed: the incomplete tail is dropped; too few tokens is an error",
   test::ScratchDir dir;
   test::WriteRows(dir / "t", DType::kI32, CodeTable::kDeepSpeed, {{1, 2, 3}, {4, 5}, {6}});
   DatasetConfig c = Packed({dir / "t"}, 2);
-  c.dtype_codes = CodeTable::kDeepSpeed;
+  std::get<PackedConfig>(c.type).dtype_codes = CodeTable::kDeepSpeed;
   c.ignore_token_ids = {5, 1, 5};
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
   REQUIRE(ds.ok());
@@ -108,12 +106,12 @@ TEST_CASE("packed: the incomplete tail is dropped; too few tokens is an error",
   CHECK(std::vector<int64_t>((*ds)->ignore_token_ids().begin(), (*ds)->ignore_token_ids().end()) ==
         std::vector<int64_t>{1, 5});
 
-  c.seq_length = 5;  // exactly seq_length + 1 tokens: one sample
+  std::get<PackedConfig>(c.type).seq_length = 5;  // exactly seq_length + 1 tokens: one sample
   ds = OpenDataset(c);
   REQUIRE(ds.ok());
   CHECK(test::ReadAll(**ds, 8) == Rows{{1, 2, 3, 4, 5, 6}});
 
-  c.seq_length = 6;
+  std::get<PackedConfig>(c.type).seq_length = 6;
   ds = OpenDataset(c);
   REQUIRE_FALSE(ds.ok());
   CHECK(ds.status().code() == Status::Code::kBadInput);

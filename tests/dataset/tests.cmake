@@ -1,4 +1,5 @@
 target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/blend_index_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/documents_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/megatron_gpt_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/packed_test.cc

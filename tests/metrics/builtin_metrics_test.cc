@@ -119,8 +119,7 @@ TEST_CASE("value: any batch gives what sample-by-sample extraction gives", "[met
 
 TEST_CASE("value: over synthetic_mod batches", "[metrics]") {
   DatasetConfig c;
-  c.type = "synthetic_mod";
-  c.num_samples = 20000;
+  c.type = SyntheticModConfig{.num_samples = 20000};
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
   REQUIRE(ds.ok());
   std::unique_ptr<SampleReader> r = (*ds)->NewReader();
@@ -148,8 +147,7 @@ TEST_CASE("sum: accumulates the samples' values over batches", "[metrics]") {
 
   // A batch larger than the internal chunk: the seed benchmark's sum for N = 100,000.
   DatasetConfig c;
-  c.type = "synthetic_mod";
-  c.num_samples = 100000;
+  c.type = SyntheticModConfig{.num_samples = 100000};
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
   REQUIRE(ds.ok());
   std::unique_ptr<SampleReader> r = (*ds)->NewReader();

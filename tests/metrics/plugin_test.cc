@@ -20,8 +20,7 @@ const std::string kFaulty = DSANALYZE_TEST_PLUGIN_FAULTY;
 
 std::unique_ptr<Dataset> AnyDataset() {
   DatasetConfig c;
-  c.type = "synthetic_mod";
-  c.num_samples = 10;
+  c.type = SyntheticModConfig{.num_samples = 10};
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
   REQUIRE(ds.ok());
   return std::move(ds).value();

@@ -15,8 +15,7 @@ namespace {
 
 std::unique_ptr<Dataset> Synthetic(std::vector<int64_t> ignore = {}) {
   DatasetConfig c;
-  c.type = "synthetic_mod";
-  c.num_samples = 10;
+  c.type = SyntheticModConfig{.num_samples = 10};
   c.ignore_token_ids = std::move(ignore);
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
   REQUIRE(ds.ok());
@@ -154,9 +153,8 @@ TEST_CASE("registry: seqlen over the golden tokens matches DeepSpeed's sample_to
           "[metrics][golden]") {
   const std::string tokens = test::GoldenDir() / "tokens";
   DatasetConfig c;
-  c.type = "documents";
-  c.prefixes = {tokens + "/data/tok_d20000_v50000_s1234"};
-  c.dtype_codes = CodeTable::kDeepSpeed;  // written by DeepSpeed's builder
+  c.type = DocumentsConfig{.prefixes = {tokens + "/data/tok_d20000_v50000_s1234"},
+                           .dtype_codes = CodeTable::kDeepSpeed};  // written by DeepSpeed's builder
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
   REQUIRE(ds.ok());
   Result<IndexedDataset> golden =

@@ -23,8 +23,7 @@ std::unique_ptr<Dataset> Open(const DatasetConfig& c) {
 
 std::unique_ptr<Dataset> Synthetic(uint64_t samples) {
   DatasetConfig c;
-  c.type = "synthetic_mod";
-  c.num_samples = samples;
+  c.type = SyntheticModConfig{.num_samples = samples};
   return Open(c);
 }
 
@@ -128,9 +127,7 @@ TEST_CASE("score: token_mean does not weigh dataset.ignore_token_ids", "[metrics
   const std::string file = dir / "q.npy";
   test::WriteNpy(file, std::vector<double>{1.0, 0.0});
   DatasetConfig c;
-  c.type = "packed";
-  c.prefixes = {dir / "rows"};
-  c.seq_length = 7;
+  c.type = PackedConfig{.prefixes = {dir / "rows"}, .seq_length = 7};
   const nlohmann::json params = {{"file", file}, {"per", "document"}, {"scale", 1000}};
   std::unique_ptr<Dataset> plain = Open(c);
   Result<std::unique_ptr<Metric>> m = CreateMetric(ScoreEntry(params), *plain);

@@ -322,8 +322,7 @@ using test::Entry;
 
 TEST_CASE("token quality: params through the registry", "[token_quality]") {
   DatasetConfig c;
-  c.type = "synthetic_mod";
-  c.num_samples = 4;
+  c.type = SyntheticModConfig{.num_samples = 4};
   c.ignore_token_ids = {3};
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
   REQUIRE(ds.ok());

@@ -166,8 +166,7 @@ TEST_CASE("vocab metrics: dependencies, and results handed over later", "[metric
 
 TEST_CASE("registry: vocab params are checked by key path", "[metrics]") {
   DatasetConfig dc;
-  dc.type = "synthetic_mod";
-  dc.num_samples = 10;
+  dc.type = SyntheticModConfig{.num_samples = 10};
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(dc);
   REQUIRE(ds.ok());
   MetricConfig c;
@@ -198,8 +197,7 @@ TEST_CASE("registry: vocab params are checked by key path", "[metrics]") {
 
 TEST_CASE("registry: vocab_size is at most kMaxVocabSize, generate's limit too", "[metrics]") {
   DatasetConfig dc;
-  dc.type = "synthetic_mod";
-  dc.num_samples = 10;
+  dc.type = SyntheticModConfig{.num_samples = 10};
   Result<std::unique_ptr<Dataset>> ds = OpenDataset(dc);
   REQUIRE(ds.ok());
   MetricConfig c;
@@ -243,9 +241,8 @@ struct Golden {
   std::unique_ptr<Dataset> dataset;
   Golden() {
     DatasetConfig c;
-    c.type = "documents";
-    c.prefixes = {dir + "/data/tok_d20000_v50000_s1234"};
-    c.dtype_codes = CodeTable::kDeepSpeed;
+    c.type = DocumentsConfig{.prefixes = {dir + "/data/tok_d20000_v50000_s1234"},
+                             .dtype_codes = CodeTable::kDeepSpeed};
     Result<std::unique_ptr<Dataset>> ds = OpenDataset(c);
     REQUIRE(ds.ok());
     dataset = std::move(ds).value();

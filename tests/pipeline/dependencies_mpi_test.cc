@@ -52,8 +52,7 @@ MetricConfig Dep(std::string metric, nlohmann::json params = nlohmann::json::obj
 
 std::unique_ptr<Dataset> SyntheticMod(uint64_t n) {
   DatasetConfig c;
-  c.type = "synthetic_mod";
-  c.num_samples = n;
+  c.type = SyntheticModConfig{.num_samples = n};
   return std::move(OpenDataset(c)).value();
 }
 

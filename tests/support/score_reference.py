@@ -28,6 +28,9 @@ twice. The pieces are those of lib/dataset (Dataset::AppendDocumentPieces):
                 each with the overlap (the token two samples share counts in both)
   megatron_gpt  position i is sample j = shuffle_idx[i], from cut sample_idx[j]
                 to cut sample_idx[j+1] inclusive, one piece per doc_idx position
+  megatron_blend position i is component dataset_index[i]'s megatron_gpt
+                position dataset_sample_index[i] (the two .npy files), its
+                documents numbered after those of the components before it
 
 Command line:
   score_reference.py pieces CONFIG.json             one JSON list of [document, tokens]
@@ -157,9 +160,22 @@ def _megatron_gpt(dataset):
     return out
 
 
+def _megatron_blend(dataset):
+    # Sample i is component dataset_index[i]'s position dataset_sample_index[i]
+    # (a cached index only); documents are numbered across the components in order.
+    per_component, first = [], 0
+    for entry in dataset["datasets"]:
+        per_component.append([[(d + first, n) for d, n in p] for p in _megatron_gpt(entry)])
+        first += len(read_idx_sizes(entry["prefix"]))
+    which = read_npy_1d(dataset["dataset_index"])
+    sample = read_npy_1d(dataset["dataset_sample_index"])
+    return [per_component[k][j] for k, j in zip(which, sample)]
+
+
 def pieces(dataset):
     """For every iteration position, the (document, tokens) pieces of its sample."""
-    kinds = {"documents": _documents, "packed": _packed, "megatron_gpt": _megatron_gpt}
+    kinds = {"documents": _documents, "packed": _packed, "megatron_gpt": _megatron_gpt,
+             "megatron_blend": _megatron_blend}
     if dataset.get("type") not in kinds:
         raise ValueError("dataset type %r has no documents" % dataset.get("type"))
     return kinds[dataset["type"]](dataset)

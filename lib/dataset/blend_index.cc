@@ -1,0 +1,107 @@
+#include "dataset/blend_index.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dsanalyze {
+namespace {
+
+constexpr size_t kPairwiseBlock = 128;  // numpy's PW_BLOCKSIZE
+
+Status IndexFileError(const std::string& key, const NpyArray& a, const std::string& what) {
+  return Status::BadInput(key + ": " + a.path() + ": " + what);
+}
+
+Result<NpyArray> OpenIndexFile(const std::string& path, const std::string& key) {
+  Result<NpyArray> a = NpyArray::Open(path);
+  if (!a.ok()) return a.status().WithPrefix(key);
+  if (a->shape().size() != 1 || a->size() == 0)
+    return IndexFileError(key, *a,
+                          "shape " + a->shape_string() + "; expected a non-empty 1-D array");
+  return a;
+}
+
+}  // namespace
+
+double NumpySum(std::span<const double> v) {
+  const size_t n = v.size();
+  if (n < 8) {
+    double sum = -0.0;  // numpy starts at -0.0 so that a sum of -0.0 stays -0.0
+    for (double x : v) sum += x;
+    return sum;
+  }
+  if (n <= kPairwiseBlock) {
+    double r[8];
+    for (size_t j = 0; j < 8; ++j) r[j] = v[j];
+    size_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (size_t j = 0; j < 8; ++j) r[j] += v[i + j];
+    double sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) sum += v[i];
+    return sum;
+  }
+  size_t half = n / 2;
+  half -= half % 8;
+  return NumpySum(v.first(half)) + NumpySum(v.subspan(half));
+}
+
+BlendWeights NormaliseBlendWeights(std::span<const double> weights) {
+  BlendWeights w;
+  double sum = 0.0;
+  for (double x : weights) sum += x;  // Python's `weight_sum += weight`
+  for (double x : weights) w.normalised.push_back(x / sum);
+  const double again = NumpySum(w.normalised);  // np.sum in BlendableDataset
+  for (double x : w.normalised) w.blending.push_back(x / again);
+  return w;
+}
+
+std::vector<uint64_t> ComponentSamples(uint64_t train_samples, std::span<const double> normalised) {
+  std::vector<uint64_t> samples;
+  // int(math.ceil(val * weight * 1.005)), the products in float64 in that order.
+  for (double w : normalised)
+    samples.push_back(
+        static_cast<uint64_t>(std::ceil(static_cast<double>(train_samples) * w * 1.005)));
+  return samples;
+}
+
+Result<BlendIndex> BlendIndex::Open(const std::string& dataset_index,
+                                    const std::string& dataset_sample_index,
+                                    const std::string& dataset_index_key,
+                                    const std::string& sample_index_key) {
+  BlendIndex index;
+  DSA_ASSIGN_OR_RETURN(index.dataset_index_, OpenIndexFile(dataset_index, dataset_index_key));
+  DSA_ASSIGN_OR_RETURN(index.dataset_sample_index_,
+                       OpenIndexFile(dataset_sample_index, sample_index_key));
+  const uint64_t n = index.dataset_index_.size(), m = index.dataset_sample_index_.size();
+  if (n != m)
+    return IndexFileError(sample_index_key, index.dataset_sample_index_,
+                          "has " + std::to_string(m) + " entries, but " + dataset_index_key + " " +
+                              dataset_index + " has " + std::to_string(n) +
+                              "; the two files of one blend have one entry per sample each");
+  return index;
+}
+
+BlendIndex BlendIndex::Compute(std::span<const double> weights, uint64_t size) {
+  BlendIndex index;
+  index.computed_ = true;
+  index.component_.resize(size);
+  index.sample_.resize(size);
+  std::vector<int64_t> drawn(weights.size(), 0);
+  for (uint64_t i = 0; i < size; ++i) {
+    const double x = std::max(static_cast<double>(i), 1.0);
+    size_t best = 0;
+    double best_error = weights[0] * x - static_cast<double>(drawn[0]);
+    for (size_t k = 1; k < weights.size(); ++k) {
+      const double error = weights[k] * x - static_cast<double>(drawn[k]);
+      if (error > best_error) {
+        best_error = error;
+        best = k;
+      }
+    }
+    index.component_[i] = static_cast<uint16_t>(best);
+    index.sample_[i] = drawn[best]++;
+  }
+  return index;
+}
+
+}  // namespace dsanalyze

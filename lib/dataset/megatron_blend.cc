@@ -1,0 +1,222 @@
+// megatron_blend: the samples of Megatron's blend of GPT datasets
+// (Megatron-DeepSpeed's BlendableDataset, Megatron-Core's BlendedDataset),
+// as training draws them (docs/config.md, "megatron_blend").
+//
+// Sample i of the blend is component dataset_index[i]'s training sample
+// dataset_sample_index[i]: position dataset_sample_index[i] of that component
+// read exactly as megatron_gpt reads it (through its shuffle, sample and doc
+// maps). The blend index (dataset/blend_index.h) comes from Megatron's cache
+// or is computed from the weights. Open checks the index against the
+// components before any sample is read: every entry names a component and one
+// of its samples; a uint8 index serves at most 255 components.
+//
+// Documents are the components' rows numbered across the components in
+// `datasets` order (component k's row r is document r + the rows of the
+// components before it), as `documents` numbers the rows across its prefixes:
+// one per-document score file covers the whole blend, its rows the components'
+// in `datasets` order.
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "dataset/blend_index.h"
+#include "dataset/megatron_gpt.h"
+#include "dataset/open_dataset.h"
+
+namespace dsanalyze {
+namespace {
+
+// Megatron-DeepSpeed's BlendableDataset asserts fewer than 255 datasets for
+// its uint8 dataset_index; a uint8 index cannot name more than 255.
+constexpr uint64_t kMaxUint8Components = 255;
+
+struct Component {
+  std::unique_ptr<MegatronGptDataset> dataset;
+  uint64_t first_document = 0;  // the blend's number of its row 0
+  uint64_t drawn = 0;           // samples of the blend taken from it
+};
+
+// How the index was made, for Describe and DescribeJson.
+struct IndexSource {
+  std::vector<double> weights;  // the blending weights; empty when read from files
+  uint64_t train_samples = 0;   // when N was derived from it
+};
+
+class MegatronBlendDataset : public Dataset {
+ public:
+  MegatronBlendDataset(std::vector<Component> components, BlendIndex index, IndexSource source,
+                       std::vector<int64_t> ignore)
+      : components_(std::move(components)),
+        index_(std::move(index)),
+        source_(std::move(source)),
+        ignore_(std::move(ignore)) {}
+
+  uint64_t size() const override { return index_.size(); }
+  DType dtype() const override { return components_.front().dataset->dtype(); }
+  std::string Describe() const override;
+  nlohmann::json DescribeJson() const override;
+  std::unique_ptr<SampleReader> NewReader() const override;
+  std::span<const int64_t> ignore_token_ids() const override { return ignore_; }
+  uint64_t num_documents() const override {
+    const Component& last = components_.back();
+    return last.first_document + last.dataset->num_documents();
+  }
+  void AppendDocumentPieces(uint64_t i, std::vector<DocumentPiece>* out) const override {
+    const Component& c = components_[static_cast<size_t>(index_.component(i))];
+    const size_t from = out->size();
+    c.dataset->AppendDocumentPieces(static_cast<uint64_t>(index_.sample(i)), out);
+    for (size_t p = from; p < out->size(); ++p) (*out)[p].document += c.first_document;
+  }
+
+  // Sample i: its component and the component's sample (an index of its sample_idx).
+  GptSample Locate(uint64_t i) const {
+    const MegatronGptDataset& d = *components_[static_cast<size_t>(index_.component(i))].dataset;
+    return {&d, d.SampleAt(static_cast<uint64_t>(index_.sample(i)))};
+  }
+
+ private:
+  std::vector<Component> components_;
+  BlendIndex index_;
+  IndexSource source_;
+  std::vector<int64_t> ignore_;
+};
+
+std::string MegatronBlendDataset::Describe() const {
+  std::string s = "megatron_blend " + std::to_string(size()) + " samples from " +
+                  std::to_string(components_.size()) + " datasets (";
+  for (size_t k = 0; k < components_.size(); ++k)
+    s += (k ? ", " : "") + components_[k].dataset->prefix() + " " +
+         std::to_string(components_[k].drawn);
+  s += "), ";
+  return s + (index_.computed() ? "index computed from the weights"
+                                : "dataset_index " + index_.dataset_index_file().path());
+}
+
+nlohmann::json MegatronBlendDataset::DescribeJson() const {
+  nlohmann::json j = {{"type", "megatron_blend"}, {"samples", size()}};
+  if (index_.computed()) {
+    j["index"] = "computed";
+    if (source_.train_samples != 0) j["train_samples"] = source_.train_samples;
+  } else {
+    j["index"] = {{"dataset_index", index_.dataset_index_file().path()},
+                  {"dataset_index_dtype", DTypeName(index_.dataset_index_file().dtype())},
+                  {"dataset_sample_index", index_.dataset_sample_index_file().path()}};
+  }
+  nlohmann::json components = nlohmann::json::array();
+  for (size_t k = 0; k < components_.size(); ++k) {
+    const MegatronGptDataset& d = *components_[k].dataset;
+    nlohmann::json c = {{"prefix", d.prefix()},
+                        {"samples", d.size()},
+                        {"samples_drawn", components_[k].drawn},
+                        {"epochs", d.Epochs()},
+                        {"first_document", components_[k].first_document}};
+    if (!source_.weights.empty()) c["weight"] = source_.weights[k];
+    components.push_back(std::move(c));
+  }
+  j["components"] = std::move(components);
+  return j;
+}
+
+std::unique_ptr<SampleReader> MegatronBlendDataset::NewReader() const {
+  const auto locate = [this](uint64_t i) { return Locate(i); };
+  return std::make_unique<GptSampleReader<decltype(locate)>>(size(), dtype(), locate);
+}
+
+std::string ComponentKey(size_t k) { return "dataset.datasets[" + std::to_string(k) + "]"; }
+
+// Opens every component; they must share one token dtype.
+Result<std::vector<Component>> OpenComponents(const MegatronBlendConfig& config,
+                                              const std::vector<int64_t>& ignore) {
+  std::vector<Component> components;
+  uint64_t documents = 0;
+  for (size_t k = 0; k < config.datasets.size(); ++k) {
+    DSA_ASSIGN_OR_RETURN(std::unique_ptr<MegatronGptDataset> d,
+                         MegatronGptDataset::Open(config.datasets[k], ignore, ComponentKey(k)));
+    if (k > 0 && d->dtype() != components.front().dataset->dtype())
+      return Status::BadInput(ComponentKey(k) + ".prefix: " + d->prefix() + " holds " +
+                              std::string(DTypeName(d->dtype())) + " tokens, but " +
+                              ComponentKey(0) + " holds " +
+                              std::string(DTypeName(components.front().dataset->dtype())) +
+                              "; the components of a blend share one token dtype");
+    const uint64_t rows = d->num_documents();
+    components.push_back({std::move(d), documents, 0});
+    documents += rows;
+  }
+  return components;
+}
+
+// The key whose value made N: "size", or "train_samples" N derives from.
+std::string SizeKey(const MegatronBlendConfig& config) {
+  return config.size != 0 ? "config: dataset.size" : "config: dataset.train_samples";
+}
+
+// Before any sample is read: every entry of the index names a component and
+// one of its samples. Counts each component's draws.
+Status CheckIndex(const MegatronBlendConfig& config, const BlendIndex& index,
+                  std::vector<Component>* components) {
+  const NpyArray& which = index.dataset_index_file();
+  const uint64_t count = components->size();
+  if (!index.computed() && which.dtype() == DType::kU8 && count > kMaxUint8Components)
+    return Status::BadInput("dataset.dataset_index: " + which.path() +
+                            ": a uint8 ('|u1') index, but dataset.datasets has " +
+                            std::to_string(count) + " entries; a uint8 index serves at most " +
+                            std::to_string(kMaxUint8Components) + " (is it another blend's?)");
+  for (uint64_t i = 0; i < index.size(); ++i) {
+    const int64_t k = index.component(i);
+    if (k < 0 || static_cast<uint64_t>(k) >= count)
+      return Status::BadInput("dataset.dataset_index: " + which.path() + ": dataset_index[" +
+                              std::to_string(i) + "] = " + std::to_string(k) +
+                              " is not a component (dataset.datasets has " + std::to_string(count) +
+                              " entries)");
+    Component& c = (*components)[static_cast<size_t>(k)];
+    const int64_t j = index.sample(i);
+    if (j >= 0 && static_cast<uint64_t>(j) < c.dataset->size()) {
+      ++c.drawn;
+      continue;
+    }
+    const std::string component = ComponentKey(static_cast<size_t>(k)) + " (" +
+                                  c.dataset->prefix() + ", which has " +
+                                  std::to_string(c.dataset->size()) + " samples)";
+    if (index.computed())
+      return Status::BadInput(SizeKey(config) + ": the blend of " + std::to_string(index.size()) +
+                              " samples computed from the weights draws more samples from " +
+                              component +
+                              " than it has (were its maps built for other weights "
+                              "or another size?)");
+    return Status::BadInput(
+        "dataset.dataset_sample_index: " + index.dataset_sample_index_file().path() +
+        ": dataset_sample_index[" + std::to_string(i) + "] = " + std::to_string(j) +
+        " is not a sample of " + component);
+  }
+  return Status::OK();
+}
+
+// Megatron's cached index, or the one computed from the weights.
+Result<BlendIndex> MakeIndex(const MegatronBlendConfig& config, IndexSource* source) {
+  if (config.weights.empty())
+    return BlendIndex::Open(config.dataset_index, config.dataset_sample_index,
+                            "dataset.dataset_index", "dataset.dataset_sample_index");
+  const BlendWeights w = NormaliseBlendWeights(config.weights);
+  uint64_t n = config.size;
+  if (n == 0) {
+    for (uint64_t s : ComponentSamples(config.train_samples, w.normalised)) n += s;
+    source->train_samples = config.train_samples;
+  }
+  source->weights = w.blending;
+  return BlendIndex::Compute(w.blending, n);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Dataset>> OpenType(const MegatronBlendConfig& config,
+                                          const std::vector<int64_t>& ignore) {
+  DSA_ASSIGN_OR_RETURN(std::vector<Component> components, OpenComponents(config, ignore));
+  IndexSource source;
+  DSA_ASSIGN_OR_RETURN(BlendIndex index, MakeIndex(config, &source));
+  DSA_RETURN_IF_ERROR(CheckIndex(config, index, &components));
+  return std::unique_ptr<Dataset>(std::make_unique<MegatronBlendDataset>(
+      std::move(components), std::move(index), std::move(source), SortedUnique(ignore)));
+}
+
+}  // namespace dsanalyze
