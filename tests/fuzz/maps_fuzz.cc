@@ -1,6 +1,6 @@
 // Fuzz target for the readers of .npy index maps: the megatron_gpt dataset's
 // doc_idx, sample_idx and shuffle_idx (dataset/open_dataset.h,
-// OpenMegatronGpt; format.md §3) and the sample_indices array
+// OpenType of a MegatronGptConfig; format.md §3) and the sample_indices array
 // (dataset/sample_ids.h).
 //
 // Input: an options byte, two little-endian uint16 sizes a and b, then the
@@ -120,8 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t rest = size - 5;
   const size_t a = std::min<size_t>(rest, data[1] | data[2] << 8);
   const size_t b = std::min<size_t>(rest - a, data[3] | data[4] << 8);
-  DatasetConfig c;
-  c.type = "megatron_gpt";
+  MegatronGptConfig c;
   c.prefix = TokenPrefix();
   c.dtype_codes = CodeTable::kMegatron;
   c.seq_length = data[0] & 15;
@@ -131,7 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::WriteFileOrDie(c.doc_idx, data + 5, a);
   fuzz::WriteFileOrDie(c.sample_idx, data + 5 + a, b);
   fuzz::WriteFileOrDie(c.shuffle_idx, data + 5 + a + b, rest - a - b);
-  Result<std::unique_ptr<Dataset>> ds = OpenMegatronGpt(c);
+  Result<std::unique_ptr<Dataset>> ds = OpenType(c, {});
   if (ds.ok()) {
     CheckDataset(**ds, c.seq_length);
     CheckSampleIds(c.shuffle_idx, (*ds)->size());
