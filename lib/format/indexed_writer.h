@@ -53,6 +53,16 @@ class IndexedWriter {
     std::string bin_from;
   };
 
+  // The options every analysis file is written with: its code table, its row
+  // count and whether it is synced; the rest as default.
+  static Options OptionsFor(CodeTable table, uint64_t rows, bool sync) {
+    Options o;
+    o.table = table;
+    o.rows = rows;
+    o.sync = sync;
+    return o;
+  }
+
   static Result<std::unique_ptr<IndexedWriter>> Create(const std::string& prefix, DType dtype,
                                                        const Options& options);
   static Result<std::unique_ptr<IndexedWriter>> Create(const std::string& prefix, DType dtype) {

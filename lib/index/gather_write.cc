@@ -32,11 +32,7 @@ void CountRows(const WriteOptions& o, uint64_t rows) {
 }
 
 IndexedWriter::Options WriterOptions(const WriteOptions& o, uint64_t rows) {
-  IndexedWriter::Options w;
-  w.table = o.table;
-  w.rows = rows;
-  w.sync = o.sync;
-  return w;
+  return IndexedWriter::OptionsFor(o.table, rows, o.sync);
 }
 
 // Per-rank facts about a sorted slice, gathered so rank 0 can count distinct

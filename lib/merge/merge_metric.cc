@@ -49,11 +49,7 @@ Result<IndexedDataset> OpenKind(const MetricMergeJob& job, const std::string& sa
 }
 
 IndexedWriter::Options WriterOptions(const MetricMergeJob& job, uint64_t rows) {
-  IndexedWriter::Options o;
-  o.table = job.table;
-  o.rows = rows;
-  o.sync = job.sync;
-  return o;
+  return IndexedWriter::OptionsFor(job.table, rows, job.sync);
 }
 
 // One input's files.
