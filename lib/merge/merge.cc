@@ -23,23 +23,21 @@ Result<MetricType> TypeOf(const MergeInput& input, const std::string& name) {
                           name);
 }
 
-// The report entries in a run's order: single-value metrics first, then
-// accumulate ones, each in config order. A score metric's meaning comes from
-// its recorded params (only scale: merge refuses bins, whose per-bin score
-// ranges summary.json does not record).
+// The report entries in analysis order (metrics/metric.h). A score metric's
+// meaning comes from its recorded params (only scale: merge refuses bins, whose
+// per-bin score ranges summary.json does not record).
 Result<std::vector<MetricEntry>> EntriesOf(const MergeInput& input) {
-  std::vector<MetricEntry> single, accumulate;
+  std::vector<MetricEntry> entries;
   for (const MetricConfig& m : input.config.metrics) {
     DSA_ASSIGN_OR_RETURN(MetricType type, TypeOf(input, m.name));
     Result<std::optional<ScoreMeaning>> score = ScoreMeaningOf(m);
     if (!score.ok())
       return Status::BadInput("merge: " + input.path + ": summary.json: recorded " +
                               score.status().message());
-    (type == MetricType::kSingleValuePerSample ? single : accumulate)
-        .push_back({m.name, type, *score});
+    entries.push_back({m.name, type, *score});
   }
-  single.insert(single.end(), accumulate.begin(), accumulate.end());
-  return single;
+  PutInAnalysisOrder(entries, [](const MetricEntry& e) { return e.type; });
+  return entries;
 }
 
 // The union's NaN scores of each score metric: the sum of its parts'.
@@ -59,10 +57,12 @@ MetricMergeJob JobOf(const std::vector<MergeInput>& inputs) {
 }
 
 // The merge's stages, timed for --timings and shown by the progress display:
-// each stage ends where the next begins.
-struct StageClock {
+// each stage ends where the next begins. Unlike a run's StageClock
+// (pipeline/stage_clock.h: fixed stages that add up over the metrics, on every
+// rank), a merge is one process whose stages are named per metric.
+struct MergeClock {
   using Clock = std::chrono::steady_clock;
-  explicit StageClock(Progress& shown) : progress(shown) {}
+  explicit MergeClock(Progress& shown) : progress(shown) {}
   Progress& progress;
   Clock::time_point start = Clock::now(), begin = start;
   std::string stage;
@@ -126,7 +126,7 @@ Status CheckDeferred(MetricMergeJob job, const std::vector<MetricEntry>& entries
 // One stage per metric ("M: merge", "M: metric_value"), a single-value
 // metric's progress counted in the union's samples.
 Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
-                    const CheckedInputs& checked, AnalysisWriter* staged, StageClock* clock) {
+                    const CheckedInputs& checked, AnalysisWriter* staged, MergeClock* clock) {
   job.out_dir = staged->dir();
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
@@ -144,6 +144,8 @@ Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
 
 RunInfo MergeInfo(const std::vector<MergeInput>& inputs, const std::string& out, double seconds) {
   RunInfo info = ConfigRunInfo(MergedConfig(inputs, out));
+  // The block describes the whole dataset, not a part's range: the same in every part.
+  info.dataset = inputs.front().dataset;
   info.timings.push_back({"merge_analyses", seconds, seconds});
   info.peak_rss_bytes = {PeakRssBytes()};
   info.peak_anon_bytes = {AnonRssBytes()};
@@ -176,7 +178,7 @@ Result<Prepared> Prepare(const std::vector<std::string>& paths, const std::strin
 // error there is reported first), then the reports; the last checkpoint for a
 // signal is after them, as in a run.
 Status WriteStaged(const Prepared& p, const std::string& out, AnalysisWriter* staged,
-                   StageClock* clock) {
+                   MergeClock* clock) {
   SetInterruptStage("merge");
   Status deferred;
   std::thread checker =
@@ -188,7 +190,7 @@ Status WriteStaged(const Prepared& p, const std::string& out, AnalysisWriter* st
   SetInterruptStage("report");
   clock->Begin("report");
   DSA_RETURN_IF_ERROR(
-      WriteReports(staged->dir(), p.entries, MergeInfo(p.inputs, out, clock->Total())).status());
+      WriteReports(staged->dir(), p.entries, MergeInfo(p.inputs, out, clock->Total())));
   return CheckInterrupt();
 }
 
@@ -196,7 +198,7 @@ Status WriteStaged(const Prepared& p, const std::string& out, AnalysisWriter* st
 
 Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const std::string& out,
                                   Progress& progress) {
-  StageClock clock(progress);
+  MergeClock clock(progress);
   SetInterruptStage("open");
   clock.Begin("open");
   DSA_ASSIGN_OR_RETURN(const Prepared p, Prepare(paths, out));

@@ -67,6 +67,7 @@ Result<MergeInput> ReadMergeInput(const std::string& path) {
   MergeInput input;
   input.path = path;
   input.listed = folder->listed;
+  input.dataset = folder->dataset;
   DSA_ASSIGN_OR_RETURN(input.config, RecordedConfig(path, folder->config));
   DSA_ASSIGN_OR_RETURN(input.positions, PositionsOf(input));
   DSA_RETURN_IF_ERROR(CheckMergeable(input));

@@ -32,6 +32,7 @@ struct MergeInput {
   Config config;                     // as summary.json records it
   SampleRange positions;             // the iteration positions it analysed
   std::vector<ListedMetric> listed;  // summary.json's metrics, sorted by name
+  nlohmann::json dataset;            // summary.json's "dataset" block (a blend's components)
 };
 
 // Reads every input, checks that they can be merged and returns them sorted

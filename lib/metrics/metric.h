@@ -14,6 +14,7 @@
 // happens once, from one thread, before the first Compute or Accumulate.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +29,16 @@
 namespace dsanalyze {
 
 enum class MetricType { kSingleValuePerSample, kAccumulateValueOverSamples };
+
+// The order of an analysis's metrics wherever it has one (mapped, written,
+// listed in summary.json, reported, merged): single-value metrics first, then
+// accumulate metrics, each in config order. `type_of(item)` gives an item's type.
+template <class Item, class TypeOf>
+void PutInAnalysisOrder(std::vector<Item>& items, TypeOf type_of) {
+  std::stable_partition(items.begin(), items.end(), [&](const Item& item) {
+    return type_of(item) == MetricType::kSingleValuePerSample;
+  });
+}
 
 // Equal-count bins (the score metric's "bins"): the single-value job replaces
 // Compute's values, which then only give an order, by bin numbers before it

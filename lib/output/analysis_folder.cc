@@ -106,6 +106,7 @@ Status ReadSummary(const std::string& summary_path, AnalysisFolder* analysis) {
   std::sort(listed.begin(), listed.end(),
             [](const ListedMetric& a, const ListedMetric& b) { return a.name < b.name; });
   if (doc.contains("config")) analysis->config = doc["config"];
+  if (doc.contains("dataset")) analysis->dataset = doc["dataset"];
   analysis->table = RecordedCodeTable(analysis->config);
   return ReadChosenFiles(summary_path, doc, &analysis->files);
 }

@@ -56,6 +56,9 @@ struct AnalysisFolder {
   std::vector<std::string> files = AllOutputFiles();
   // summary.json's "config": the run's config as recorded (null without one).
   nlohmann::json config;
+  // summary.json's "dataset": what the config does not say about the dataset
+  // (dataset/dataset.h DescribeJson; null without one).
+  nlohmann::json dataset;
   // The dtype-code table of its files (analysis_files.h RecordedCodeTable):
   // unset without summary.json, each file's is then detected.
   std::optional<CodeTable> table;

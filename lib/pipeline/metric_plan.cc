@@ -1,7 +1,5 @@
 #include "pipeline/metric_plan.h"
 
-#include <algorithm>
-
 #include "metrics/registry.h"
 
 namespace dsanalyze {
@@ -14,9 +12,7 @@ Result<MetricPlan> PlanMetrics(const std::vector<MetricConfig>& metrics, const D
     m.config = &config;
     m.metric = std::move(metric);
   }
-  std::stable_partition(plan.begin(), plan.end(), [](const PlannedMetric& m) {
-    return m.type() == MetricType::kSingleValuePerSample;
-  });
+  PutInAnalysisOrder(plan, [](const PlannedMetric& m) { return m.type(); });
   return plan;
 }
 

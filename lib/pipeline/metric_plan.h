@@ -68,9 +68,7 @@ struct PlannedMetric {
   MetricType type() const { return metric->type(); }
 };
 
-// Single-value metrics first, then accumulate metrics, each in config order:
-// the order the metrics are mapped, written, listed in summary.json and
-// committed.
+// In analysis order (metrics/metric.h PutInAnalysisOrder).
 using MetricPlan = std::vector<PlannedMetric>;
 
 // Creates every configured metric for `dataset` (metrics/registry.h).

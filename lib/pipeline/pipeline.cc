@@ -327,7 +327,7 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dat
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
     info.dataset = dataset.DescribeJson();
-    st = WriteReports(run.staged->dir(), entries, info).status();
+    st = WriteReports(run.staged->dir(), entries, info);
     FaultPoint("report");  // test-only (util/fault_point.h)
   }
   // The last interruption checkpoint: past it the commit always completes.

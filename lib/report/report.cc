@@ -241,9 +241,8 @@ std::string NotMergeableWarning(const std::string& metric, const std::string& wh
          why;
 }
 
-Result<std::vector<std::string>> WriteReports(const std::string& dir,
-                                              const std::vector<MetricEntry>& metrics,
-                                              const RunInfo& info) {
+Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metrics,
+                    const RunInfo& info) {
   Json summary = SummaryRunFields(info);
   summary["percentile_method"] = kPercentileMethod;
   if (info.files != AllOutputFiles()) summary[kSummaryFilesKey] = info.files;
@@ -257,14 +256,12 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
   summary["metrics"] = std::move(per_metric);
   // nlohmann::json and ordered_json do not convert into each other directly.
   summary["config"] = Json::parse(info.config.dump());
-  std::vector<std::string> written;
   page.curriculum_note =
       "No curriculum_config.json: no single-value metric has samples and all "
       "its index files.";
   if (!curriculum.empty()) {
     DSA_RETURN_IF_ERROR(
         WriteCurriculumConfig(dir, curriculum, info, SamplesOf(summary["metrics"]), &page));
-    written.emplace_back(kCurriculumConfigFile);
   }
   page.warnings = RunWarnings(metrics, info, !curriculum.empty());
   page.save_path = info.save_path.empty() ? dir : info.save_path;
@@ -272,11 +269,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& dir,
   page.summary = std::move(summary);
   DSA_RETURN_IF_ERROR(
       WriteFileAtomic((std::filesystem::path(dir) / kReportHtmlFile).string(), RunPageHtml(page)));
-  written.emplace_back(kReportHtmlFile);
-  DSA_RETURN_IF_ERROR(
-      WriteFileAtomic((std::filesystem::path(dir) / kSummaryFile).string(), summary_text));
-  written.emplace_back(kSummaryFile);
-  return written;
+  return WriteFileAtomic((std::filesystem::path(dir) / kSummaryFile).string(), summary_text);
 }
 
 }  // namespace dsanalyze

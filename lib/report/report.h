@@ -105,10 +105,9 @@ struct MetricEntry {
 // (MetricEntry::not_mergeable `why`), in its log and on its report page.
 std::string NotMergeableWarning(const std::string& metric, const std::string& why);
 
-// Returns the top-level files it wrote in D, in the order they are to be
-// committed (output/analysis_layout.h: summary.json last).
-Result<std::vector<std::string>> WriteReports(const std::string& dir,
-                                              const std::vector<MetricEntry>& metrics,
-                                              const RunInfo& info);
+// Writes curriculum_config.json (when a metric has a curriculum), report.html
+// and, last, summary.json in `dir` (output/analysis_layout.h), each atomically.
+Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metrics,
+                    const RunInfo& info);
 
 }  // namespace dsanalyze

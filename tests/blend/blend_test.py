@@ -15,9 +15,10 @@ dataset_index. For each blend:
     as the cached one;
   - summary.json's "dataset" block and `inspect --config` give each
     component's draws, epochs and (computed) weights.
-One blend is also run in two sample_range halves and merged (the same files as
-the whole run), and ordered with `dsanalyze order` (the same order as the
-documents'). Map threads alternate between 1 and 2 across blends.
+One blend is also run in two sample_range halves and merged (the same files and
+summary.json "dataset" block as the whole run), and read by the commands after
+a run: `order`, `batches` and `curriculum` give on the blend what they give on
+its samples as documents. Map threads alternate between 1 and 2 across blends.
 Usage: blend_test.py   (env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR)
 """
 import filecmp
@@ -206,8 +207,8 @@ def check_description(out, name, which, spans, twice, train_samples):
             raise AssertionError("%s: component %d draws or epochs: %r vs %r" % (name, k, c, spans[k]))
 
 
-def check_range_merge_order(work, blend_out, blend_config, docs_out):
-    """sample_range halves merged give the whole run's files; `order` the documents'."""
+def check_range_merge(work, blend_out, blend_config):
+    """sample_range halves merged give the whole run's files and dataset block."""
     config = json.load(open(blend_config))
     n = json.load(open(os.path.join(blend_out, "summary.json")))["dataset"]["samples"]
     parts = []
@@ -223,14 +224,35 @@ def check_range_merge_order(work, blend_out, blend_config, docs_out):
     for metric in ("seqlen", "utr", "q"):
         same_files(os.path.join(blend_out, metric), os.path.join(merged, metric),
                    "merge of sample_range halves, " + metric)
-    orders = []
-    for out in (blend_out, docs_out):
-        path = out + "_order.npy"
-        subprocess.run([DSANALYZE, "order", "--analysis", out, "--metric", "seqlen",
-                        "--buckets", "3", "--out", path], check=True, stdout=subprocess.DEVNULL)
-        orders.append(open(path, "rb").read())
-    if orders[0] != orders[1]:
-        raise AssertionError("order over the blend differs from the documents'")
+    blocks = [json.load(open(os.path.join(out, "summary.json")))["dataset"]
+              for out in (blend_out, merged)]
+    if blocks[0] != blocks[1]:
+        raise AssertionError("merged dataset block %r, whole run's %r" % (blocks[1], blocks[0]))
+
+
+def check_commands(blend_out, docs_out):
+    """order, batches and curriculum read the blend as its samples as documents."""
+    def output_of(out, command, path):
+        subprocess.run([DSANALYZE] + command + ["--analysis", out, "--out", path], check=True,
+                       stdout=subprocess.DEVNULL)
+        if os.path.isfile(path):
+            return open(path, "rb").read()
+        return {f: open(os.path.join(path, f), "rb").read()
+                for f in sorted(os.listdir(path)) if f.endswith(".npy")}
+
+    order = ["order", "--metric", "seqlen", "--buckets", "3"]
+    batches = ["batches", "--max-tokens", str(3 * SEQ), "--effective-batch-size", "2",
+               "--order", "random", "--seed", "7"]
+    for command, suffix in ((order, "_order.npy"), (batches, "_batches")):
+        got = [output_of(out, command, out + suffix) for out in (blend_out, docs_out)]
+        if got[0] != got[1] or not got[0]:
+            raise AssertionError("%s over the blend differs from the documents'" % command[0])
+    replays = [json.loads(subprocess.run(
+        [DSANALYZE, "curriculum", "--analysis", out, "--global-batch-size", "4",
+         "--train-steps", "40", "--json", "-"], capture_output=True, text=True).stdout)["steps"]
+        for out in (blend_out, docs_out)]
+    if replays[0] != replays[1] or not replays[0]:
+        raise AssertionError("curriculum over the blend %r, documents %r" % tuple(replays))
 
 
 def main():
@@ -240,7 +262,8 @@ def main():
         for i, case in enumerate(BLENDS):
             result = check_blend(work, case, 1 + i % 2, rng)
             first = first or result
-        check_range_merge_order(work, *first)
+        check_range_merge(work, first[0], first[1])
+        check_commands(first[0], first[2])
     print("megatron_blend on %s ranks: %d blends, all checks passed" % (os.environ["NP"], len(BLENDS)))
 
 
