@@ -58,11 +58,17 @@ def stand_ins(calls):
     numpy.load = lambda path: Array(ref.read_npy(path))
     ds = types.ModuleType(MODULE)
 
-    def dataloader(dataset, microbatch_ids, batch_max_seqlens, **kwargs):
+    # DeepSpeed's signatures, so that a keyword it does not take fails here too.
+    def dataloader(dataset, microbatch_ids, batch_max_seqlens, dataloader_rank=0,
+                   dataloader_batch_size=1, dataloader_num_replicas=1,
+                   dataloader_collate_fn=None, dataloader_num_workers=2,
+                   dataloader_pin_memory=False, required_microbatches_of_same_seqlen=False,
+                   sample_padding_fn=None):
         calls["dataloader"] = (microbatch_ids, batch_max_seqlens)
         return "dataloader", {}
 
-    def scheduler(base_batch_size, batch_sizes, dataloader, optimizer, lr_scaling_method):
+    def scheduler(base_batch_size, batch_sizes, dataloader, lr_scheduler_or_optimizer,
+                  lr_scaling_method="linear", verbose=False):
         calls["scheduler"] = (base_batch_size, batch_sizes, dataloader, lr_scaling_method)
         return "scheduler"
 
