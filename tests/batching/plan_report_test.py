@@ -168,6 +168,21 @@ def stopped_plan(work, analysis, seqlens):
     check_summary(stdout, plan, out, 2)
 
 
+def largest_budget(work, analysis, seqlens):
+    """max_tokens up to 2^63 - 1 (the flag's range): every sample fits one micro-batch."""
+    largest = 2 ** 63 - 1
+    out = os.path.join(work, "plan3")
+    svg = os.path.join(work, "plan3.svg")
+    stdout = run(["--analysis", analysis, "--max-tokens", str(largest),
+                  "--effective-batch-size", "1", "--out", out, "--svg", svg])
+    plan = json.load(open(os.path.join(out, "plan.json")))
+    reference = ref.plan(seqlens, largest, effective=1)
+    check_numbers(plan, out, seqlens, reference, 1, "linear")
+    expect("max_tokens", plan["parameters"]["max_tokens"]["value"], largest)
+    check_summary(stdout, plan, out, 1)
+    check_svg(svg, reference[1], len(reference[0]))
+
+
 def main():
     work = tempfile.mkdtemp(prefix="batches_report_")
     prefix = os.path.join(work, "docs")
@@ -179,6 +194,7 @@ def main():
     seqlens = ref.read_pair(os.path.join(analysis, "seqlen", "seqlen_sample_to_metric"))
     config_plan(work, analysis, seqlens)
     stopped_plan(work, analysis, seqlens)
+    largest_budget(work, analysis, seqlens)
     print("plan report: parameters, counts, efficiency, ranges, warnings, summary and chart")
 
 
