@@ -157,6 +157,11 @@ def analysis_cases(work, good, out):
             ["--analysis", good, "--metric", "mod", "--max-tokens", "20",
              "--effective-batch-size", "1000"], out,
             ["fewer than the effective batch size 1000"])
+    for effective in ["100000000000", str(2 ** 63 - 1)]:  # one micro-batch each: not allocated
+        refused("same-size micro-batches, effective batch size " + effective,
+                ["--analysis", good, "--metric", "mod", "--max-tokens", "20",
+                 "--same-size-microbatches", "--effective-batch-size", effective], out,
+                ["fewer than the effective batch size " + effective])
 
 
 def main():
