@@ -184,17 +184,18 @@ def largest_budget(work, analysis, seqlens):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="batches_report_")
-    prefix = os.path.join(work, "docs")
-    subprocess.run([DSANALYZE, "generate", prefix, "--documents", "400", "--vocab-size", "500",
-                    "--min-length", "1", "--max-length", "150", "--seed", "11"], check=True,
-                   stdout=subprocess.DEVNULL)
-    analysis = cli_check.run_analysis(work, "an", {"type": "documents", "prefixes": [prefix]},
-                                      [{"name": "seqlen", "metric": "seqlen"}])
-    seqlens = ref.read_pair(os.path.join(analysis, "seqlen", "seqlen_sample_to_metric"))
-    config_plan(work, analysis, seqlens)
-    stopped_plan(work, analysis, seqlens)
-    largest_budget(work, analysis, seqlens)
+    with tempfile.TemporaryDirectory(prefix="batches_report_") as work:
+        prefix = os.path.join(work, "docs")
+        subprocess.run([DSANALYZE, "generate", prefix, "--documents", "400", "--vocab-size",
+                        "500", "--min-length", "1", "--max-length", "150", "--seed", "11"],
+                       check=True, stdout=subprocess.DEVNULL)
+        analysis = cli_check.run_analysis(work, "an", {"type": "documents",
+                                                       "prefixes": [prefix]},
+                                          [{"name": "seqlen", "metric": "seqlen"}])
+        seqlens = ref.read_pair(os.path.join(analysis, "seqlen", "seqlen_sample_to_metric"))
+        config_plan(work, analysis, seqlens)
+        stopped_plan(work, analysis, seqlens)
+        largest_budget(work, analysis, seqlens)
     print("plan report: parameters, counts, efficiency, ranges, warnings, summary and chart")
 
 

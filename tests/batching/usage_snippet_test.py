@@ -82,10 +82,14 @@ def stand_ins(calls):
 
 
 def main():
+    with tempfile.TemporaryDirectory(prefix="batches_snippet_") as work:
+        check(work)
+
+
+def check(work):
     code = snippet()
     effective = int(re.search(r"^effective = (\d+)", code, re.M).group(1))
     plan_dir = re.search(r'^plan = "(.*)"', code, re.M).group(1)
-    work = tempfile.mkdtemp(prefix="batches_snippet_")
     prefix = os.path.join(work, "docs")
     subprocess.run([DSANALYZE, "generate", prefix, "--documents", "300", "--vocab-size", "500",
                     "--min-length", "1", "--max-length", "200", "--seed", "3"], check=True,
@@ -106,6 +110,7 @@ def main():
     finally:
         sys.modules.clear()
         sys.modules.update(saved)
+        os.chdir("/")
     seqlens = ref.read_pair(os.path.join(analysis, "seqlen", "seqlen_sample_to_metric"))
     micro, sizes, longest = ref.plan(seqlens, 600, order="random", effective=effective)
     want_ids = [(k // effective, mb) for k, mb in enumerate(micro)]
