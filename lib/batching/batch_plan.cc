@@ -10,13 +10,28 @@
 #include "util/interrupt.h"
 
 namespace dsanalyze {
+namespace {
+
+// The analysis, opened; when the config's metrics_path named it, a refusal
+// names that key too: the path is resolved from where dsanalyze runs (as
+// DeepSpeed resolves it from where training runs), not from the config's
+// folder, so the path alone can puzzle.
+Result<BatchInput> OpenInput(const BatchParams& params, const std::string& metric) {
+  Result<BatchInput> input = OpenBatchInput(params.analysis, metric);
+  const std::string& from = params.from.at("metrics_path");
+  if (input.ok() || input.status().code() != Status::Code::kBadInput || from == "--analysis")
+    return input;
+  return Status::BadInput(from + ": " + input.status().message());
+}
+
+}  // namespace
 
 Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
   for (const std::string* page : {&request.svg, &request.html})
     if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(*page));
   SetInterruptStage("open");
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
-  DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenBatchInput(params.analysis, request.metric));
+  DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenInput(params, request.metric));
   std::optional<FilterIds> filter;
   if (!request.sample_ids.empty()) {
     DSA_ASSIGN_OR_RETURN(filter, ReadFilterIds(request.sample_ids, input.samples));

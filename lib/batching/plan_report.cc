@@ -93,9 +93,10 @@ std::string Chart(const std::string& title, const std::map<int64_t, uint64_t>& c
 }  // namespace
 
 PlanStats::PlanStats(int64_t max_tokens)
-    : token_bins(static_cast<size_t>(std::min(max_tokens + 1, kTokenBins))),
-      token_bin_width((max_tokens + static_cast<int64_t>(token_bins.size())) /
-                      static_cast<int64_t>(token_bins.size())) {}
+    // Bins of ceil((max_tokens + 1) / bins) tokens, written so that
+    // max_tokens up to INT64_MAX does not overflow.
+    : token_bins(static_cast<size_t>(std::min(max_tokens, kTokenBins - 1) + 1)),
+      token_bin_width(max_tokens / static_cast<int64_t>(token_bins.size()) + 1) {}
 
 void PlanStats::Add(const PlannedBatch& batch, double lr_scale) {
   ++batch_sizes[static_cast<int64_t>(batch.samples)];

@@ -105,13 +105,16 @@ struct Candidate {
 // The largest k for the batch at the window's front: each of the `step`
 // micro-batches takes one more sample while all stay within max_tokens,
 // k < the rule's max and one sample remains after the batch. `mbs` gets the
-// micro-batches of that k.
+// micro-batches of that k; it is sized only once step + 1 samples are there,
+// so an effective batch size beyond the data is not allocated.
 Result<Candidate> LongestBatch(Window& w, const BatchingRule& rule, size_t step,
                                std::vector<MicroBatch>& mbs) {
   const uint64_t cap = rule.max_batch_size > 0 ? static_cast<uint64_t>(rule.max_batch_size)
                                                : std::numeric_limits<uint64_t>::max();
-  std::fill(mbs.begin(), mbs.end(), MicroBatch{});
   Candidate c;
+  DSA_ASSIGN_OR_RETURN(const bool one, w.Has(step + 1));
+  if (!one) return c;
+  mbs.assign(step, MicroBatch{});
   while (c.k < cap) {
     DSA_ASSIGN_OR_RETURN(const bool more, w.Has((c.k + 1) * step + 1));
     if (!more) break;
@@ -138,7 +141,7 @@ Result<PlanCounts> PlanBatches(SampleSource& source, const BatchingRule& rule,
   Grouper grouper(rule.effective_batch_size, emit, &counts);
   const size_t step = rule.same_size ? static_cast<size_t>(rule.effective_batch_size) : 1;
   const uint64_t min_k = static_cast<uint64_t>(std::max<int64_t>(rule.min_batch_size, 1));
-  std::vector<MicroBatch> mbs(step);
+  std::vector<MicroBatch> mbs;
   for (;;) {
     DSA_ASSIGN_OR_RETURN(const bool any, window.Has(1));
     if (!any) break;

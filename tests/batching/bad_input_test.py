@@ -109,6 +109,12 @@ def config_cases(work, good, out):
     refused("train_batch_size 0", ["--analysis", good, "--ds-config",
             config(work, "tbs", dict(with_section(), train_batch_size=0))], out,
             ["tbs.ds.json: train_batch_size"])
+    refused("no analysis and no metrics_path", ["--ds-config", config(work, "nopath",
+            with_section())], out, ["no analysis", "--analysis", "metrics_path"])
+    refused("metrics_path not a folder", ["--ds-config", config(work, "gone", with_section(
+            metrics_path=os.path.join(work, "gone")))], out,
+            ["gone.ds.json: data_efficiency.data_sampling.dynamic_batching.metrics_path: ",
+             "gone: no such directory"])
     refused("dynamic batching disabled", ["--analysis", good, "--ds-config",
             config(work, "off", with_section(enabled=False))], out,
             ["dynamic_batching.enabled", "set it true"])
@@ -151,6 +157,11 @@ def analysis_cases(work, good, out):
             ["--analysis", good, "--metric", "mod", "--max-tokens", "20",
              "--effective-batch-size", "1000"], out,
             ["fewer than the effective batch size 1000"])
+    for effective in ["100000000000", str(2 ** 63 - 1)]:  # one micro-batch each: not allocated
+        refused("same-size micro-batches, effective batch size " + effective,
+                ["--analysis", good, "--metric", "mod", "--max-tokens", "20",
+                 "--same-size-microbatches", "--effective-batch-size", effective], out,
+                ["fewer than the effective batch size " + effective])
 
 
 def main():

@@ -9,6 +9,13 @@ dsanalyze_add_mpi_test(NAME batching.run RANKS 1 TIMEOUT 300
 # The random order against Python's own random.Random(seed).shuffle.
 dsanalyze_add_mpi_test(NAME batching.random_order RANKS 1 TIMEOUT 300
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/random_order_test.py)
+# plan.json (parameters and their sources, counts, efficiency, ranges,
+# warnings), the terminal summary and --svg, recomputed by the test.
+dsanalyze_add_mpi_test(NAME batching.plan_report RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/plan_report_test.py)
+# docs/usage.md §15's Python snippet hands DeepSpeed batch_by_seqlens' results.
+dsanalyze_add_mpi_test(NAME batching.usage_snippet RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/usage_snippet_test.py)
 # Bad input: one error line, exit 2, nothing at --out.
 dsanalyze_add_mpi_test(NAME batching.bad_input RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.py)

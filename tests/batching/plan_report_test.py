@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""`dsanalyze batches`' plan.json, terminal summary and --svg (ctest batching.plan_report.np1).
+
+Each plan is made from a DeepSpeed config and flags, and checked against
+what the test works out itself: every parameter's value and where it came
+from (flag, "FILE: key.path" or "default"; the analysis from metrics_path
+when there is no --analysis; the effective batch size from micro batch x
+gradient accumulation x --data-parallel-size), the arrays against the
+brute-force reference, the counts, both padding efficiencies, the batch-size
+and LR-scale ranges recomputed from the arrays, the warnings (kind, numbers,
+fix), the summary lines (the same warnings) and the chart's two histograms.
+
+Environment: NP, MPIEXEC, DSANALYZE, SOURCE_DIR.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import batch_reference as ref  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
+import cli_check  # noqa: E402
+
+DSANALYZE = os.environ["DSANALYZE"]
+SECTION = "data_efficiency.data_sampling.dynamic_batching."
+ARRAYS = ["microbatch_offsets", "microbatch_sample_ids", "batch_sizes", "batch_max_seqlens",
+          "lr_scale"]
+
+
+def fail(message):
+    sys.exit("FAIL: " + message)
+
+
+def expect(what, got, want):
+    if got != want:
+        fail("%s: got %r, want %r" % (what, got, want))
+
+
+def run(args):
+    r = subprocess.run([DSANALYZE, "batches"] + args, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("%s: rc %d: %s" % (args, r.returncode, r.stderr))
+    return r.stdout
+
+
+def check_parameters(plan, want):
+    """`want`: key -> (value, from)."""
+    for key, (value, source) in want.items():
+        expect("parameters." + key, plan["parameters"][key], {"value": value, "from": source})
+
+
+def check_numbers(plan, out, seqlens, reference, effective, scaling):
+    micro, sizes, longest = reference
+    arrays = {name: ref.read_npy(os.path.join(out, name + ".npy")) for name in ARRAYS}
+    expect("microbatch_sample_ids", arrays["microbatch_sample_ids"], [i for m in micro for i in m])
+    expect("batch_sizes", arrays["batch_sizes"], sizes)
+    expect("batch_max_seqlens", arrays["batch_max_seqlens"], longest)
+    tokens = sum(seqlens[i] for m in micro for i in m)
+    counts = plan["counts"]
+    expect("counts", (counts["microbatches"], counts["batches"], counts["tokens"],
+                      counts["samples"]),
+           (len(micro), len(sizes), tokens, sum(sizes)))
+    padded_micro = sum(len(m) * max(seqlens[i] for i in m) for m in micro)
+    padded_batch = sum(s * m for s, m in zip(sizes, longest))
+    eff = plan["padding_efficiency"]
+    if not (math.isclose(eff["microbatch"], tokens / padded_micro, rel_tol=1e-12) and
+            math.isclose(eff["batch"], tokens / padded_batch, rel_tol=1e-12)):
+        fail("padding_efficiency %r, want %r" % (eff, (tokens / padded_micro,
+                                                       tokens / padded_batch)))
+    expect("batch_size", plan["batch_size"], {"min": min(sizes), "max": max(sizes)})
+    lr = [ref.lr_scale(scaling, s, effective) for s in sizes]
+    expect("lr_scale range", plan["lr_scale"], {"min": min(lr), "max": max(lr)})
+    return counts
+
+
+def check_summary(stdout, plan, out, effective):
+    lines = stdout.splitlines()
+    c = plan["counts"]
+    expect("summary line 1", lines[0],
+           "batches: wrote %s: %d batches of %d micro-batches, %d of %d samples, %d tokens"
+           % (out, c["batches"], effective, c["samples"], c["samples_in"], c["tokens"]))
+    warnings = ["warning: %s: %s; fix: %s" % (w["kind"], w["message"], w["fix"])
+                for w in plan["warnings"]]
+    expect("summary warnings", [x for x in lines if x.startswith("warning: ")], warnings)
+
+
+def check_svg(path, sizes, microbatches):
+    root = ET.parse(path).getroot()
+    charts = [c for c in root if c.tag.endswith("svg")]
+    titles = [next(e.text for e in c.iter() if e.tag.endswith("text")) for c in charts]
+    want = ["batch sizes: N = %d batches, %d distinct values" % (len(sizes), len(set(sizes))),
+            "tokens per micro-batch: N = %d micro-batches" % microbatches]
+    if len(titles) != 2 or titles[0] != want[0] or not titles[1].startswith(want[1]):
+        fail("svg charts %r, want %r" % (titles, want))
+
+
+def config_plan(work, analysis, seqlens):
+    """Parameters from a config (metrics_path, micro x accumulation x data parallel), a flag
+    overriding the config's order, defaults; warnings for too-long samples and a trim."""
+    biggest = max(seqlens)
+    max_tokens = biggest - 1
+    cfg = os.path.join(work, "ds.json")
+    json.dump({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2,
+               "data_efficiency": {"data_sampling": {"dynamic_batching": {
+                   "enabled": True, "metrics_path": analysis, "max_tokens": max_tokens,
+                   "max_batch_size": 5, "sequence_picking_order": "seqlen",
+                   "lr_scaling_method": "sqrt"}}}}, open(cfg, "w"))
+    out = os.path.join(work, "plan")
+    svg = os.path.join(work, "plan.svg")
+    stdout = run(["--ds-config", cfg, "--data-parallel-size", "3", "--order", "random",
+                  "--out", out, "--svg", svg])
+    plan = json.load(open(os.path.join(out, "plan.json")))
+    expect("analysis", plan["analysis"], analysis)
+    check_parameters(plan, {
+        "max_tokens": (max_tokens, cfg + ": " + SECTION + "max_tokens"),
+        "effective_batch_size": (12, cfg + ": train_micro_batch_size_per_gpu x "
+                                 "gradient_accumulation_steps x --data-parallel-size"),
+        "min_batch_size": (1, "default"), "max_batch_size": (5, cfg + ": " + SECTION +
+                                                             "max_batch_size"),
+        "sequence_picking_order": ("random", "--order"), "seed": (1234, "default"),
+        "lr_scaling_method": ("sqrt", cfg + ": " + SECTION + "lr_scaling_method")})
+    reference = ref.plan(seqlens, max_tokens, None, 1, 5, "random", 12, False, 1234)
+    counts = check_numbers(plan, out, seqlens, reference, 12, "sqrt")
+    too_long = sum(1 for v in seqlens if v > max_tokens)
+    kinds = {w["kind"]: w for w in plan["warnings"]}
+    expect("warning kinds", sorted(kinds), ["too_long", "trimmed"])
+    expect("too_long count", counts["too_long"], too_long)
+    if not kinds["too_long"]["message"].startswith("%d samples" % too_long) or \
+            kinds["too_long"]["fix"] != "raise max_tokens to %d to keep them" % biggest:
+        fail("too_long warning: %r" % kinds["too_long"])
+    if "the last %d micro-batches (%d samples)" % (counts["trimmed_microbatches"],
+                                                    counts["trimmed_samples"]) \
+            not in kinds["trimmed"]["message"]:
+        fail("trimmed warning: %r" % kinds["trimmed"])
+    check_summary(stdout, plan, out, 12)
+    check_svg(svg, reference[1], len(reference[0]))
+
+
+def stopped_plan(work, analysis, seqlens):
+    """The config's seed; --analysis over metrics_path; packing stopped by tokens."""
+    cfg = os.path.join(work, "ds2.json")
+    json.dump({"train_batch_size": 2, "data_efficiency": {"seed": 5, "data_sampling": {
+        "dynamic_batching": {"enabled": True, "metrics_path": "/nonexistent",
+                             "max_tokens": 400, "min_batch_size": 4}}}}, open(cfg, "w"))
+    out = os.path.join(work, "plan2")
+    stdout = run(["--ds-config", cfg, "--analysis", analysis, "--out", out])
+    plan = json.load(open(os.path.join(out, "plan.json")))
+    expect("analysis", plan["analysis"], analysis)
+    check_parameters(plan, {
+        "effective_batch_size": (2, cfg + ": train_batch_size"),
+        "min_batch_size": (4, cfg + ": " + SECTION + "min_batch_size"),
+        "max_batch_size": (None, "default"), "sequence_picking_order": ("dataloader", "default"),
+        "seed": (5, cfg + ": data_efficiency.seed"), "lr_scaling_method": ("linear", "default")})
+    reference = ref.plan(seqlens, 400, None, 4, None, "dataloader", 2, False, 5)
+    counts = check_numbers(plan, out, seqlens, reference, 2, "linear")
+    left = counts["left_where_packing_stopped"]
+    want = "packing stopped at sample position %d: %d samples (%.1f%% of the data)" % (
+        counts["packing_stopped_at"], left, 100.0 * left / len(seqlens))
+    stopped = [w for w in plan["warnings"] if w["kind"] == "packing_stopped"]
+    if len(stopped) != 1 or not stopped[0]["message"].startswith(want) or \
+            stopped[0]["fix"] != "raise max_tokens or lower min_batch_size":
+        fail("packing_stopped warning: %r, want it to start %r" % (stopped, want))
+    check_summary(stdout, plan, out, 2)
+
+
+def largest_budget(work, analysis, seqlens):
+    """max_tokens up to 2^63 - 1 (the flag's range): every sample fits one micro-batch."""
+    largest = 2 ** 63 - 1
+    out = os.path.join(work, "plan3")
+    svg = os.path.join(work, "plan3.svg")
+    stdout = run(["--analysis", analysis, "--max-tokens", str(largest),
+                  "--effective-batch-size", "1", "--out", out, "--svg", svg])
+    plan = json.load(open(os.path.join(out, "plan.json")))
+    reference = ref.plan(seqlens, largest, effective=1)
+    check_numbers(plan, out, seqlens, reference, 1, "linear")
+    expect("max_tokens", plan["parameters"]["max_tokens"]["value"], largest)
+    check_summary(stdout, plan, out, 1)
+    check_svg(svg, reference[1], len(reference[0]))
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="batches_report_") as work:
+        prefix = os.path.join(work, "docs")
+        subprocess.run([DSANALYZE, "generate", prefix, "--documents", "400", "--vocab-size",
+                        "500", "--min-length", "1", "--max-length", "150", "--seed", "11"],
+                       check=True, stdout=subprocess.DEVNULL)
+        analysis = cli_check.run_analysis(work, "an", {"type": "documents",
+                                                       "prefixes": [prefix]},
+                                          [{"name": "seqlen", "metric": "seqlen"}])
+        seqlens = ref.read_pair(os.path.join(analysis, "seqlen", "seqlen_sample_to_metric"))
+        config_plan(work, analysis, seqlens)
+        stopped_plan(work, analysis, seqlens)
+        largest_budget(work, analysis, seqlens)
+    print("plan report: parameters, counts, efficiency, ranges, warnings, summary and chart")
+
+
+main()
