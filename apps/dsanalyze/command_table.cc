@@ -2,7 +2,9 @@
 // command line and the lib/cli function that runs it.
 #include "command_table.h"
 
+#include <algorithm>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "parse_error.h"
@@ -154,7 +156,8 @@ int RunMerge(cli::MergeOptions o, const Invocation& invocation) {
 // them on the subcommand; `run` takes the options and, if it needs it, the
 // Invocation.
 template <class Options, class AddOptions, class Run>
-Command Entry(const std::string& name, const std::string& about, AddOptions add_options, Run run) {
+Command Entry(const std::string& name, const std::string& about, AddOptions add_options, Run run,
+              std::vector<std::string> top_options = {}) {
   auto add = [=](CLI::App& app) -> std::shared_ptr<void> {
     auto options = std::make_shared<Options>();
     add_options(*app.add_subcommand(name, about), *options);
@@ -167,7 +170,7 @@ Command Entry(const std::string& name, const std::string& about, AddOptions add_
     else
       return run(options, invocation);
   };
-  return {name, add, run_parsed};
+  return {name, add, run_parsed, std::move(top_options)};
 }
 
 std::vector<Command> MakeCommands() {
@@ -196,7 +199,7 @@ std::vector<Command> MakeCommands() {
                           AddOrder, cli::Order),
       Entry<cli::MergeOptions>(
           "merge", "combine analyses of disjoint sample ranges into the analysis of their union",
-          AddMerge, RunMerge),
+          AddMerge, RunMerge, {"--timings", "--progress"}),
       Entry<BatchesRequest>(
           "batches", "plan DeepSpeed's variable batch size (dynamic_batching) from an analysis",
           AddBatches, cli::Batches),
@@ -208,6 +211,18 @@ std::vector<Command> MakeCommands() {
 std::span<const Command> Commands() {
   static const std::vector<Command> commands = MakeCommands();
   return commands;
+}
+
+void CheckTopOptions(const CLI::App& app, const Command& command) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0 || option->get_lnames().empty()) continue;
+    const std::string name = "--" + option->get_lnames().front();
+    if (std::find(command.top_options.begin(), command.top_options.end(), name) ==
+        command.top_options.end())
+      throw CLI::ValidationError(name, "given before " + command.name +
+                                           ", which does not read it there (the options of a "
+                                           "command come after its name)");
+  }
 }
 
 void AddRunOptions(CLI::App& app, cli::RunOptions& o, bool config_required) {

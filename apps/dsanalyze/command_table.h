@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
@@ -28,10 +29,18 @@ struct Command {
   std::string name;
   std::function<std::shared_ptr<void>(CLI::App& app)> add;
   std::function<int(const void* options, const Invocation& invocation)> run;
+  // The top-level options (AddRunOptions) the command reads when they come
+  // before its name, as `dsanalyze --timings merge`.
+  std::vector<std::string> top_options;
 };
 
 // Every subcommand, in the order `dsanalyze --help` lists them.
 std::span<const Command> Commands();
+
+// Throws CLI::ValidationError for a top-level option given before `command`
+// that it does not read there (`dsanalyze --timings verify`), which would
+// otherwise be silently ignored.
+void CheckTopOptions(const CLI::App& app, const Command& command);
 
 // The options of a run; on the top level (`dsanalyze --config FILE`, the
 // default command) --config is optional, on `dsanalyze run` it is required.

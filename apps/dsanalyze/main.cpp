@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    for (const dsanalyze::Command& command : commands)
+      if (app.got_subcommand(command.name)) dsanalyze::CheckTopOptions(app, command);
   } catch (const CLI::ParseError& e) {
     return ParseErrorExit(app, e);
   }

@@ -1,6 +1,7 @@
 #include "batching/batch_plan.h"
 
 #include <optional>
+#include <utility>
 
 #include "batching/batch_input.h"
 #include "batching/plan_files.h"
@@ -27,8 +28,9 @@ Result<BatchInput> OpenInput(const BatchParams& params, const std::string& metri
 }  // namespace
 
 Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
-  for (const std::string* page : {&request.svg, &request.html})
-    if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(*page));
+  for (const auto& [flag, page] :
+       {std::pair{"--svg", &request.svg}, std::pair{"--html", &request.html}})
+    if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(flag, *page));
   SetInterruptStage("open");
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
   DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenInput(params, request.metric));

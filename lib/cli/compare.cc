@@ -23,7 +23,7 @@ void PrintDifference(const char* label, const FileDifference& d) {
 
 int Compare(const CompareOptions& options) {
   if (!options.html.empty())
-    if (Status st = CheckOutputPath(options.html); !st.ok()) return ReportFailure(st);
+    if (Status st = CheckOutputPath("--html", options.html); !st.ok()) return ReportFailure(st);
   Result<CompareReport> report = CompareOutputs(options.a, options.b, options.strict);
   if (!report.ok()) return ReportFailure(report.status());
   if (!options.html.empty())

@@ -62,12 +62,9 @@ void PrintFindings(const CurriculumReport& r) {
 
 // Bad output paths are refused before any work, as `order --out` does.
 Status CheckOutputs(const CurriculumOptions& o) {
-  for (const auto& [flag, path] : {std::pair{"--svg", &o.svg}, std::pair{"--html", &o.html}}) {
-    if (*path == kStdout)
-      return Status::BadInput(std::string(flag) + " -: written to a file only; give its name");
-    if (!path->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(*path));
-  }
-  if (!o.json.empty() && o.json != kStdout) DSA_RETURN_IF_ERROR(CheckOutputPath(o.json));
+  for (const auto& [flag, path] : {std::pair{"--svg", &o.svg}, std::pair{"--html", &o.html}})
+    if (!path->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(flag, *path));
+  if (!o.json.empty() && o.json != kStdout) DSA_RETURN_IF_ERROR(CheckOutputPath("--json", o.json));
   return Status::OK();
 }
 

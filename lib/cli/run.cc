@@ -2,6 +2,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,26 +50,37 @@ std::string HashFile(const std::string& path) {
   return buf;
 }
 
-// One row of the --timings table.
-std::string TimingRow(const std::string& label, const StageTime& t) {
-  char line[160];
-  std::snprintf(line, sizeof(line), "%-17s %8.3f  %9.3f\n", label.c_str(), t.rank0, t.slowest);
+// One row of the --timings table, its label padded to `width` (metric names
+// make labels of up to ~230 characters).
+std::string TimingRow(int width, const std::string& label, const StageTime& t) {
+  char line[320];
+  std::snprintf(line, sizeof(line), "%-*s %8.3f  %9.3f\n", width, label.c_str(), t.rank0,
+                t.slowest);
   return line;
 }
 
+std::string MetricStageLabel(const MetricStageTime& m) {
+  return "  " + m.metric + ": " + m.time.stage;
+}
+
 // The stages, the dependency pass under the map (which includes it), then
-// the stages that run per metric, split by metric.
+// the stages that run per metric, split by metric; the label column is as
+// wide as the longest label, at least 17.
 void PrintTimings(const RunSummary& s) {
-  std::string table = "stage              rank0 s  slowest s\n";
+  int width = 17;
+  for (const MetricStageTime& m : s.metric_stages)
+    width = std::max(width, static_cast<int>(MetricStageLabel(m).size()));
+  char line[320];
+  std::snprintf(line, sizeof(line), "%-*s %8s  %9s\n", width, "stage", "rank0 s", "slowest s");
+  std::string table = line;
   for (const StageTime& t : s.stages) {
-    table += TimingRow(t.stage, t);
+    table += TimingRow(width, t.stage, t);
     if (t.stage == kStageNames[kStageMap] && s.dependency_pass)
-      table += TimingRow("  dependency pass", *s.dependency_pass);
+      table += TimingRow(width, "  dependency pass", *s.dependency_pass);
   }
   if (!s.metric_stages.empty()) table += "per metric\n";
   for (const MetricStageTime& m : s.metric_stages)
-    table += TimingRow("  " + m.metric + ": " + m.time.stage, m.time);
-  char line[128];
+    table += TimingRow(width, MetricStageLabel(m), m.time);
   // RSS counts memory-mapped input pages; anonymous memory is what a job needs.
   for (size_t r = 0; r < s.peak_rss_bytes.size(); ++r) {
     std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB (anonymous %.1f MiB)\n", r,

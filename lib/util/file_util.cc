@@ -172,7 +172,9 @@ Status LinkOrCopyFile(const std::string& from, const std::string& to) {
   return Status::IoError("cannot link " + from + " to " + to + ": " + ErrnoText(err));
 }
 
-Status CheckOutputPath(const std::string& path) {
+Status CheckOutputPath(std::string_view flag, const std::string& path) {
+  if (path == "-")
+    return Status::BadInput(std::string(flag) + " -: written to a file only; give its name");
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Status::BadInput(path + ": is a folder, not a file name");

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "util/status.h"
 #include "util/unique_fd.h"
@@ -110,10 +111,11 @@ Status RenameFile(const std::string& from, const std::string& to);
 // system refuses hard links, a copy of it instead.
 Status LinkOrCopyFile(const std::string& from, const std::string& to);
 
-// BadInput, naming `path`, when a file cannot be made there because `path` is
-// a folder ("is a folder, not a file name") or its folder does not exist
-// ("no such folder: DIR"): for output options, checked before any work.
-Status CheckOutputPath(const std::string& path);
+// BadInput when the output option `flag` cannot make a file at `path`: "-"
+// (which would be a file named "-", not standard output), a folder ("is a
+// folder, not a file name") or a path whose folder does not exist ("no such
+// folder: DIR"). For output options, checked before any work.
+Status CheckOutputPath(std::string_view flag, const std::string& path);
 
 // Writes `text` to `path` through a temporary file renamed into place.
 Status WriteFileAtomic(const std::string& path, const std::string& text, bool sync = false);

@@ -182,6 +182,9 @@ def main():
                 os.path.join(work, "user"), ["not a plan"])
         refused("out in a missing folder", ["--analysis", good] + FLAGS,
                 os.path.join(work, "missing", "plan"), ["no such folder"])
+        for page in ("--svg", "--html"):
+            refused("%s to standard output" % page, ["--analysis", good, page, "-"] + FLAGS,
+                    out, [page + " -: written to a file only"])
     print("batches bad input: all cases refused cleanly")
 
 

@@ -42,6 +42,16 @@ expect_error 'dsanalyze: error: --documents: expected a positive integer, got "a
   generate "$work/g" --documents abc
 expect_error 'dsanalyze: error: --log-level: loud not in {trace,debug,info,warn,error,off}; see dsanalyze --help' \
   --config run.json --log-level loud
+# Top-level options before a command that does not read them there are
+# refused, not silently ignored (merge reads --timings and --progress).
+expect_error 'dsanalyze: error: --timings: given before metrics, which does not read it there (the options of a command come after its name); see dsanalyze metrics --help' \
+  --timings metrics
+expect_error 'dsanalyze: error: --config: given before verify, which does not read it there (the options of a command come after its name); see dsanalyze verify --help' \
+  --config run.json verify out
+expect_error 'dsanalyze: error: --quiet: given before run, which does not read it there (the options of a command come after its name); see dsanalyze run --help' \
+  --quiet run --config run.json
+expect_error 'dsanalyze: error: --no-progress: given before merge, which does not read it there (the options of a command come after its name); see dsanalyze merge --help' \
+  --no-progress merge a b --out c
 
 "$MPIEXEC" -n "$NP" "$DSANALYZE" --version > "$work/out" 2> "$work/err" || fail "--version failed"
 [[ "$(sort -u "$work/out")" == "dsanalyze "* ]] || fail "--version printed $(cat "$work/out")"

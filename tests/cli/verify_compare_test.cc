@@ -94,6 +94,15 @@ TEST_CASE("cli: compare exit codes", "[cli][compare]") {
   test::CommandResult missing = Run("compare " + da + " " + Quoted(scratch.path() / "nope"));
   CHECK(missing.exit_code == 2);
 
+  // --html - would write a file named "-": refused before any work.
+  test::CommandResult dash =
+      test::RunCommand("cd " + Quoted(scratch.path()) + " && " + Quoted(test::BinaryPath()) +
+                       " compare " + da + " " + dda + " --html -");
+  INFO(dash.output);
+  CHECK(dash.exit_code == 2);
+  CHECK(dash.output == "dsanalyze: error: --html -: written to a file only; give its name\n");
+  CHECK(!fs::exists(scratch.path() / "-"));
+
   // Not an analysis folder on either side: exit 2 and one line, as verify.
   fs::create_directories(scratch.path() / "plain" / "notes");
   for (const std::string& args :

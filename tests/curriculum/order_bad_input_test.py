@@ -28,14 +28,15 @@ def analyse(work, name, samples):
         [{"name": "mod", "metric": "value"}, {"name": "total", "metric": "sum"}])
 
 
-def refused(name, args, out, substrings, previous=None):
-    """Runs `dsanalyze order ARGS --out OUT` and checks that it was refused."""
+def refused(name, args, out, substrings, previous=None, cwd=None):
+    """Runs `dsanalyze order ARGS --out OUT` (in CWD) and checks that it was refused."""
+    command = [DSANALYZE, "order"] + args + ["--out", out]
+    out = os.path.join(cwd or "", out)
     if previous is not None:
         open(out, "wb").write(previous)
     elif os.path.isfile(out):
         os.remove(out)
-    r = subprocess.run([DSANALYZE, "order"] + args + ["--out", out], capture_output=True,
-                       text=True)
+    r = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
     lines = r.stderr.splitlines()
     problems = cli_check.error_line_problems(r, substrings)
     if os.path.exists(out + ".tmp"):
@@ -64,6 +65,8 @@ def main():
                 os.path.join(work, "missing", "order.npy"), ["no such folder"])
         refused("out is a folder", ["--analysis", good, "--metric", "mod"], work,
                 ["is a folder"])
+        refused("out is standard output", ["--analysis", good, "--metric", "mod"], "-",
+                ["--out -: written to a file only"], cwd=work)
         refused("zero buckets", ["--analysis", good, "--metric", "mod", "--buckets", "0"], out,
                 ["--buckets", "positive integer"])
         refused("more buckets than samples",

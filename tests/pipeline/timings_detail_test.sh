@@ -32,6 +32,11 @@ split = [l.split()[0] + " " + l.split()[1] for l in rows[j + 1:] if re.match(r"^
 for metric in ("seqlen:", "rarity:"):
     for stage in ("local_sort", "write"):
         assert metric + " " + stage in split, (metric, stage, split)
+# The columns line up under the header, also after a long label
+# ("  seqlen: sample_to_metric").
+table = [l for l in rows if re.search(row, l)]
+assert len({l.rindex(".") for l in table}) == 1 and len({len(l) for l in table}) == 1, table
+assert len(rows[0]) == len(table[0]) and rows[0].startswith("stage "), (rows[0], table[0])
 PY
 if command -v script > /dev/null; then
   script -qfec "$MPIEXEC -n $NP $DSANALYZE --config run.json" tty.txt > /dev/null || fail "tty run: exit $?"
