@@ -296,6 +296,10 @@ for k in (1, 2, 3):
 print(int(min(counts) * 3 / 1.005) - 3)
 PY
 )
+  # Out of the page cache first, so that the run's first read fills it as a user's run does
+  # (a file just written by generate is cached in small pieces; dataset.h WillReadEverySample).
+  sync
+  for k in 1 2 3; do dd if="$scratch/tok_mb${k}_$docs.bin" iflag=nocache count=0 status=none; done
   run_case MG 2 '{"dataset": {"type": "megatron_gpt", "prefix": "'"$scratch/tok_mb1_$docs"'",
       "index_prefix": "'"$scratch/tok_mb1_${docs}_train_indexmap"'", "seq_length": 2048},
     "metrics": '"$vocab_metrics"',

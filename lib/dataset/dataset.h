@@ -64,6 +64,13 @@ class Dataset {
   // it all; megatron_blend's components and the samples drawn from each.
   virtual nlohmann::json DescribeJson() const { return nullptr; }
   virtual std::unique_ptr<SampleReader> NewReader() const = 0;
+  // A hint, given before any reader is made, that the run reads every sample
+  // (no sample_range). A type whose samples lie at random places in its files
+  // may then map them on huge pages (util/huge_pages.h): each random read
+  // costs a TLB miss, dear in a virtual machine, and the kernel then reads the
+  // file in 2 MiB pieces, which a whole pass reads anyway (not so a shard,
+  // which would read far more than its samples). Nothing by default.
+  virtual void WillReadEverySample() const {}
   // Token ids that per-token metrics leave out (the config's ignore_token_ids),
   // sorted and without repeats.
   virtual std::span<const int64_t> ignore_token_ids() const { return {}; }

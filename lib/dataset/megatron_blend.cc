@@ -57,6 +57,9 @@ class MegatronBlendDataset : public Dataset {
   std::string Describe() const override;
   nlohmann::json DescribeJson() const override;
   std::unique_ptr<SampleReader> NewReader() const override;
+  void WillReadEverySample() const override {
+    for (const Component& c : components_) c.dataset->WillReadEverySample();
+  }
   std::span<const int64_t> ignore_token_ids() const override { return ignore_; }
   uint64_t num_documents() const override {
     const Component& last = components_.back();

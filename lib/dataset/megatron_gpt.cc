@@ -8,6 +8,7 @@
 #include "dataset/open_dataset.h"
 #include "dataset/token_files.h"
 #include "format/npy.h"
+#include "util/huge_pages.h"
 
 namespace dsanalyze {
 namespace {
@@ -40,6 +41,11 @@ void MegatronGptDataset::AppendDocumentPieces(uint64_t i, std::vector<DocumentPi
     const uint64_t hi = p == b.position ? b.offset + 1 : RowSize(p);
     if (hi > lo) out->push_back({Row(p), hi - lo});
   }
+}
+
+void MegatronGptDataset::WillReadEverySample() const {
+  const ElementView tokens = file_.elements();
+  AdviseHugePages(tokens.data, tokens.count * ItemSize(tokens.dtype));
 }
 
 double MegatronGptDataset::Epochs() const {

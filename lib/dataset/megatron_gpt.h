@@ -59,6 +59,7 @@ class MegatronGptDataset : public Dataset {
   DType dtype() const override { return file_.dtype(); }
   std::string Describe() const override;
   std::unique_ptr<SampleReader> NewReader() const override;
+  void WillReadEverySample() const override;  // the shuffle reads the tokens in random order
   std::span<const int64_t> ignore_token_ids() const override { return ignore_; }
   uint64_t num_documents() const override { return file_.num_rows(); }
   void AppendDocumentPieces(uint64_t i, std::vector<DocumentPiece>* out) const override;

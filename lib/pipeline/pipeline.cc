@@ -66,6 +66,7 @@ Status OpenInputs(const Config& config, Inputs* in) {
     in->sample_ids.emplace(std::move(ids));
   }
   DSA_ASSIGN_OR_RETURN(in->positions, PositionsOf(config.dataset, in->dataset->size()));
+  if (!config.dataset.sample_range) in->dataset->WillReadEverySample();
   DSA_ASSIGN_OR_RETURN(in->plan, PlanMetrics(config.metrics, *in->dataset));
   return CheckCurriculumMetricType(config.output, in->plan);
 }
