@@ -108,7 +108,7 @@ void AdviseOnCurriculumConfig(const Config& config) {
     spdlog::warn("{}; {}", PlaceholderStepWarning(), PlaceholderStepFix());
   spdlog::info(
       "curriculum_config.json: check it before training: dsanalyze curriculum --analysis {} "
-      "--global-batch-size BATCH --train-steps STEPS (or --ds-config your DeepSpeed config)",
+      "--global-batch-size BATCH (or --ds-config your DeepSpeed config)",
       config.output.path);
 }
 

@@ -41,7 +41,7 @@ config "$work/a"
 "$MPIEXEC" -n "$NP" "$DSANALYZE" --config "$work/config.json" 2> "$work/a.log" \
   || fail "run exited $?: $(cat "$work/a.log")"
 proposal "$work/a" mod shifted third || fail "first metric: $(cat "$work/a/curriculum_config.json")"
-hint="curriculum_config.json: check it before training: dsanalyze curriculum --analysis $work/a --global-batch-size BATCH --train-steps STEPS"
+hint="curriculum_config.json: check it before training: dsanalyze curriculum --analysis $work/a --global-batch-size BATCH"
 grep -qF "$hint" "$work/a.log" || fail "no hint in the log: $(cat "$work/a.log")"
 status=0
 "$DSANALYZE" curriculum --analysis "$work/a" --global-batch-size 8 --train-steps 200 \
