@@ -103,6 +103,9 @@ def config_cases(work, good, out):
     refused("unknown scaling", ["--analysis", good, "--ds-config",
             config(work, "lr", with_section(lr_scaling_method="cubic"))], out,
             ["lr_scaling_method", '"cubic"', "linear, sqrt or none"])
+    refused("data-parallel size 0", ["--analysis", good, "--max-tokens", "20",
+                                     "--data-parallel-size", "0"], out,
+            ["--data-parallel-size: must be at least 1, got 0"])
     refused("effective batch size 0", ["--analysis", good, "--max-tokens", "20",
                                        "--effective-batch-size", "0"], out,
             ["--effective-batch-size: must be at least 1, got 0"])
@@ -148,6 +151,14 @@ def analysis_cases(work, good, out):
     write_two_values_a_row(os.path.join(two, "mod", "mod_sample_to_metric"), 50)
     refused("two values a sample", ["--analysis", two] + FLAGS, out,
             ["mod_sample_to_metric: row 0: has 2 elements, expected exactly 1"])
+    scores = os.path.join(work, "scores.npy")
+    ref.write_npy(scores, [float(i % 5 - 2) for i in range(50)], "<f8", "d")
+    negative = cli_check.run_analysis(
+        work, "negative", {"type": "synthetic_mod", "num_samples": 50, "modulus": 7},
+        [{"name": "s", "metric": "score", "params": {"file": scores, "per": "sample",
+                                                      "scale": 1}}])
+    refused("negative lengths", ["--analysis", negative, "--metric", "s"] + FLAGS[2:], out,
+            ["s_index_to_metric: holds the value -2", "cannot be negative"])
     indices = os.path.join(work, "indices.npy")
     ref.write_npy(indices, list(range(49, -1, -1)))
     shuffled = analyse(work, "shuffled", 50, {"sample_indices": indices})
