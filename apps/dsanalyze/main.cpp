@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_output.h"
+#include "comm/comm.h"
 #include "comm/launch_guard.h"
 #include "command_table.h"
 #include "parse_error.h"
@@ -16,16 +17,29 @@
 
 namespace {
 
-// The exit code for a command line CLI11 refused (or --help, --version), after
-// printing what it asks for.
-int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e) {
-  // Under mpiexec or srun every rank parses the same command line, before
-  // MPI is initialised: only the launcher's rank 0 prints the error.
-  if (const std::optional<int> rank = dsanalyze::LauncherRank(); rank && *rank != 0)
-    return e.get_exit_code() == 0 ? 0 : dsanalyze::kExitBadInput;
+// Prints what a command line CLI11 refused asks for (the error line, or
+// --help, --version) and returns the exit code.
+int PrintParseError(const CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
   return dsanalyze::cli::ReportFailure(
       dsanalyze::Status::BadInput(dsanalyze::ParseErrorLine(app, e)));
+}
+
+// The exit code for a refused command line. Under mpiexec or srun every rank
+// parses the same command line and only the launcher's rank 0 prints. The
+// ranks still pass through MPI_Init and MPI_Finalize: when a job's processes
+// all end before MPI_Init, MPICH's mpiexec can die of SIGPIPE and exit 141
+// with nothing printed (`mpiexec -n 3 false`: once in 300 runs on a loaded
+// machine; with MPI_Init and MPI_Finalize, none in 300).
+int ParseErrorExit(int* argc, char*** argv, const CLI::App& app, const CLI::ParseError& e) {
+  const std::optional<int> rank = dsanalyze::LauncherRank();
+  if (!rank) return PrintParseError(app, e);
+  dsanalyze::MpiEnvironment env(argc, argv);
+  const int code = *rank == 0 ? PrintParseError(app, e)
+                              : (e.get_exit_code() == 0 ? 0 : dsanalyze::kExitBadInput);
+  const dsanalyze::Comm world;
+  if (dsanalyze::FinalizeMayHang(world)) dsanalyze::ExitWithoutFinalize(world, code);
+  return code;
 }
 
 }  // namespace
@@ -49,7 +63,7 @@ int main(int argc, char** argv) {
     for (const dsanalyze::Command& command : commands)
       if (app.got_subcommand(command.name)) dsanalyze::CheckTopOptions(app, command);
   } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(app, e);
+    return ParseErrorExit(&argc, &argv, app, e);
   }
 
   const dsanalyze::Invocation invocation{argc, argv, &app, &top_run};

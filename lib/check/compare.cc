@@ -216,6 +216,21 @@ std::optional<std::string> SamplesDiffer(const AnalysisFolder& a, const Analysis
          DescribePositions(*in_b) + " (dataset.sample_range in their summary.json)";
 }
 
+// The pairs of the metrics both sides list that neither chose to write
+// (summary.json "files"): skipped by choice on both sides, not missing.
+void AddSkippedByBoth(const AnalysisFolder& a, const AnalysisFolder& b,
+                      const std::vector<std::string>& common, CompareReport* report) {
+  for (const ListedMetric& m : a.listed) {
+    if (!m.type || !std::binary_search(common.begin(), common.end(), m.name)) continue;
+    const std::vector<std::string_view> by_b = SkippedKinds(b, *m.type);
+    for (std::string_view kind : SkippedKinds(a, *m.type))
+      if (std::find(by_b.begin(), by_b.end(), kind) != by_b.end())
+        report->skipped_by_choice.push_back(
+            {m.name + "/" + m.name + "_" + std::string(kind), std::nullopt,
+             "A and B chose not to write it (output.files in their summary.json)"});
+  }
+}
+
 // One analysis side: its path and what ReadAnalysisFolder found there.
 struct Side {
   const std::string& path;
@@ -282,6 +297,7 @@ Result<CompareReport> CompareOutputs(const std::string& a, const std::string& b,
     }
     ComparePair(prefix, {a, analysis_a}, {b, analysis_b}, strict, &report);
   }
+  AddSkippedByBoth(analysis_a, analysis_b, common, &report);
   // Nothing compared cannot show two analyses equal (both left out every
   // file the other wrote, or wrote none).
   if (report.equal.empty() && report.equal_except_doc_idx.empty() && report.different.empty())

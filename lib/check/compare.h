@@ -20,7 +20,8 @@
 // metric list, files that are not .bin/.idx pairs (the rest of summary.json,
 // SVGs) are ignored, and so is data_clusters/. A pair only one side has
 // is a difference unless the other side's summary.json records that it chose
-// not to write that kind of file (skipped_by_choice). When the two analyses
+// not to write that kind of file (skipped_by_choice, which also lists the
+// files of a common metric that neither side chose to write). When the two analyses
 // cover different samples (their recorded sample ranges, CompareReport::
 // samples_differ), their files are compared all the same. Memory is O(1) per file beyond
 // the mappings. Thread-compatible.

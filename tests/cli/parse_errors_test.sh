@@ -13,7 +13,7 @@ expect_error() {  # expect_error "EXPECTED LINE" ARGS...
   local want=$1 code=0
   shift
   timeout 20 "$MPIEXEC" -n "$NP" "$DSANALYZE" "$@" > "$work/out" 2> "$work/err" || code=$?
-  [[ $code == 2 ]] || fail "$*: exit $code, want 2"
+  [[ $code == 2 ]] || fail "$*: exit $code, want 2; stderr: $(cat "$work/err")"
   [[ ! -s "$work/out" ]] || fail "$*: stdout not empty: $(cat "$work/out")"
   [[ "$(cat "$work/err")" == "$want" ]] ||
     fail "$*: stderr is"$'\n'"$(cat "$work/err")"$'\n'"want"$'\n'"$want"

@@ -55,6 +55,13 @@ status=0
 "$DSANALYZE" compare "$a" "$s" > "$work/compare.txt" || status=$?
 [[ $status == 1 ]] && grep -q "nothing to compare: no metric file is in both A and B" "$work/compare.txt" \
   || fail "compare of analyses with no file in common exited $status: $(cat "$work/compare.txt")"
+# The files neither side wrote are counted as skipped by choice, not left out of the count.
+status=0
+"$DSANALYZE" compare "$s" "$s" > "$work/compare.txt" || status=$?
+[[ $status == 0 ]] \
+  && grep -q "skipped by choice: mod/mod_index_to_metric: A and B chose not to write it" "$work/compare.txt" \
+  && grep -q "1 equal, 0 equal except doc_idx, 0 different, 3 skipped by choice" "$work/compare.txt" \
+  || fail "compare of two analyses that left out the same files exited $status: $(cat "$work/compare.txt")"
 
 run "$work/p0" '["index_to_sample", "index_to_metric", "reports"]' '[0, 1000]'
 run "$work/p1" '["index_to_sample", "index_to_metric", "reports"]' '[1000, 3000]'
