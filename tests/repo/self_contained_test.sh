@@ -3,6 +3,10 @@
 # - no tracked file refers to the workspace folder beside the clone (".."
 #   followed by "/shared"), so a fresh clone with nothing beside it builds,
 #   runs and tests;
+# - the top level holds only the project's layout (README.md): CMakeLists.txt,
+#   README.md, apps/, lib/, configs/, tests/, scripts/, docs/ and dot-files,
+#   so a build or test artifact (ctest's Testing/) is never committed (git
+#   checkouts only: an exported tree may hold a user's out/);
 # - tests/golden stores each distinct file once, and the build's golden tree
 #   (GOLDEN) holds every stored and every same_bytes.txt file, byte-identical
 #   to the one it stands for.
@@ -18,6 +22,11 @@ else  # an exported tree without .git: every file but build outputs
   mapfile -t files < <(find . -path './build*' -prune -o -type f -print | sed 's#^\./##')
 fi
 ((${#files[@]} > 100)) || fail "found only ${#files[@]} files in $SOURCE_DIR"
+if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then  # tracked files only
+  top=$(printf '%s\n' "${files[@]}" | cut -d/ -f1 | sort -u \
+    | grep -vxE 'CMakeLists\.txt|README\.md|apps|lib|configs|tests|scripts|docs|\..*' || true)
+  [[ -z "$top" ]] || fail "tracked at the top level, outside the project's layout: $top"
+fi
 pattern='\.\./shared'
 if hits=$(grep -In -- "$pattern" "${files[@]}" 2>/dev/null); then
   echo "$hits" >&2
