@@ -11,6 +11,7 @@
 #include "format/indexed_dataset.h"
 #include "output/analysis_files.h"
 #include "output/analysis_folder.h"
+#include "output/analysis_layout.h"
 
 namespace dsanalyze {
 namespace {
@@ -226,7 +227,7 @@ void AddSkippedByBoth(const AnalysisFolder& a, const AnalysisFolder& b,
     for (std::string_view kind : SkippedKinds(a, *m.type))
       if (std::find(by_b.begin(), by_b.end(), kind) != by_b.end())
         report->skipped_by_choice.push_back(
-            {m.name + "/" + m.name + "_" + std::string(kind), std::nullopt,
+            {MetricFilePrefix("", m.name, kind), std::nullopt,
              "A and B chose not to write it (output.files in their summary.json)"});
   }
 }
