@@ -17,22 +17,9 @@
 #include <cstdint>
 #include <span>
 
+#include "util/splitmix64.h"
+
 namespace dsanalyze {
-
-// splitmix64 (Steele, Lea and Flood), the generator above.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t state) : state_(state) {}
-  static uint64_t Mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  uint64_t Next() { return Mix(state_ += 0x9E3779B97F4A7C15ULL); }
-
- private:
-  uint64_t state_;
-};
 
 // The generator of bucket `bucket` under `seed`: state Mix(Mix(seed) + bucket).
 inline SplitMix64 BucketGenerator(uint64_t seed, uint64_t bucket) {

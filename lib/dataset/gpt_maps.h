@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "format/indexed_dataset.h"
+#include "util/splitmix64.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -26,25 +27,6 @@ struct GptMaps {
   std::vector<int32_t> sample_idx;  // (N + 1) x 2, row-major
   std::vector<uint32_t> shuffle_idx;
   uint64_t num_samples() const { return shuffle_idx.size(); }
-};
-
-// splitmix64 (Steele, Lea & Flood), and the Fisher-Yates shuffle the maps use.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  template <class T>
-  void Shuffle(std::vector<T>* v) {
-    for (size_t i = v->size(); i > 1; --i) std::swap((*v)[i - 1], (*v)[Next() % i]);
-  }
-
- private:
-  uint64_t state_;
 };
 
 // `sizes` are the rows' token counts. Requires seq_length >= 1, epochs >= 1,

@@ -9,16 +9,10 @@
 
 #include "format/indexed_writer.h"
 #include "format/vocab.h"
+#include "util/splitmix64.h"
 
 namespace dsanalyze::synth {
 namespace {
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 constexpr double kLn2 = 0.69314718055994530942;
 constexpr double kSqrtHalf = 0.70710678118654752440;
@@ -31,7 +25,8 @@ constexpr size_t kBlockTokens = size_t{1} << 16;
 }  // namespace
 
 Xoshiro256::Xoshiro256(uint64_t seed) {
-  for (uint64_t& s : s_) s = SplitMix64(seed);
+  SplitMix64 seeder(seed);
+  for (uint64_t& s : s_) s = seeder.Next();
 }
 
 uint64_t Xoshiro256::Next() {
