@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "comm/comm.h"
-#include "support/mpi_check.h"
+#include "support/mpi_suite.h"
 #include "util/interrupt.h"
 #include "util/status.h"
 
-namespace dsanalyze {
+namespace dsanalyze::agree_on_status_test {
 namespace {
 
 using test::Check;
@@ -133,17 +133,12 @@ void CaughtSignals(const Comm& comm) {
 }
 
 }  // namespace
-}  // namespace dsanalyze
+}  // namespace dsanalyze::agree_on_status_test
 
-int main(int argc, char** argv) {
+DSA_MPI_SUITE(agree_on_status) {
   using namespace dsanalyze;
-  MpiEnvironment env(&argc, &argv);
-  const Comm comm;
+  using namespace dsanalyze::agree_on_status_test;
   SingleFailingRank(comm);
   SeveralFailingRanks(comm);
   CaughtSignals(comm);
-  if (comm.is_root())
-    std::printf("agree_on_status_mpi_test on %d ranks: %s\n", comm.size(),
-                test::mpi_check_failures ? "FAILED" : "all checks passed");
-  return test::mpi_check_failures ? 1 : 0;
 }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "comm/comm.h"
-#include "support/mpi_check.h"
+#include "support/mpi_suite.h"
 
 namespace {
 
@@ -61,7 +61,7 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_
 }
 }
 
-namespace dsanalyze {
+namespace dsanalyze::collectives_test {
 namespace {
 
 using test::Check;
@@ -153,12 +153,11 @@ void AgreeCases(const Comm& comm, const std::string& mode) {
 }
 
 }  // namespace
-}  // namespace dsanalyze
+}  // namespace dsanalyze::collectives_test
 
-int main(int argc, char** argv) {
+DSA_MPI_SUITE(collectives) {
   using namespace dsanalyze;
-  MpiEnvironment env(&argc, &argv);
-  const Comm comm;
+  using namespace dsanalyze::collectives_test;
   for (bool yield : {false, true}) {
     SetYieldWhileWaiting(yield);
     const std::string mode = yield ? "yielding" : "blocking";
@@ -167,8 +166,4 @@ int main(int argc, char** argv) {
     AlltoallvAndPointToPoint(comm, mode);
     AgreeCases(comm, mode);
   }
-  if (comm.is_root())
-    std::printf("comm_mpi_test on %d ranks: %s\n", comm.size(),
-                test::mpi_check_failures ? "FAILED" : "all checks passed");
-  return test::mpi_check_failures ? 1 : 0;
 }

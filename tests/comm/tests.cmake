@@ -11,17 +11,13 @@ set_tests_properties(comm.oversubscription.np1 comm.oversubscription.np2
 
 # Comm's collectives, blocking and yielding: right results on every rank, and
 # data-sized counts reach MPI's large-count calls whole (comm_mpi_test.cc).
-add_executable(comm_mpi_test ${CMAKE_CURRENT_LIST_DIR}/comm_mpi_test.cc)
-target_link_libraries(comm_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(comm_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_sources(mpi_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/comm_mpi_test.cc)
 dsanalyze_add_mpi_test(NAME comm.collectives RANKS 1 2 3
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:comm_mpi_test>)
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> collectives)
 
 # AgreeOnStatus on its own: all OK; one failing rank (each in turn, each kind)
 # reaches every rank with code, message and signal; the lowest failing rank
 # wins; a caught signal counts as Interrupted until DisarmInterrupts().
-add_executable(agree_on_status_mpi_test ${CMAKE_CURRENT_LIST_DIR}/agree_on_status_mpi_test.cc)
-target_link_libraries(agree_on_status_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(agree_on_status_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_sources(mpi_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/agree_on_status_mpi_test.cc)
 dsanalyze_add_mpi_test(NAME comm.agree_on_status RANKS 1 2 3
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:agree_on_status_mpi_test>)
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> agree_on_status)

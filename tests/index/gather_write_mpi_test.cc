@@ -41,11 +41,11 @@
 #include "sort/local_sort.h"
 #include "sort/sort_key.h"
 #include "sort/value_store.h"
-#include "support/mpi_check.h"
+#include "support/mpi_suite.h"
 #include "support/shared_temp_dir.h"
 #include "util/interrupt.h"
 
-namespace dsanalyze {
+namespace dsanalyze::gather_write_test {
 namespace {
 
 using test::Check;
@@ -641,12 +641,11 @@ void RunIndexDatasets(const Comm& comm, CaseSetup* setup) {
 }
 
 }  // namespace
-}  // namespace dsanalyze
+}  // namespace dsanalyze::gather_write_test
 
-int main(int argc, char** argv) {
+DSA_MPI_SUITE(gather_write) {
   using namespace dsanalyze;
-  MpiEnvironment env(&argc, &argv);
-  const Comm comm;
+  using namespace dsanalyze::gather_write_test;
   HandleOversubscription(comm, false);  // as the tool does: waiting ranks yield
   CaseSetup setup;
   setup.dir = test::MakeSharedTempDir(comm, "gather_write_test");
@@ -660,8 +659,5 @@ int main(int argc, char** argv) {
   }
   comm.Barrier();
   if (comm.is_root() && !setup.dir.empty()) std::filesystem::remove_all(setup.dir);
-  if (comm.is_root())
-    std::printf("gather_write_mpi_test on %d ranks, %d cases: %s\n", comm.size(), setup.next_case,
-                test::mpi_check_failures ? "FAILED" : "all checks passed");
-  return test::mpi_check_failures ? 1 : 0;
+  if (comm.is_root()) std::printf("gather_write: %d cases\n", setup.next_case);
 }

@@ -2,9 +2,7 @@
 # sample_to_metric read back and compared with an independent expectation
 # (value runs across rank boundaries and chunks, empty ranks, percentile
 # groups with a partial last one, uint64 and wide keys).
-add_executable(gather_write_mpi_test ${CMAKE_CURRENT_LIST_DIR}/gather_write_mpi_test.cc)
-target_link_libraries(gather_write_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(gather_write_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_sources(mpi_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/gather_write_mpi_test.cc)
 # 42 s at -n 3 in a Release build on 2 cores; several times that under ASan.
 dsanalyze_add_mpi_test(NAME index.gather_write RANKS 1 2 3 4 TIMEOUT 300
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:gather_write_mpi_test>)
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> gather_write)

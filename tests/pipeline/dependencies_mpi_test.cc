@@ -15,9 +15,9 @@
 #include "metrics/registry.h"
 #include "pipeline/dependencies.h"
 #include "pipeline/global_reduce.h"
-#include "support/mpi_check.h"
+#include "support/mpi_suite.h"
 
-namespace dsanalyze {
+namespace dsanalyze::dependencies_test {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -188,17 +188,12 @@ void ResolveCases(const Comm& comm) {
 }
 
 }  // namespace
-}  // namespace dsanalyze
+}  // namespace dsanalyze::dependencies_test
 
-int main(int argc, char** argv) {
+DSA_MPI_SUITE(dependencies) {
   using namespace dsanalyze;
-  MpiEnvironment env(&argc, &argv);
-  const Comm comm;
+  using namespace dsanalyze::dependencies_test;
   SumCases(comm);
   OverflowIndexCases(comm);
   ResolveCases(comm);
-  if (comm.is_root())
-    std::printf("dependencies_mpi_test on %d ranks: %s\n", comm.size(),
-                test::mpi_check_failures ? "FAILED" : "all checks passed");
-  return test::mpi_check_failures ? 1 : 0;
 }

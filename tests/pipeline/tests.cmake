@@ -2,11 +2,9 @@ target_sources(unit_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/index_path_test.cc)
 
 # Dependencies between metrics across ranks (pipeline/dependencies.h) and the
 # exact checked sum (pipeline/global_reduce.h): one shared pass, results reused.
-add_executable(dependencies_mpi_test ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
-target_link_libraries(dependencies_mpi_test PRIVATE dsanalyze_lib)
-target_include_directories(dependencies_mpi_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_sources(mpi_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/dependencies_mpi_test.cc)
 dsanalyze_add_mpi_test(NAME pipeline.dependencies RANKS 1 2 3
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:dependencies_mpi_test>)
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> dependencies)
 
 # The whole run: byte-identical to DeepSpeed's golden outputs for every rank and
 # thread count, tiny chunks, skew, fewer samples than ranks.

@@ -31,11 +31,11 @@
 #include "sort/out_of_core_sort.h"
 #include "sort/sort_key.h"
 #include "sort/value_store.h"
-#include "support/mpi_check.h"
+#include "support/mpi_suite.h"
 #include "support/shared_temp_dir.h"
 #include "util/work_split.h"
 
-namespace dsanalyze {
+namespace dsanalyze::out_of_core_sort_test {
 namespace {
 
 using test::Check;
@@ -262,20 +262,15 @@ void RunCases(const Comm& comm, const std::string& root) {
 }
 
 }  // namespace
-}  // namespace dsanalyze
+}  // namespace dsanalyze::out_of_core_sort_test
 
-int main(int argc, char** argv) {
+DSA_MPI_SUITE(out_of_core_sort) {
   using namespace dsanalyze;
-  MpiEnvironment env(&argc, &argv);
-  const Comm comm;
+  using namespace dsanalyze::out_of_core_sort_test;
   HandleOversubscription(comm, false);  // as the tool does: waiting ranks yield
   const std::string root = test::MakeSharedTempDir(comm, "ooc_sort_test");
   test::Check(comm, !root.empty(), "mkdtemp");
   if (!root.empty()) RunCases(comm, root);
   comm.Barrier();
   if (comm.is_root() && !root.empty()) std::filesystem::remove_all(root);
-  if (comm.is_root())
-    std::printf("out_of_core_sort_mpi_test on %d ranks: %s\n", comm.size(),
-                test::mpi_check_failures ? "FAILED" : "all checks passed");
-  return test::mpi_check_failures ? 1 : 0;
 }

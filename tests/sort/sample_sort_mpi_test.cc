@@ -15,10 +15,10 @@
 #include "comm/comm.h"
 #include "sort/local_sort.h"
 #include "sort/sample_sort.h"
-#include "support/mpi_check.h"
+#include "support/mpi_suite.h"
 #include "util/work_split.h"
 
-namespace dsanalyze {
+namespace dsanalyze::sample_sort_test {
 namespace {
 
 using test::Check;
@@ -72,12 +72,11 @@ KeyLayout Layout(int64_t vmin, int64_t vmax, uint64_t n) {
 }
 
 }  // namespace
-}  // namespace dsanalyze
+}  // namespace dsanalyze::sample_sort_test
 
-int main(int argc, char** argv) {
+DSA_MPI_SUITE(sample_sort) {
   using namespace dsanalyze;
-  MpiEnvironment env(&argc, &argv);
-  const Comm comm;
+  using namespace dsanalyze::sample_sort_test;
   std::mt19937_64 rng(123);  // same sequence on every rank
 
   const uint64_t n = 100003;
@@ -91,8 +90,4 @@ int main(int argc, char** argv) {
   for (auto& v : wide) v = (rng() % 2) ? INT64_MIN + static_cast<int64_t>(rng() % 3) : INT64_MAX;
   RunCase<WideKey>(comm, "wide keys", wide.size(), Layout(INT64_MIN, INT64_MAX, wide.size()), wide);
 
-  if (comm.is_root())
-    std::printf("sample_sort_mpi_test on %d ranks: %s\n", comm.size(),
-                test::mpi_check_failures ? "FAILED" : "all checks passed");
-  return test::mpi_check_failures ? 1 : 0;
 }
