@@ -11,7 +11,11 @@
 # LSan reports also go to build-asan/sanitizer-reports/ and fail the run at the
 # end, even from a run the test expected to fail (a killed rank's peers). UBSan
 # reports stay on the test's stderr: GCC's UBSan ignores log_path.
-# Extra arguments go to ctest, e.g. -LE cluster or -R fuzz.
+# The sanitizer suite runs each MPI test at 2 and 3 ranks only (its other rank
+# counts are labelled extra_ranks, tests/CMakeLists.txt): every test runs in
+# the plain suite, every MPI path with a peer under the sanitizers.
+# Extra arguments go to ctest, e.g. -LE cluster or -R fuzz. At the end it
+# prints how long the setup and build, and the suite took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=build
@@ -23,7 +27,9 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   build_dir=build-asan
   setup_args=(--sanitize)
 fi
+start=$SECONDS
 scripts/setup.sh "${setup_args[@]}"
+built=$SECONDS
 cd "$build_dir"
 
 reports="$PWD/sanitizer-reports"
@@ -39,8 +45,10 @@ if ((sanitize)); then
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
 
+ctest_args=(--output-on-failure -j "$(nproc)" --timeout 600)
+((sanitize)) && ctest_args+=(-LE extra_ranks)
 rc=0
-ctest --output-on-failure -j "$(nproc)" --timeout 600 "$@" || rc=$?
+ctest "${ctest_args[@]}" "$@" || rc=$?
 if ((sanitize)) && compgen -G "$reports/*" > /dev/null; then
   for f in "$reports"/*; do
     echo "===== $f" >&2
@@ -49,4 +57,5 @@ if ((sanitize)) && compgen -G "$reports/*" > /dev/null; then
   echo "test.sh: $(ls "$reports" | wc -l) sanitizer report(s), see above" >&2
   rc=1
 fi
+echo "test.sh: $build_dir: setup and build $((built - start)) s, suite $((SECONDS - built)) s"
 exit "$rc"

@@ -161,13 +161,13 @@ class IntersectionClusters : public ClusterBuilder {
   uint64_t covered_ = 0;
 };
 
-struct IdSpan {
+struct ClusterIdSpan {
   int64_t lo;
   uint64_t span;
 };
 
 // The id span of the intersection's per-id arrays (clusters.h).
-Result<IdSpan> SpanOfIds(const std::vector<CurriculumMetricConfig>& metrics,
+Result<ClusterIdSpan> SpanOfIds(const std::vector<CurriculumMetricConfig>& metrics,
                          const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples) {
   int64_t lo = 0, hi = samples > 0 ? static_cast<int64_t>(samples - 1) : 0;
   uint64_t ids = samples;
@@ -183,7 +183,7 @@ Result<IdSpan> SpanOfIds(const std::vector<CurriculumMetricConfig>& metrics,
   if (span > std::max<uint64_t>(8 * ids, uint64_t{1} << 26))
     return Status::BadInput("sample ids span " + std::to_string(lo) + ".." + std::to_string(hi) +
                             ", too sparse to intersect the metrics' clusters by id");
-  return IdSpan{lo, span};
+  return ClusterIdSpan{lo, span};
 }
 
 }  // namespace
@@ -197,7 +197,7 @@ Result<std::unique_ptr<ClusterBuilder>> MakeClusterBuilder(
     return std::unique_ptr<ClusterBuilder>(new SliceClusters(metrics, indexes, samples));
   if (scheduled > std::numeric_limits<uint8_t>::max())
     return Status::BadInput("more than 255 schedule_based metrics");
-  DSA_ASSIGN_OR_RETURN(IdSpan s, SpanOfIds(metrics, indexes, samples));
+  DSA_ASSIGN_OR_RETURN(ClusterIdSpan s, SpanOfIds(metrics, indexes, samples));
   return std::unique_ptr<ClusterBuilder>(
       new IntersectionClusters(metrics, indexes, samples, s.lo, s.span));
 }

@@ -22,11 +22,6 @@ std::vector<std::string> Prefixes(const std::vector<FileDifference>& diffs) {
 
 std::string Golden(const std::string& name) { return (test::GoldenDir() / name).string(); }
 
-// summary.json of a dsanalyze run of the seed benchmark, reduced to the metric list.
-constexpr const char* kSeedmodSummary =
-    R"({"metrics": {"batch_sum": {"type": "accumulate_value_over_samples"},
-                    "mod": {"type": "single_value_per_sample"}}})";
-
 TEST_CASE("compare: DeepSpeed's two analyzers differ only in doc_idx", "[compare]") {
   SECTION("seedmod") {
     const std::vector<std::string> doc_idx_only = {
@@ -132,7 +127,7 @@ TEST_CASE("compare ignores non-pair files, dot-entries and data_clusters/", "[co
   test::ScratchDir scratch;
   const fs::path b = scratch.path() / "b";
   test::CopyGolden("seedmod-100k/dda", b);
-  std::ofstream(b / "summary.json") << kSeedmodSummary;
+  std::ofstream(b / "summary.json") << test::kSeedmodSummary;
   fs::create_directories(b / "data_clusters");
   test::WriteRows((b / "data_clusters" / "cluster_mod1").string(), DType::kU32, {{1, 2}});
   std::ofstream(b / "mod" / "mod_histogram.svg") << "<svg/>";
@@ -149,7 +144,7 @@ TEST_CASE("compare checks each side's folders against its summary.json", "[compa
   const fs::path a = scratch.path() / "a", b = scratch.path() / "b";
   test::CopyGolden("seedmod-100k/dda", a);
   test::CopyGolden("seedmod-100k/dda", b);
-  std::ofstream(a / "summary.json") << kSeedmodSummary;
+  std::ofstream(a / "summary.json") << test::kSeedmodSummary;
   // B: a rerun with only batch_sum, whose old mod/ survived (the stale folder of issue #17).
   std::ofstream(b / "summary.json") << R"({"metrics": {"batch_sum": {}}})";
   Result<CompareReport> r = CompareOutputs(a.string(), b.string(), false);
@@ -165,7 +160,7 @@ TEST_CASE("compare checks each side's folders against its summary.json", "[compa
 
   SECTION("a listed metric without its folder") {
     fs::remove_all(a / "mod");
-    std::ofstream(b / "summary.json") << kSeedmodSummary;
+    std::ofstream(b / "summary.json") << test::kSeedmodSummary;
     Result<CompareReport> m = CompareOutputs(a.string(), b.string(), false);
     REQUIRE(m.ok());
     REQUIRE_FALSE(m->different.empty());

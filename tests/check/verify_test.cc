@@ -77,14 +77,9 @@ TEST_CASE("verify accepts DeepSpeed's golden outputs", "[verify]") {
   }
 }
 
-// summary.json of a dsanalyze run of the seed benchmark, reduced to the metric list.
-constexpr const char* kSeedmodSummary =
-    R"({"metrics": {"batch_sum": {"type": "accumulate_value_over_samples"},
-                    "mod": {"type": "single_value_per_sample"}}})";
-
 TEST_CASE("verify ignores reports, non-metric folders and dot-entries", "[verify]") {
   SeedmodCopy c;
-  std::ofstream(c.out / "summary.json") << kSeedmodSummary;
+  std::ofstream(c.out / "summary.json") << test::kSeedmodSummary;
   fs::create_directories(c.out / "data_clusters");
   fs::create_directories(c.out / ".tmp-run" / "mod");
   std::ofstream(c.out / ".tmp-run" / "mod" / "mod_index_to_metric.idx") << "garbage";
@@ -123,7 +118,7 @@ TEST_CASE("verify: the metric folders must be the ones summary.json lists", "[ve
     CHECK(r->metrics.size() == 2);
   }
   SECTION("a listed metric without a folder") {
-    std::ofstream(c.out / "summary.json") << kSeedmodSummary;
+    std::ofstream(c.out / "summary.json") << test::kSeedmodSummary;
     fs::remove_all(c.out / "batch_sum");
     RequireViolation(c.out, "batch_sum", std::nullopt,
                      "listed in summary.json, but there is no metric folder batch_sum/");

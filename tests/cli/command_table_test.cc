@@ -10,20 +10,21 @@
 namespace dsanalyze {
 namespace {
 
-test::CommandResult Run(const std::string& args) {
+// Runs dsanalyze with `args`, its stderr merged into its stdout.
+test::CommandResult RunMerged(const std::string& args) {
   return test::RunCommand("'" + test::BinaryPath() + "' " + args + " 2>&1");
 }
 
 TEST_CASE("cli: every command in the table is in --help and runs its own --help",
           "[cli][commands]") {
-  const test::CommandResult help = Run("--help");
+  const test::CommandResult help = RunMerged("--help");
   REQUIRE(help.exit_code == 0);
   REQUIRE(Commands().size() >= 10);
   for (const Command& command : Commands()) {
     INFO(command.name);
     // The "Subcommands:" list: the name at the start of a line, then its description.
     CHECK(help.output.find("\n  " + command.name + " ") != std::string::npos);
-    const test::CommandResult own = Run(command.name + " --help");
+    const test::CommandResult own = RunMerged(command.name + " --help");
     INFO(own.output);
     CHECK(own.exit_code == 0);
     CHECK(own.output.find("dsanalyze " + command.name + " [OPTIONS]") != std::string::npos);

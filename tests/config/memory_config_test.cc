@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr uint64_t kMi = uint64_t{1} << 20, kGi = uint64_t{1} << 30;
+constexpr uint64_t kMiB = uint64_t{1} << 20, kGiB = uint64_t{1} << 30;
 
 json WithMemory(const char* memory) {
   json j = json::parse(R"({"dataset": {"type": "synthetic_mod", "num_samples": 100},
@@ -80,19 +80,19 @@ TEST_CASE("memory config: no section, or an empty one, means no limit", "[config
 }
 
 TEST_CASE("memory config: limit_per_rank as a size string or an integer", "[config]") {
-  CHECK(MemoryOf(R"({"limit_per_rank": "2GiB"})").limit_per_rank == 2 * kGi);
-  CHECK(MemoryOf(R"({"limit_per_rank": "512MiB"})").limit_per_rank == 512 * kMi);
-  CHECK(MemoryOf(R"({"limit_per_rank": "1.5GiB"})").limit_per_rank == 3 * kGi / 2);
+  CHECK(MemoryOf(R"({"limit_per_rank": "2GiB"})").limit_per_rank == 2 * kGiB);
+  CHECK(MemoryOf(R"({"limit_per_rank": "512MiB"})").limit_per_rank == 512 * kMiB);
+  CHECK(MemoryOf(R"({"limit_per_rank": "1.5GiB"})").limit_per_rank == 3 * kGiB / 2);
   CHECK(MemoryOf(R"({"limit_per_rank": "100MB"})").limit_per_rank == 100000000);
   CHECK(MemoryOf(R"({"limit_per_rank": "1GB"})").limit_per_rank == 1000000000);
-  CHECK(MemoryOf(R"({"limit_per_rank": "65536KiB"})").limit_per_rank == 64 * kMi);
-  CHECK(MemoryOf(R"({"limit_per_rank": "67108864B"})").limit_per_rank == 64 * kMi);
-  CHECK(MemoryOf(R"({"limit_per_rank": "2gib"})").limit_per_rank == 2 * kGi);
+  CHECK(MemoryOf(R"({"limit_per_rank": "65536KiB"})").limit_per_rank == 64 * kMiB);
+  CHECK(MemoryOf(R"({"limit_per_rank": "67108864B"})").limit_per_rank == 64 * kMiB);
+  CHECK(MemoryOf(R"({"limit_per_rank": "2gib"})").limit_per_rank == 2 * kGiB);
   CHECK(MemoryOf(R"({"limit_per_rank": "1024TiB"})").limit_per_rank == uint64_t{1} << 50);
-  CHECK(MemoryOf(R"({"limit_per_rank": 2147483648})").limit_per_rank == 2 * kGi);
+  CHECK(MemoryOf(R"({"limit_per_rank": 2147483648})").limit_per_rank == 2 * kGiB);
   CHECK(MemoryOf(R"({"limit_per_rank": 2e9})").limit_per_rank == 2000000000);
   const MemoryConfig m = MemoryOf(R"({"limit_per_rank": "1GiB", "scratch": "/local/tmp"})");
-  CHECK(m.limit_per_rank == kGi);
+  CHECK(m.limit_per_rank == kGiB);
   CHECK(m.scratch == "/local/tmp");
 }
 
@@ -178,7 +178,7 @@ TEST_CASE("memory config: ConfigToJson writes the section only with a limit", "[
 
 TEST_CASE("memory config: ScratchDirOf is scratch, else TMPDIR, else /tmp", "[config]") {
   MemoryConfig m;
-  m.limit_per_rank = kGi;
+  m.limit_per_rank = kGiB;
   {
     ScopedEnv env("TMPDIR", "/local/scratch");
     CHECK(ScratchDirOf(m) == "/local/scratch");
@@ -210,17 +210,17 @@ TEST_CASE("memory config: CheckMemoryConfig accepts a writable scratch directory
   const std::string save = dir / "save";
   CHECK(CheckMemoryConfig(MemoryRun(0, "", save)).ok());  // no limit: nothing to check
   CHECK(CheckMemoryConfig(MemoryRun(0, dir / "missing", save)).ok());
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, dir.path().string(), save)).ok());
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, dir.path().string(), save)).ok());
   std::filesystem::create_directory(dir / "saved");
   // A sibling is not inside; missing in an existing folder, it is made as mkdir makes it.
   const mode_t umask = ::umask(027);
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, dir / "saved_scratch", dir / "saved")).ok());
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, dir / "saved_scratch", dir / "saved")).ok());
   ::umask(umask);
   CHECK((std::filesystem::status(dir / "saved_scratch").permissions() &
          std::filesystem::perms::all) == std::filesystem::perms(0750));
   {
     ScopedEnv env("TMPDIR", dir.path().c_str());
-    CHECK(CheckMemoryConfig(MemoryRun(kGi, "", save)).ok());
+    CHECK(CheckMemoryConfig(MemoryRun(kGiB, "", save)).ok());
   }
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()),
                       std::filesystem::directory_iterator()) == 2);  // the probes left nothing
@@ -231,14 +231,14 @@ TEST_CASE("memory config: CheckMemoryConfig refuses a missing or unusable direct
   test::ScratchDir dir;
   const std::string save = dir / "save";
   const std::string missing = dir / "nope/scratch";  // a missing parent is not created
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, missing, save)).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, missing, save)).message() ==
         "config: memory.scratch: scratch " + missing + ": No such file or directory");
   std::ofstream(dir / "file") << "x";
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, dir / "file", save)).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, dir / "file", save)).message() ==
         "config: memory.scratch: scratch " + dir / "file" + ": not a directory");
   {
     ScopedEnv env("TMPDIR", missing.c_str());
-    CHECK(CheckMemoryConfig(MemoryRun(kGi, "", save)).message() ==
+    CHECK(CheckMemoryConfig(MemoryRun(kGiB, "", save)).message() ==
           "config: memory.scratch: scratch " + missing +
               ": No such file or directory (memory.scratch is not set: the default is TMPDIR, "
               "else /tmp)");
@@ -246,7 +246,7 @@ TEST_CASE("memory config: CheckMemoryConfig refuses a missing or unusable direct
   if (::geteuid() != 0) {  // root writes anywhere
     std::filesystem::create_directory(dir / "ro");
     ::chmod((dir / "ro").c_str(), 0500);
-    const Status st = CheckMemoryConfig(MemoryRun(kGi, dir / "ro", save));
+    const Status st = CheckMemoryConfig(MemoryRun(kGiB, dir / "ro", save));
     CHECK(st.code() == Status::Code::kBadInput);
     CHECK(st.message().rfind("config: memory.scratch: scratch " + dir / "ro" + ":", 0) == 0);
     ::chmod((dir / "ro").c_str(), 0700);
@@ -258,25 +258,25 @@ TEST_CASE("memory config: CheckMemoryConfig refuses the save path and inside it"
   const std::string save = dir / "out";
   std::filesystem::create_directories(save + "/x");
   const std::string never = " (scratch must be node-local working space, never the save path)";
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, save + "/x", save)).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, save + "/x", save)).message() ==
         "config: memory.scratch: " + save + "/x is inside the save path " + save + never);
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, save + "/not/yet", save)).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, save + "/not/yet", save)).message() ==
         "config: memory.scratch: " + save + "/not/yet is inside the save path " + save + never);
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, save, save)).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, save, save)).message() ==
         "config: memory.scratch: " + save + " is the save path" + never);
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, save + "/x/..", save + "/")).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, save + "/x/..", save + "/")).message() ==
         "config: memory.scratch: " + save + "/x/.. is the save path" + never);
   // Through a symbolic link, and a save path that does not exist yet.
   std::filesystem::create_directory_symlink(save + "/x", dir / "link");
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, dir / "link", save)).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, dir / "link", save)).message() ==
         "config: memory.scratch: " + dir / "link" + " is inside the save path " + save + never);
-  CHECK(CheckMemoryConfig(MemoryRun(kGi, dir / "new/s", dir / "new")).message() ==
+  CHECK(CheckMemoryConfig(MemoryRun(kGiB, dir / "new/s", dir / "new")).message() ==
         "config: memory.scratch: " + dir / "new/s" + " is inside the save path " + dir / "new" +
             never);
   // Relative paths resolve against the working directory.
   const std::filesystem::path cwd = std::filesystem::current_path();
   std::filesystem::current_path(dir.path());
-  const Status relative = CheckMemoryConfig(MemoryRun(kGi, "out/x", save));
+  const Status relative = CheckMemoryConfig(MemoryRun(kGiB, "out/x", save));
   std::filesystem::current_path(cwd);
   CHECK(relative.message() ==
         "config: memory.scratch: out/x is inside the save path " + save + never);

@@ -38,4 +38,9 @@ struct CommandResult {
 };
 CommandResult RunCommand(const std::string& command);
 
+// summary.json of a dsanalyze run of the seed benchmark, reduced to the metric list.
+inline constexpr const char* kSeedmodSummary =
+    R"({"metrics": {"batch_sum": {"type": "accumulate_value_over_samples"},
+                    "mod": {"type": "single_value_per_sample"}}})";
+
 }  // namespace dsanalyze::test
