@@ -1,6 +1,6 @@
 #include "batching/plan_page.h"
 
-#include "report/html.h"
+#include "page/html.h"
 
 namespace dsanalyze {
 

@@ -1,4 +1,4 @@
-// The page of `dsanalyze batches --html F` (report/html.h's style): the
+// The page of `dsanalyze batches --html F` (page/html.h's style): the
 // parameters and where each came from, the counts, the padding efficiency,
 // the batch-size and tokens-per-micro-batch distributions (plan_report.h's
 // charts) and what was left out and why (the warnings, each with its fix).

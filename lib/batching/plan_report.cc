@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "report/histogram_svg.h"
-#include "util/svg.h"
+#include "page/histogram_svg.h"
+#include "page/svg.h"
 
 namespace dsanalyze {
 namespace {
@@ -78,7 +78,7 @@ ordered_json Counts(const PlanCounts& c) {
 // The histogram of `counts` (value -> count) as HistogramSvg draws it.
 std::string Chart(const std::string& title, const std::map<int64_t, uint64_t>& counts,
                   const std::string& axis_title, const std::string& counted) {
-  ValueDistribution d;
+  CountedValues d;
   for (const auto& [v, n] : counts) {
     d.values.push_back(v);
     d.counts.push_back(n);

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "output/analysis_folder.h"
-#include "report/histogram_svg.h"
-#include "report/html.h"
+#include "page/histogram_svg.h"
+#include "page/html.h"
 #include "report/metric_stats.h"
 
 namespace dsanalyze {

@@ -65,7 +65,7 @@ struct CurriculumOptions {
   int64_t train_steps = 0;
   std::string json;     // write the report here ("-": stdout, instead of the table)
   std::string svg;      // write the chart here
-  std::string html;     // write the page here (report/curriculum_page.h)
+  std::string html;     // write the page here (curriculum/curriculum_page.h)
   bool strict = false;  // warnings exit 1 too, not only errors
 };
 int Curriculum(const CurriculumOptions& options);

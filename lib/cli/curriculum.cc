@@ -11,8 +11,8 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "curriculum/curriculum_check.h"
+#include "curriculum/curriculum_page.h"
 #include "curriculum/curriculum_svg.h"
-#include "report/curriculum_page.h"
 #include "util/file_util.h"
 
 namespace dsanalyze::cli {

@@ -4,7 +4,7 @@
 #include <functional>
 #include <vector>
 
-#include "util/svg.h"
+#include "page/svg.h"
 
 namespace dsanalyze {
 namespace {

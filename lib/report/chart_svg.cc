@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "util/svg.h"
+#include "page/svg.h"
 
 namespace dsanalyze {
 namespace {

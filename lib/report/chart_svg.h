@@ -1,4 +1,4 @@
-// The report page's own charts, in the histograms' style (util/svg.h): the
+// The report page's own charts, in the histograms' style (page/svg.h): the
 // run's per-stage timings as bars, and a total_vocab_freq metric's
 // rank-frequency (Zipf) curve on log-log axes. Standalone SVG documents.
 #pragma once

@@ -36,18 +36,6 @@ __int128 SumOfValues(const ValueDistribution& d) {
   return sum;
 }
 
-int64_t NearestRankPercentile(const ValueDistribution& d, int p) {
-  // rank = ceil(p · N / 100), at least 1; in 128 bits so p · N cannot overflow.
-  const unsigned __int128 scaled = static_cast<unsigned __int128>(p) * d.samples;
-  const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>((scaled + 99) / 100));
-  uint64_t seen = 0;
-  for (size_t i = 0; i < d.values.size(); ++i) {
-    seen += d.counts[i];
-    if (seen >= rank) return d.values[i];
-  }
-  return d.values.back();
-}
-
 Result<AccumulateStats> ReadAccumulateStats(const std::string& save_path, const std::string& metric,
                                             CodeTable table) {
   DSA_ASSIGN_OR_RETURN(IndexedDataset mv,

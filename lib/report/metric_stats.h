@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "format/dtype.h"
+#include "page/histogram_svg.h"
 #include "util/status.h"
 
 namespace dsanalyze {
 
-struct ValueDistribution {
-  std::vector<int64_t> values;   // distinct values, ascending
-  std::vector<uint64_t> counts;  // samples with values[i]
-  uint64_t samples = 0;          // sum of counts
+// The metric's values and counts (CountedValues: what its histogram draws, and
+// NearestRankPercentile's input), and the dtypes its files were written with.
+struct ValueDistribution : CountedValues {
   DType metric_dtype = DType::kI64;
   DType sample_dtype = DType::kI64;
 };
@@ -33,12 +33,6 @@ Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
 
 // Exact sum of all samples' values (value × count, in 128 bits).
 __int128 SumOfValues(const ValueDistribution& d);
-
-// The nearest-rank p-th percentile (p in 0..100) of the per-sample values:
-// the value of the ceil(p/100 · N)-th smallest sample, counting from 1 and
-// taking the 1st for p = 0 — so it is always a value some sample has.
-// Requires d.samples > 0.
-int64_t NearestRankPercentile(const ValueDistribution& d, int p);
 
 // summary.json lists percentiles p0, p5, ..., p100 under these keys ("p5").
 inline constexpr int kSummaryPercentileStep = 5;

@@ -4,12 +4,12 @@
 #include <limits>
 #include <string_view>
 
+#include "curriculum/proposal_chart.h"
 #include "output/analysis_files.h"
 #include "output/analysis_layout.h"
+#include "page/histogram_svg.h"
 #include "report/curriculum_config.h"
-#include "report/histogram_svg.h"
 #include "report/metric_stats.h"
-#include "report/proposal_chart.h"
 #include "report/run_page.h"
 #include "report/score_summary.h"
 #include "util/file_util.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "report/html.h"
+#include "page/html.h"
 
 namespace dsanalyze {
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "metrics/metric.h"
-#include "report/histogram_svg.h"
+#include "page/histogram_svg.h"
 #include "report/metric_stats.h"
 
 namespace dsanalyze {

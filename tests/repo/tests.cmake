@@ -13,11 +13,25 @@ add_test(NAME repo.function_length_check
 set_tests_properties(repo.function_length repo.function_length_check PROPERTIES LABELS repo
   ENVIRONMENT "SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 
-# lib/ is layered: each folder includes only the folders before it in
-# lib/CMakeLists.txt's concern order (docs/architecture.md).
+# lib/ is layered: each folder includes exactly the folders lib/CMakeLists.txt
+# declares for it, they form no cycle, and docs/architecture.md shows that table.
 add_test(NAME repo.layering COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/layering_test.py
   ${PROJECT_SOURCE_DIR})
 set_tests_properties(repo.layering PROPERTIES LABELS repo)
+
+# The linker enforces the layering: two probe libraries declaring only util,
+# with link checks as every folder has (dsanalyze_link_check); built only by
+# the test. The one calling report/ must fail to link. Seconds when the
+# library is built.
+foreach(probe declared undeclared)
+  add_library(dsanalyze_layering_probe_${probe} STATIC EXCLUDE_FROM_ALL
+    ${CMAKE_CURRENT_LIST_DIR}/layering_probe/${probe}.cc)
+  target_link_libraries(dsanalyze_layering_probe_${probe} PUBLIC dsanalyze_lib_util)
+  dsanalyze_link_check(dsanalyze_layering_probe_${probe} EXCLUDE_FROM_ALL)
+endforeach()
+add_test(NAME repo.layering_probe COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/layering_probe_test.sh)
+set_tests_properties(repo.layering_probe PROPERTIES LABELS repo
+  ENVIRONMENT "BUILD_DIR=${PROJECT_BINARY_DIR}")
 
 # Every unit test case is its own ctest entry (no name that breaks discovery).
 add_test(NAME repo.unit_test_names

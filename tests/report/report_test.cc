@@ -9,8 +9,8 @@
 #include <limits>
 #include <sstream>
 
+#include "page/histogram_svg.h"
 #include "report/distribution.h"
-#include "report/histogram_svg.h"
 #include "report/metric_stats.h"
 #include "support/output_fixture.h"
 #include "support/test_util.h"

@@ -1,5 +1,4 @@
 target_sources(unit_tests PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/html_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/report_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/score_summary_test.cc)
 

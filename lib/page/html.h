@@ -4,11 +4,11 @@
 // inline SVG charts, no script, no network, printable and readable without
 // colour (severities and chart series are named in text, not only coloured).
 //
-// Text is escaped in exactly one place: Text() (util/svg.h Escape, the
+// Text is escaped in exactly one place: Text() (page/svg.h Escape, the
 // escaping the charts use). Every builder that takes a string_view takes
 // plain text and escapes it; a Markup argument is markup already built here,
 // so nothing is escaped twice and no text reaches the page unescaped. A chart
-// is one of the SVG helpers' documents (util/svg.h), inlined as it is.
+// is one of the SVG helpers' documents (page/svg.h), inlined as it is.
 #pragma once
 
 #include <array>
@@ -53,7 +53,7 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 Markup TableOf(const Table& table);
-// An SVG document (util/svg.h) inline, with a caption under it.
+// An SVG document (page/svg.h) inline, with a caption under it.
 Markup Chart(std::string_view svg_document, std::string_view caption);
 // Folded: only `summary` shows until opened (printing shows it folded too).
 Markup Folded(std::string_view summary, const Markup& inside);

@@ -1,12 +1,12 @@
-#include "report/proposal_chart.h"
+#include "curriculum/proposal_chart.h"
 
 #include <algorithm>
 #include <filesystem>
 
 #include "curriculum/curriculum_check.h"
+#include "curriculum/curriculum_page.h"
 #include "curriculum/curriculum_svg.h"
 #include "output/analysis_layout.h"
-#include "report/curriculum_page.h"
 
 namespace dsanalyze {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "format/dtype.h"
-#include "report/html.h"
+#include "page/html.h"
 #include "util/status.h"
 
 namespace dsanalyze {

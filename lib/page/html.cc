@@ -1,8 +1,8 @@
-#include "report/html.h"
+#include "page/html.h"
 
 #include <cctype>
 
-#include "util/svg.h"
+#include "page/svg.h"
 
 namespace dsanalyze::html {
 namespace {

@@ -1,4 +1,4 @@
-// The page of `dsanalyze curriculum --html F` (html.h's style): the replay's
+// The page of `dsanalyze curriculum --html F` (page/html.h's style): the replay's
 // setting, its chart (curriculum/curriculum_svg.h), the table of the steps
 // where a difficulty changes, and the findings grouped by kind, errors first.
 // The run's page shows the proposal's findings the same way (CurriculumFindings).
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "curriculum/curriculum_check.h"
-#include "report/html.h"
+#include "page/html.h"
 
 namespace dsanalyze {
 

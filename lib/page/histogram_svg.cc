@@ -1,10 +1,10 @@
-#include "report/histogram_svg.h"
+#include "page/histogram_svg.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <string_view>
 
-#include "util/svg.h"
+#include "page/svg.h"
 
 namespace dsanalyze {
 namespace {
@@ -79,7 +79,7 @@ struct Bins {
 };
 
 // The bins over lo..hi, counting d's samples (all within lo..hi).
-Bins MakeBins(__int128 lo, __int128 hi, const ValueDistribution& d) {
+Bins MakeBins(__int128 lo, __int128 hi, const CountedValues& d) {
   const u128 span = static_cast<u128>(hi - lo) + 1;
   Bins b;
   b.width = span <= kMaxUnitBins ? 1 : RoundUp125(CeilDiv(span, kTargetBins));
@@ -170,7 +170,7 @@ std::string XAxis(const Bins& b, const Scale& s, const ValueAxis& axis) {
 }
 
 // Percentile marks, labels staggered so they do not overlap.
-std::string PercentileMarks(const ValueDistribution& d, const Scale& s, const ValueAxis& axis) {
+std::string PercentileMarks(const CountedValues& d, const Scale& s, const ValueAxis& axis) {
   std::string svg;
   const int marks[] = {10, 50, 90};
   for (int i = 0; i < 3; ++i) {
@@ -187,8 +187,7 @@ std::string PercentileMarks(const ValueDistribution& d, const Scale& s, const Va
   return svg;
 }
 
-std::string Heading(const std::string& metric, const ValueDistribution& d,
-                    const std::string& counted) {
+std::string Heading(const std::string& metric, const CountedValues& d, const std::string& counted) {
   return metric + ": N = " + std::to_string(d.samples) + " " + counted + ", " +
          std::to_string(d.values.size()) + " distinct values";
 }
@@ -225,9 +224,21 @@ std::string Legend(const std::string& label_a, const std::string& label_b) {
 
 }  // namespace
 
-std::string OverlaySvg(const std::string& metric, const ValueDistribution& a,
-                       const ValueDistribution& b, const ValueAxis& axis,
-                       const std::string& label_a, const std::string& label_b) {
+int64_t NearestRankPercentile(const CountedValues& d, int p) {
+  // rank = ceil(p · N / 100), at least 1; in 128 bits so p · N cannot overflow.
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(p) * d.samples;
+  const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>((scaled + 99) / 100));
+  uint64_t seen = 0;
+  for (size_t i = 0; i < d.values.size(); ++i) {
+    seen += d.counts[i];
+    if (seen >= rank) return d.values[i];
+  }
+  return d.values.back();
+}
+
+std::string OverlaySvg(const std::string& metric, const CountedValues& a, const CountedValues& b,
+                       const ValueAxis& axis, const std::string& label_a,
+                       const std::string& label_b) {
   std::string svg = Frame(metric,
                           metric + ": N = " + std::to_string(a.samples) + " and " +
                               std::to_string(b.samples) + " " + axis.counted,
@@ -235,12 +246,8 @@ std::string OverlaySvg(const std::string& metric, const ValueDistribution& a,
   svg += Legend(label_a + " (N = " + std::to_string(a.samples) + ")",
                 label_b + " (N = " + std::to_string(b.samples) + ")");
   if (a.samples == 0 && b.samples == 0) return svg + NoSamples(axis);
-  const auto lo = [](const ValueDistribution& d) {
-    return d.samples ? d.values.front() : INT64_MAX;
-  };
-  const auto hi = [](const ValueDistribution& d) {
-    return d.samples ? d.values.back() : INT64_MIN;
-  };
+  const auto lo = [](const CountedValues& d) { return d.samples ? d.values.front() : INT64_MAX; };
+  const auto hi = [](const CountedValues& d) { return d.samples ? d.values.back() : INT64_MIN; };
   const __int128 first = std::min(lo(a), lo(b)), last = std::max(hi(a), hi(b));
   const Bins ba = MakeBins(first, last, a), bb = MakeBins(first, last, b);
   const Scale scale = MakeScale(ba, std::max(MaxCount(ba), MaxCount(bb)));
@@ -251,8 +258,7 @@ std::string OverlaySvg(const std::string& metric, const ValueDistribution& a,
 
 ValueAxis IntegerAxis(const std::string& metric) { return {metric + " value", Integer, Integer}; }
 
-std::string HistogramSvg(const std::string& metric, const ValueDistribution& d,
-                         const ValueAxis& axis) {
+std::string HistogramSvg(const std::string& metric, const CountedValues& d, const ValueAxis& axis) {
   std::string svg = Frame(metric, Heading(metric, d, axis.counted), axis.counted);
   if (d.samples == 0) return svg + NoSamples(axis);
   const Bins bins = MakeBins(d.values.front(), d.values.back(), d);

@@ -1,4 +1,4 @@
-#include "util/svg.h"
+#include "page/svg.h"
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
-// The HTML writer (report/html.h): text is escaped wherever it enters a page,
+// The HTML writer (page/html.h): text is escaped wherever it enters a page,
 // charts are inlined without their XML declaration, findings name their
 // severity in words.
-#include "report/html.h"
+#include "page/html.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "report/curriculum_page.h"
+#include "curriculum/curriculum_page.h"
 
 #include "curriculum/curriculum_svg.h"
 
