@@ -1,11 +1,15 @@
 // What the run and merge show alike: the last line of a command that failed
-// or was interrupted, and what --progress and --quiet make of the progress
-// display (util/progress.h).
+// or was interrupted, what --progress and --quiet make of the progress
+// display (util/progress.h), and the --timings table.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "util/progress.h"
+#include "util/stage_clock.h"
 #include "util/status.h"
 
 namespace dsanalyze::cli {
@@ -23,5 +27,31 @@ int ReportFailure(const Status& st);
 // --progress auto|always|never, with --quiet silencing auto. Only `shown`
 // (rank 0) looks for the terminal.
 ProgressOptions ProgressFor(const std::string& progress, bool quiet, bool shown);
+
+// What --timings shows (FormatTimings): stage times, then peak memory.
+struct TimingTable {
+  // A row without a time is a heading ("per metric").
+  struct Row {
+    std::string label;
+    std::optional<StageTime> time;
+  };
+  std::vector<Row> rows;
+  int width = 0;  // the timed rows' labels are padded to it
+  // One process (merge): one column, "seconds" (StageTime::rank0), and its
+  // memory without a rank; else rank 0's and the slowest rank's seconds.
+  bool one_process = false;
+  std::vector<int64_t> peak_rss_bytes;   // per rank
+  std::vector<int64_t> peak_anon_bytes;  // per rank (util/memory_usage.h)
+};
+
+// The --timings table, one line per row after a header, e.g. of a run:
+//   stage             rank0 s  slowest s
+//   open                0.012      0.015
+//   peak RSS rank 0: 52.1 MiB (anonymous 20.3 MiB)
+// and of a merge (one process, width 24):
+//   stage                      seconds
+//   open                         0.004
+//   peak RSS: 30.2 MiB (anonymous 12.0 MiB)
+std::string FormatTimings(const TimingTable& table);
 
 }  // namespace dsanalyze::cli

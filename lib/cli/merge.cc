@@ -16,17 +16,14 @@ namespace dsanalyze::cli {
 namespace {
 
 // --timings: one process, so one column of seconds.
-void PrintMergeTimings(const MergeResult& r) {
-  std::string table = "stage                      seconds\n";
-  char line[160];
-  for (const StageTime& t : r.stages) {
-    std::snprintf(line, sizeof(line), "%-24s %9.3f\n", t.stage.c_str(), t.rank0);
-    table += line;
-  }
-  std::snprintf(line, sizeof(line), "peak RSS: %.1f MiB (anonymous %.1f MiB)\n",
-                static_cast<double>(r.peak_rss_bytes) / (1 << 20),
-                static_cast<double>(r.peak_anon_bytes) / (1 << 20));
-  std::fputs((table + line).c_str(), stderr);
+TimingTable MergeTimings(const MergeResult& r) {
+  TimingTable table;
+  for (const StageTime& t : r.stages) table.rows.push_back({t.stage, t});
+  table.width = 24;
+  table.one_process = true;
+  table.peak_rss_bytes = {r.peak_rss_bytes};
+  table.peak_anon_bytes = {r.peak_anon_bytes};
+  return table;
 }
 
 }  // namespace
@@ -40,9 +37,7 @@ int Merge(const MergeOptions& options) {
     return MergeAnalyses(options.inputs, options.out, progress);
   }();  // the progress line is cleared before anything else is printed
   if (!merged.ok()) return ReportFailure(merged.status());
-  if (merged->late_signal != 0)
-    std::fprintf(stderr, "dsanalyze: warning: %s\n", CommittedDespite(merged->late_signal).c_str());
-  if (options.timings) PrintMergeTimings(*merged);
+  if (options.timings) std::fputs(FormatTimings(MergeTimings(*merged)).c_str(), stderr);
   std::printf("merge: wrote %s: %llu metric(s) over %llu samples from %zu analyses\n",
               options.out.c_str(), static_cast<unsigned long long>(merged->metrics),
               static_cast<unsigned long long>(merged->samples), options.inputs.size());

@@ -19,7 +19,7 @@
 #include "output/analysis_files.h"
 #include "output/analysis_layout.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/stage_clock.h"
+#include "pipeline/run_stages.h"
 #include "report/curriculum_config.h"
 #include "report/run_digest.h"
 #include "util/interrupt.h"
@@ -50,45 +50,26 @@ std::string HashFile(const std::string& path) {
   return buf;
 }
 
-// One row of the --timings table, its label padded to `width` (metric names
-// make labels of up to ~230 characters).
-std::string TimingRow(int width, const std::string& label, const StageTime& t) {
-  char line[320];
-  std::snprintf(line, sizeof(line), "%-*s %8.3f  %9.3f\n", width, label.c_str(), t.rank0,
-                t.slowest);
-  return line;
-}
-
-std::string MetricStageLabel(const MetricStageTime& m) {
-  return "  " + m.metric + ": " + m.time.stage;
-}
-
-// The stages, the dependency pass under the map (which includes it), then
-// the stages that run per metric, split by metric; the label column is as
-// wide as the longest label, at least 17.
-void PrintTimings(const RunSummary& s) {
-  int width = 17;
-  for (const MetricStageTime& m : s.metric_stages)
-    width = std::max(width, static_cast<int>(MetricStageLabel(m).size()));
-  char line[320];
-  std::snprintf(line, sizeof(line), "%-*s %8s  %9s\n", width, "stage", "rank0 s", "slowest s");
-  std::string table = line;
+// --timings: the stages, the dependency pass under the map (which includes
+// it), then the stages that run per metric, split by metric; the label
+// column is as wide as the longest label (metric names make labels of up to
+// ~230 characters), at least 17.
+TimingTable RunTimings(const RunSummary& s) {
+  TimingTable table;
   for (const StageTime& t : s.stages) {
-    table += TimingRow(width, t.stage, t);
+    table.rows.push_back({t.stage, t});
     if (t.stage == kStageNames[kStageMap] && s.dependency_pass)
-      table += TimingRow(width, "  dependency pass", *s.dependency_pass);
+      table.rows.push_back({"  dependency pass", *s.dependency_pass});
   }
-  if (!s.metric_stages.empty()) table += "per metric\n";
+  if (!s.metric_stages.empty()) table.rows.push_back({"per metric", std::nullopt});
   for (const MetricStageTime& m : s.metric_stages)
-    table += TimingRow(width, MetricStageLabel(m), m.time);
-  // RSS counts memory-mapped input pages; anonymous memory is what a job needs.
-  for (size_t r = 0; r < s.peak_rss_bytes.size(); ++r) {
-    std::snprintf(line, sizeof(line), "peak RSS rank %zu: %.1f MiB (anonymous %.1f MiB)\n", r,
-                  static_cast<double>(s.peak_rss_bytes[r]) / (1 << 20),
-                  static_cast<double>(s.peak_anon_bytes[r]) / (1 << 20));
-    table += line;
-  }
-  std::fputs(table.c_str(), stderr);
+    table.rows.push_back({"  " + m.metric + ": " + m.time.stage, m.time});
+  table.width = 17;
+  for (const TimingTable::Row& row : table.rows)
+    if (row.time) table.width = std::max(table.width, static_cast<int>(row.label.size()));
+  table.peak_rss_bytes = s.peak_rss_bytes;
+  table.peak_anon_bytes = s.peak_anon_bytes;
+  return table;
 }
 
 // What to do next with curriculum_config.json, or why there is none. Users
@@ -152,7 +133,7 @@ int Run(const RunOptions& options, int argc, char** argv) {
   } else if (comm.is_root()) {
     spdlog::info("done: {} samples in {:.3f} s, output in {}", summary.samples,
                  summary.total_seconds, config->output.path);
-    if (options.timings) PrintTimings(summary);
+    if (options.timings) std::fputs(FormatTimings(RunTimings(summary)).c_str(), stderr);
     if (progress.mode != ProgressMode::kNever) PrintDigest(config->output.path);
     AdviseOnCurriculumConfig(*config);
   }

@@ -1,16 +1,16 @@
 #include "merge/merge.h"
 
-#include <algorithm>
-#include <chrono>
 #include <thread>
 
 #include "merge/merge_inputs.h"
 #include "merge/merge_metric.h"
 #include "metrics/registry.h"
 #include "output/analysis_writer.h"
+#include "output/finish_analysis.h"
 #include "report/report.h"
 #include "util/interrupt.h"
 #include "util/memory_usage.h"
+#include "util/stage_clock.h"
 
 namespace dsanalyze {
 namespace {
@@ -56,35 +56,14 @@ MetricMergeJob JobOf(const std::vector<MergeInput>& inputs) {
   return job;
 }
 
-// The merge's stages, timed for --timings and shown by the progress display:
-// each stage ends where the next begins. Unlike a run's StageClock
-// (pipeline/stage_clock.h: fixed stages that add up over the metrics, on every
-// rank), a merge is one process whose stages are named per metric.
-struct MergeClock {
-  using Clock = std::chrono::steady_clock;
-  explicit MergeClock(Progress& shown) : progress(shown) {}
-  Progress& progress;
-  Clock::time_point start = Clock::now(), begin = start;
-  std::string stage;
-  std::vector<StageTime> stages;
-  int64_t peak_anon_bytes = 0;  // sampled at each stage end (util/memory_usage.h)
-
-  void Begin(const std::string& name, uint64_t total = 0, const char* unit = "") {
-    End();
-    stage = name;
-    progress.Begin(name, total, unit);
-  }
-  void End() {
-    const Clock::time_point now = Clock::now();
-    const double seconds = std::chrono::duration<double>(now - begin).count();
-    if (!stage.empty()) stages.push_back({stage, seconds, seconds});
-    stage.clear();
-    begin = now;
-    peak_anon_bytes = std::max(peak_anon_bytes, AnonRssBytes());
-    progress.End();
-  }
-  double Total() const { return std::chrono::duration<double>(Clock::now() - start).count(); }
-};
+// Begins the merge's stage `name`, timed for --timings and shown by the
+// progress display: the stages run one after another, each ending where the
+// next begins, named as they come (per metric).
+void BeginStage(const std::string& name, StageClock* clock, Progress& progress, uint64_t total = 0,
+                const char* unit = "") {
+  clock->Begin(name);
+  progress.Begin(name, total, unit);
+}
 
 // Each metric's inputs, checked: a single-value metric's opened files, an
 // accumulate metric's exact sum (the other member of each entry stays empty).
@@ -126,16 +105,17 @@ Status CheckDeferred(MetricMergeJob job, const std::vector<MetricEntry>& entries
 // One stage per metric ("M: merge", "M: metric_value"), a single-value
 // metric's progress counted in the union's samples.
 Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
-                    const CheckedInputs& checked, AnalysisWriter* staged, MergeClock* clock) {
+                    const CheckedInputs& checked, AnalysisWriter* staged, StageClock* clock,
+                    Progress& progress) {
   job.out_dir = staged->dir();
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
     const bool single = entries[i].type == MetricType::kSingleValuePerSample;
-    clock->Begin(entries[i].name + (single ? ": merge" : ": metric_value"),
-                 single ? UnionSamples(checked.files[i]) : 0, "samples");
+    BeginStage(entries[i].name + (single ? ": merge" : ": metric_value"), clock, progress,
+               single ? UnionSamples(checked.files[i]) : 0, "samples");
     DSA_RETURN_IF_ERROR(staged->MakeMetricDir(entries[i].name).status());
     job.name = entries[i].name;
-    job.ids_done = clock->progress.counter();
+    job.ids_done = progress.counter();
     DSA_RETURN_IF_ERROR(single ? MergeSingleValueMetric(job, checked.files[i])
                                : WriteMergedMetricValue(job, checked.sums[i]));
   }
@@ -175,46 +155,40 @@ Result<Prepared> Prepare(const std::vector<std::string>& paths, const std::strin
 }
 
 // The metric files, written while a thread finishes checking the inputs (an
-// error there is reported first), then the reports; the last checkpoint for a
-// signal is after them, as in a run.
+// error there is reported first), then the reports; FinishAnalysis's
+// checkpoint for a signal is after them, as in a run.
 Status WriteStaged(const Prepared& p, const std::string& out, AnalysisWriter* staged,
-                   MergeClock* clock) {
+                   StageClock* clock, Progress& progress) {
   SetInterruptStage("merge");
   Status deferred;
   std::thread checker =
       StartWorkerThread([&] { deferred = CheckDeferred(p.job, p.entries, p.checked); });
-  const Status written = WriteMetrics(p.job, p.entries, p.checked, staged, clock);
+  const Status written = WriteMetrics(p.job, p.entries, p.checked, staged, clock, progress);
   checker.join();
   DSA_RETURN_IF_ERROR(deferred);
   DSA_RETURN_IF_ERROR(written);
   SetInterruptStage("report");
-  clock->Begin("report");
-  DSA_RETURN_IF_ERROR(
-      WriteReports(staged->dir(), p.entries, MergeInfo(p.inputs, out, clock->Total())));
-  return CheckInterrupt();
+  BeginStage("report", clock, progress);
+  return WriteReports(staged->dir(), p.entries, MergeInfo(p.inputs, out, clock->Elapsed()));
 }
 
 }  // namespace
 
 Result<MergeResult> MergeAnalyses(const std::vector<std::string>& paths, const std::string& out,
                                   Progress& progress) {
-  MergeClock clock(progress);
+  StageClock clock;
   SetInterruptStage("open");
-  clock.Begin("open");
+  BeginStage("open", &clock, progress);
   DSA_ASSIGN_OR_RETURN(const Prepared p, Prepare(paths, out));
   DSA_ASSIGN_OR_RETURN(AnalysisWriter staged, AnalysisWriter::Create(out, p.names, "--out"));
-  DSA_RETURN_IF_ERROR(WriteStaged(p, out, &staged, &clock));
-  DisarmInterrupts();  // past the last checkpoint the commit always completes
-  clock.Begin("commit");
-  DSA_RETURN_IF_ERROR(staged.Commit());
-  clock.End();
+  const Status reports = WriteStaged(p, out, &staged, &clock, progress);
+  DSA_RETURN_IF_ERROR(FinishAnalysis(reports, {nullptr, &staged, &clock, &progress, "commit"}));
   MergeResult result;
   result.metrics = p.entries.size();
   result.samples = p.inputs.back().positions.end - p.inputs.front().positions.begin;
-  result.stages = std::move(clock.stages);
+  result.stages = clock.Times();
   result.peak_rss_bytes = PeakRssBytes();
-  result.peak_anon_bytes = clock.peak_anon_bytes;
-  result.late_signal = CaughtSignal();
+  result.peak_anon_bytes = clock.peak_anon_bytes();
   return result;
 }
 

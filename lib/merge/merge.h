@@ -3,10 +3,11 @@
 // over the union (merge_metric.h).
 //
 // One process, no MPI. The output is written like a run's (output/
-// analysis_writer.h): the save-path lock, a hidden staging folder, every metric
-// folder and the reports staged there and committed in one step, so nothing
-// under its final name is ever half-written and a failed merge leaves `out`
-// as it was (a folder it created is removed again). Every input file is
+// analysis_writer.h) and ends like one (output/finish_analysis.h): the
+// save-path lock, a hidden staging folder, every metric folder and the
+// reports staged there and committed in one step, so nothing under its final
+// name is ever half-written and a failed merge leaves `out` as it was (a
+// folder it created is removed again). Every input file is
 // opened and every accumulate sum checked before `out` is touched, except
 // the rows of sample_to_metric: a thread checks those while the output is
 // written (they are a pass over the inputs' largest files), and their error
@@ -24,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "report/report.h"
 #include "util/progress.h"
+#include "util/stage_clock.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -39,7 +40,6 @@ struct MergeResult {
   std::vector<StageTime> stages;
   int64_t peak_rss_bytes = 0;
   int64_t peak_anon_bytes = 0;
-  int late_signal = 0;  // caught during the commit, which was completed
 };
 
 // Errors: BadInput (one line starting "merge: ", or naming --out) for inputs

@@ -11,6 +11,7 @@
 #include "dataset/sample_ids.h"
 #include "metrics/registry.h"
 #include "output/analysis_layout.h"
+#include "output/finish_analysis.h"
 #include "pipeline/dependencies.h"
 #include "pipeline/map.h"
 #include "pipeline/metric_jobs.h"
@@ -255,10 +256,10 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
 // Each metric's job, timing its stages per metric (RunState::metric_seconds).
 Status RunMetricJobs(RunState& run, MetricPlan& plan) {
   for (PlannedMetric& metric : plan) {
-    const std::vector<double> before = run.clock.seconds;
+    const std::vector<double> before = run.clock.seconds();
     DSA_RETURN_IF_ERROR(RunMetricJob(run, metric));
     std::vector<double>& spent = run.metric_seconds.emplace_back(kNumStages);
-    for (int s = 0; s < kNumStages; ++s) spent[s] = run.clock.seconds[s] - before[s];
+    for (int s = 0; s < kNumStages; ++s) spent[s] = run.clock.seconds()[s] - before[s];
   }
   return Status::OK();
 }
@@ -282,14 +283,12 @@ void MeasureDetail(const RunState& run, const MetricPlan& plan, RunSummary* summ
 
 // Stage times of rank 0 and the slowest rank, and every rank's peak memory.
 void MeasureRun(const RunState& run, const MetricPlan& plan, RunSummary* summary) {
-  const std::vector<double> slowest = run.comm.Allreduce<double>(run.clock.seconds, MPI_MAX);
+  const std::vector<double> slowest = run.comm.Allreduce<double>(run.clock.seconds(), MPI_MAX);
   summary->samples = run.samples.count;
-  summary->stages.clear();
-  for (int s = 0; s < kNumStages; ++s)
-    summary->stages.push_back({kStageNames[s], run.clock.seconds[s], slowest[s]});
+  summary->stages = run.clock.Times(slowest);
   MeasureDetail(run, plan, summary);
   summary->peak_rss_bytes = run.comm.Allgather<int64_t>(PeakRssBytes());
-  summary->peak_anon_bytes = run.comm.Allgather<int64_t>(run.clock.peak_anon_bytes);
+  summary->peak_anon_bytes = run.comm.Allgather<int64_t>(run.clock.peak_anon_bytes());
 }
 
 RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSummary& summary) {
@@ -307,10 +306,13 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
   return info;
 }
 
-// Collective: rank 0 writes the reports into the staged analysis.
+// Collective: rank 0 writes the reports into the staged analysis; its
+// Status, which FinishAnalysis agrees on. They and the commit are timed as
+// one stage, report_commit.
 Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dataset,
                        const RunContext& context, RunSummary* summary) {
   run.Begin("commit", "report");
+  run.clock.Begin(kStageNames[kStageCommit]);
   MeasureRun(run, plan, summary);
   const nlohmann::json memory = MemoryReport(run, plan);
   std::vector<uint64_t> nan_scores;
@@ -331,19 +333,7 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dat
     st = WriteReports(run.staged->dir(), entries, info);
     FaultPoint("report");  // test-only (util/fault_point.h)
   }
-  // The last interruption checkpoint: past it the commit always completes.
-  return run.comm.AgreeOnStatus(st);
-}
-
-// Collective: rank 0 makes the staged analysis the save path's, in one step.
-Status Commit(RunState& run) {
-  DisarmInterrupts();
-  Status st;
-  if (run.comm.is_root()) st = run.staged->Commit();
-  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(st));
-  if (const int late = run.comm.Allreduce(CaughtSignal(), MPI_MAX); late != 0 && run.comm.is_root())
-    spdlog::warn("{}", CommittedDespite(late));
-  return Status::OK();
+  return st;
 }
 
 }  // namespace
@@ -354,7 +344,6 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   Progress progress(context.progress, comm.is_root());
   RunState run(config, comm, progress);
   run.progress_interval = context.progress.interval;
-  run.clock.Start();
 
   Inputs in;
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(OpenInputs(config, &in)));
@@ -375,13 +364,11 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   DSA_RETURN_IF_ERROR(MapMetrics(run, *in.dataset, in.plan));
   DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan));
 
-  DSA_RETURN_IF_ERROR(WriteRunReports(run, in.plan, *in.dataset, context, summary));
-  DSA_RETURN_IF_ERROR(Commit(run));
-  run.clock.Lap(kStageCommit);
+  const Status reports = WriteRunReports(run, in.plan, *in.dataset, context, summary);
+  DSA_RETURN_IF_ERROR(FinishAnalysis(reports, {&comm, run.staged, &run.clock, &progress}));
   // Measured after the summary was written: only the log shows it (rank 0's work).
-  summary->stages.back().rank0 = summary->stages.back().slowest = run.clock.seconds[kStageCommit];
+  summary->stages.back().rank0 = summary->stages.back().slowest = run.clock.seconds()[kStageCommit];
   summary->total_seconds = MPI_Wtime() - start;
-  progress.End();
   return Status::OK();
 }
 

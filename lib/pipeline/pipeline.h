@@ -8,7 +8,8 @@
 //   per metric, the job of its type ....................... metric_jobs.h
 //     single-value: min/max → sample_to_metric → local sort → sample sort → index files
 //     accumulate:   exact sum over ranks → metric_value
-//   reports (rank 0) → commit ............................. report/report.h, analysis_writer.h
+//   reports (rank 0) ...................................... report/report.h
+//   last checkpoint → commit (rank 0) ..................... output/finish_analysis.h
 //
 // Collective over `comm`: every rank calls it with the same Config, and every
 // rank returns the same Status (errors are agreed on at stage boundaries).
@@ -22,7 +23,7 @@
 #include "comm/comm.h"
 #include "config/config.h"
 #include "pipeline/progress.h"
-#include "report/report.h"  // StageTime
+#include "util/stage_clock.h"
 #include "util/status.h"
 
 namespace dsanalyze {

@@ -21,8 +21,9 @@
 #include "output/analysis_writer.h"
 #include "pipeline/memory_plan.h"
 #include "pipeline/progress.h"
-#include "pipeline/stage_clock.h"
+#include "pipeline/run_stages.h"
 #include "sort/local_sort.h"
+#include "util/stage_clock.h"
 #include "util/work_split.h"
 
 namespace dsanalyze {
@@ -53,7 +54,7 @@ struct RunState {
   const Config& config;
   const Comm& comm;
   Progress& progress;
-  StageClock clock;
+  StageClock clock{kStageNames};  // run_stages.h
   SampleSpace samples;
   WriteOptions write;                // gather_write.h, from the config's output section
   MemoryPlan memory;                 // memory_plan.h, from the config's memory section

@@ -36,18 +36,10 @@
 
 #include "config/config.h"
 #include "metrics/metric.h"
+#include "util/stage_clock.h"  // StageTime
 #include "util/status.h"
 
 namespace dsanalyze {
-
-// Wall seconds of one stage, on rank 0 and on the slowest rank: the run's
-// and merge's --timings (pipeline/pipeline.h, merge/merge.h) and
-// summary.json's "timings" (rank0_seconds, max_seconds).
-struct StageTime {
-  std::string stage;
-  double rank0 = 0;
-  double slowest = 0;
-};
 
 struct RunInfo {
   std::string tool_version;

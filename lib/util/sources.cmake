@@ -8,5 +8,6 @@ target_sources(dsanalyze_lib_util PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/memory_usage.cc
   ${CMAKE_CURRENT_LIST_DIR}/progress.cc
   ${CMAKE_CURRENT_LIST_DIR}/scratch_file.cc
+  ${CMAKE_CURRENT_LIST_DIR}/stage_clock.cc
   ${CMAKE_CURRENT_LIST_DIR}/temp_lease.cc
   ${CMAKE_CURRENT_LIST_DIR}/write_behind.cc)
