@@ -7,6 +7,7 @@
 #include "merge/merge_inputs.h"
 #include "merge/merge_metric.h"
 #include "metrics/registry.h"
+#include "output/analysis_layout.h"
 #include "output/analysis_writer.h"
 #include "report/report.h"
 #include "util/interrupt.h"
@@ -103,7 +104,7 @@ Result<CheckedInputs> CheckAndSum(MetricMergeJob job, const std::vector<MetricEn
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
     job.name = entries[i].name;
-    if (entries[i].type == MetricType::kSingleValuePerSample) {
+    if (TraitsOf(entries[i].type).per_sample) {
       DSA_ASSIGN_OR_RETURN(checked.files[i], OpenSingleValueInputs(job));
     } else {
       DSA_ASSIGN_OR_RETURN(checked.sums[i], SumMetricValues(job));
@@ -117,7 +118,7 @@ Status CheckDeferred(MetricMergeJob job, const std::vector<MetricEntry>& entries
                      const CheckedInputs& checked) {
   for (size_t i = 0; i < entries.size(); ++i) {
     job.name = entries[i].name;
-    if (entries[i].type == MetricType::kSingleValuePerSample)
+    if (TraitsOf(entries[i].type).per_sample)
       DSA_RETURN_IF_ERROR(CheckSampleToMetricRows(job, checked.files[i]));
   }
   return Status::OK();
@@ -130,7 +131,7 @@ Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
   job.out_dir = staged->dir();
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
-    const bool single = entries[i].type == MetricType::kSingleValuePerSample;
+    const bool single = TraitsOf(entries[i].type).per_sample;
     clock->Begin(entries[i].name + (single ? ": merge" : ": metric_value"),
                  single ? UnionSamples(checked.files[i]) : 0, "samples");
     DSA_RETURN_IF_ERROR(staged->MakeMetricDir(entries[i].name).status());
