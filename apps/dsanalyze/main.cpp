@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     return ParseErrorExit(&argc, &argv, app, e);
   }
 
-  const dsanalyze::Invocation invocation{argc, argv, &app, &top_run};
+  const dsanalyze::Invocation invocation{.argc = argc, .argv = argv, .app = &app, .top = &top_run};
   for (size_t i = 0; i < commands.size(); ++i)
     if (app.got_subcommand(commands[i].name)) return commands[i].run(options[i].get(), invocation);
   if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);

@@ -35,7 +35,7 @@ Result<std::vector<MetricEntry>> EntriesOf(const MergeInput& input) {
     if (!score.ok())
       return Status::BadInput("merge: " + input.path + ": summary.json: recorded " +
                               score.status().message());
-    entries.push_back({m.name, type, *score});
+    entries.push_back({.name = m.name, .type = type, .score = *score});
   }
   PutInAnalysisOrder(entries, [](const MetricEntry& e) { return e.type; });
   return entries;

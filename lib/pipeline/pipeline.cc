@@ -320,9 +320,13 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dat
     std::vector<MetricEntry> entries;
     for (size_t i = 0; i < plan.size(); ++i) {
       const std::optional<IndexPath>& path = plan[i].job.index_path;
-      entries.push_back({plan[i].name(), plan[i].type(), plan[i].metric->score_meaning(),
-                         plan[i].job.bin_ranges, NotMergeable(run, plan[i]), nan_scores[i],
-                         path ? std::string(IndexPathName(*path)) : ""});
+      entries.push_back({.name = plan[i].name(),
+                         .type = plan[i].type(),
+                         .score = plan[i].metric->score_meaning(),
+                         .bin_ranges = plan[i].job.bin_ranges,
+                         .not_mergeable = NotMergeable(run, plan[i]),
+                         .nan_scores = nan_scores[i],
+                         .index_path = path ? std::string(IndexPathName(*path)) : ""});
     }
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
