@@ -3,6 +3,7 @@
 #include "command_table.h"
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -154,23 +155,21 @@ int RunMerge(cli::MergeOptions o, const Invocation& invocation) {
 
 // A table entry for a command whose options are `Options`: `add_options` puts
 // them on the subcommand; `run` takes the options and, if it needs it, the
-// Invocation.
+// Invocation. The registered command owns its options, where CLI11 writes.
 template <class Options, class AddOptions, class Run>
 Command Entry(const std::string& name, const std::string& about, AddOptions add_options, Run run,
               std::vector<std::string> top_options = {}) {
-  auto add = [=](CLI::App& app) -> std::shared_ptr<void> {
+  auto add = [=](CLI::App& app) -> RegisteredCommand {
     auto options = std::make_shared<Options>();
     add_options(*app.add_subcommand(name, about), *options);
-    return options;
+    return [=](const Invocation& invocation) {
+      if constexpr (std::is_invocable_v<Run, const Options&>)
+        return run(*options);
+      else
+        return run(*options, invocation);
+    };
   };
-  auto run_parsed = [=](const void* parsed, const Invocation& invocation) {
-    const Options& options = *static_cast<const Options*>(parsed);
-    if constexpr (std::is_invocable_v<Run, const Options&>)
-      return run(options);
-    else
-      return run(options, invocation);
-  };
-  return {name, add, run_parsed, std::move(top_options)};
+  return {.name = name, .add = add, .top_options = std::move(top_options)};
 }
 
 std::vector<Command> MakeCommands() {

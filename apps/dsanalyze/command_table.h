@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
-#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,13 +21,16 @@ struct Invocation {
   const cli::RunOptions* top = nullptr;  // options given before the subcommand
 };
 
-// One subcommand. `add` registers it and its options on `app` and returns the
-// options CLI11 fills in when it parses; `run` runs the command on them and
-// returns the process exit code.
+// A subcommand as registered: it owns the options CLI11 fills in when it
+// parses the line, and runs the command on them, returning the process exit
+// code.
+using RegisteredCommand = std::function<int(const Invocation& invocation)>;
+
+// One subcommand. `add` registers it and its options on `app`; call what it
+// returns once the line is parsed and names the subcommand.
 struct Command {
   std::string name;
-  std::function<std::shared_ptr<void>(CLI::App& app)> add;
-  std::function<int(const void* options, const Invocation& invocation)> run;
+  std::function<RegisteredCommand(CLI::App& app)> add;
   // The top-level options (AddRunOptions) the command reads when they come
   // before its name, as `dsanalyze --timings merge`.
   std::vector<std::string> top_options;

@@ -3,7 +3,6 @@
 // command_table.h, the work in lib/ (cli/commands.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -55,8 +54,8 @@ int main(int argc, char** argv) {
   cli::RunOptions top_run;
   dsanalyze::AddRunOptions(app, top_run, false);
   const std::span<const dsanalyze::Command> commands = dsanalyze::Commands();
-  std::vector<std::shared_ptr<void>> options;
-  for (const dsanalyze::Command& command : commands) options.push_back(command.add(app));
+  std::vector<dsanalyze::RegisteredCommand> registered;
+  for (const dsanalyze::Command& command : commands) registered.push_back(command.add(app));
 
   try {
     app.parse(argc, argv);
@@ -66,9 +65,9 @@ int main(int argc, char** argv) {
     return ParseErrorExit(&argc, &argv, app, e);
   }
 
-  const dsanalyze::Invocation invocation{argc, argv, &app, &top_run};
+  const dsanalyze::Invocation invocation{.argc = argc, .argv = argv, .app = &app, .top = &top_run};
   for (size_t i = 0; i < commands.size(); ++i)
-    if (app.got_subcommand(commands[i].name)) return commands[i].run(options[i].get(), invocation);
+    if (app.got_subcommand(commands[i].name)) return registered[i](invocation);
   if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
   std::fputs(app.help().c_str(), stderr);
   return dsanalyze::kExitBadInput;

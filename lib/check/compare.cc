@@ -177,9 +177,10 @@ const char* SkippingSide(const std::string& prefix, const AnalysisFolder& a,
   if (prefix.rfind(stem, 0) != 0) return nullptr;
   const std::string kind = prefix.substr(stem.size());
   const auto is_kind = [&](std::string_view k) { return k == kind; };
-  if (std::none_of(kSingleValueKinds.begin(), kSingleValueKinds.end(), is_kind) &&
-      std::none_of(kAccumulateKinds.begin(), kAccumulateKinds.end(), is_kind))
-    return nullptr;
+  const auto of_type = [&](const MetricTypeTraits& t) {
+    return std::any_of(t.kinds.begin(), t.kinds.end(), is_kind);
+  };
+  if (std::none_of(kMetricTypes.begin(), kMetricTypes.end(), of_type)) return nullptr;
   if (!WritesKind(a.files, kind)) return "A";
   if (!WritesKind(b.files, kind)) return "B";
   return nullptr;
@@ -199,7 +200,7 @@ std::optional<std::pair<uint64_t, uint64_t>> PositionsOf(const AnalysisFolder& s
       return std::pair(range[0].get<uint64_t>(), range[1].get<uint64_t>());
   }
   for (const ListedMetric& m : side.listed)
-    if (m.type == MetricType::kSingleValuePerSample && m.samples)
+    if (m.type && TraitsOf(*m.type).per_sample && m.samples)
       return std::pair(uint64_t{0}, *m.samples);
   return std::nullopt;
 }

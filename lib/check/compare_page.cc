@@ -18,10 +18,10 @@ std::vector<std::string> Distributions(const AnalysisFolder& analysis) {
   if (!WritesDistribution(analysis.files)) return names;
   if (analysis.has_summary) {
     for (const ListedMetric& m : analysis.listed)
-      if (m.type == MetricType::kSingleValuePerSample) names.push_back(m.name);
+      if (m.type && TraitsOf(*m.type).per_sample) names.push_back(m.name);
   } else {
     for (const MetricFolder& f : analysis.folders)
-      if (f.has_single_value_files) names.push_back(f.name);
+      if (TraitsOf(f.types.front()).per_sample) names.push_back(f.name);
   }
   return names;
 }

@@ -448,13 +448,11 @@ Result<VerifyReport> VerifyOutput(const std::string& save_path) {
   VerifyReport report;
   for (const MetricFolder& f : analysis.folders) {
     MetricChecker checker(save_path, f.name, analysis, &report.violations);
-    if (f.has_single_value_files && f.has_metric_value)
+    if (f.types.size() > 1)
       checker.FailFolder("holds both single_value_per_sample files and " + f.name +
                          "_metric_value; a metric is one or the other");
-    VerifiedMetric m = Skipping(analysis, f.name,
-                                f.has_single_value_files ? MetricType::kSingleValuePerSample
-                                                         : MetricType::kAccumulateValueOverSamples);
-    if (f.has_single_value_files)
+    VerifiedMetric m = Skipping(analysis, f.name, f.types.front());
+    if (TraitsOf(m.type).per_sample)
       VerifySingleValue(checker, m, ListedSamples(analysis, f.name));
     else
       VerifyAccumulate(checker, m);

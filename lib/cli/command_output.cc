@@ -40,12 +40,12 @@ int ReportFailure(const Status& st) {
   return st.exit_code();
 }
 
-ProgressOptions ProgressFor(const std::string& progress, bool quiet, bool shown) {
+ProgressOptions ProgressFor(const ProgressRequest& request) {
   ProgressOptions p;
-  p.mode = progress == "always"           ? ProgressMode::kAlways
-           : progress == "never" || quiet ? ProgressMode::kNever
-                                          : ProgressMode::kAuto;
-  p.live = shown && p.mode != ProgressMode::kNever && StderrReachesTerminal();
+  p.mode = request.progress == "always"                   ? ProgressMode::kAlways
+           : request.progress == "never" || request.quiet ? ProgressMode::kNever
+                                                          : ProgressMode::kAuto;
+  p.live = request.shown && p.mode != ProgressMode::kNever && StderrReachesTerminal();
   return p;
 }
 

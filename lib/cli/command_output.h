@@ -24,9 +24,15 @@ std::string FailureLine(const Status& st);
 // ends on a failed Status.
 int ReportFailure(const Status& st);
 
-// --progress auto|always|never, with --quiet silencing auto. Only `shown`
-// (rank 0) looks for the terminal.
-ProgressOptions ProgressFor(const std::string& progress, bool quiet, bool shown);
+// What a command's progress display is made of.
+struct ProgressRequest {
+  std::string progress = "auto";  // --progress auto|always|never
+  bool quiet = false;             // --quiet: silences auto
+  bool shown = false;             // this process shows the display (rank 0)
+};
+
+// The display the request asks for. Only a shown display looks for the terminal.
+ProgressOptions ProgressFor(const ProgressRequest& request);
 
 // What --timings shows (FormatTimings): stage times, then peak memory.
 struct TimingTable {

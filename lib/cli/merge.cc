@@ -33,7 +33,7 @@ int Merge(const MergeOptions& options) {
   if (const std::optional<int> rank = LauncherRank(); rank && *rank != 0) return kExitOk;
   InstallInterruptHandlers();
   Result<MergeResult> merged = [&] {
-    Progress progress(ProgressFor(options.progress, false, true), true);
+    Progress progress(ProgressFor({.progress = options.progress, .shown = true}), true);
     return MergeAnalyses(options.inputs, options.out, progress);
   }();  // the progress line is cleared before anything else is printed
   if (!merged.ok()) return ReportFailure(merged.status());

@@ -117,7 +117,8 @@ int Run(const RunOptions& options, int argc, char** argv) {
   Status st;
   RunSummary summary;
   // Only rank 0 shows it.
-  const ProgressOptions progress = ProgressFor(options.progress, options.quiet, comm.is_root());
+  const ProgressOptions progress =
+      ProgressFor({.progress = options.progress, .quiet = options.quiet, .shown = comm.is_root()});
   auto config = LoadConfig(options.config_path);
   st = comm.AgreeOnStatus(config.status());
   if (st.ok()) {

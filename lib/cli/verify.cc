@@ -11,6 +11,7 @@
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "output/analysis_layout.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -19,7 +20,7 @@ std::string Count(const std::optional<uint64_t>& n) { return n ? std::to_string(
 
 std::string MetricLine(const VerifiedMetric& m) {
   std::string s = m.name + " (" + std::string(MetricTypeName(m.type));
-  if (m.type == MetricType::kSingleValuePerSample)
+  if (TraitsOf(m.type).per_sample)
     s += ", " + Count(m.samples) + " samples, " + Count(m.distinct_values) + " distinct values)";
   else
     s += ", length " + Count(m.length) + ")";
@@ -60,7 +61,7 @@ void PrintJson(const std::string& save_path, const VerifyReport& report) {
   nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
   for (const VerifiedMetric& m : report.metrics) {
     nlohmann::ordered_json j = {{"name", m.name}, {"type", std::string(MetricTypeName(m.type))}};
-    if (m.type == MetricType::kSingleValuePerSample) {
+    if (TraitsOf(m.type).per_sample) {
       j["samples"] = OptionalJson(m.samples);
       j["distinct_values"] = OptionalJson(m.distinct_values);
     } else {

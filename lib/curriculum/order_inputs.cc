@@ -33,10 +33,10 @@ Status FindSingleValueMetric(const std::string& analysis, const AnalysisFolder& 
                             DidYouMean(metric, choices) + "; its metrics: " + list);
   }
   for (const MetricFolder& f : folder.folders)
-    if (f.name == metric && !f.has_single_value_files && f.has_metric_value)
-      return Status::BadInput(analysis + ": metric \"" + metric +
-                              "\" is an accumulate_value_over_samples metric: it has no value "
-                              "per sample to order by");
+    if (f.name == metric && !TraitsOf(f.types.front()).per_sample)
+      return Status::BadInput(analysis + ": metric \"" + metric + "\" is an " +
+                              std::string(MetricTypeName(f.types.front())) +
+                              " metric: it has no value per sample to order by");
   return Status::OK();
 }
 

@@ -62,7 +62,13 @@ std::vector<WarningGroup> GroupWarnings(const std::vector<CurriculumWarning>& wa
   std::map<std::pair<WarningKind, std::string>, size_t> at;
   for (const CurriculumWarning& w : warnings) {
     const auto [it, added] = at.try_emplace({w.kind, w.metric}, groups.size());
-    if (added) groups.push_back({w.kind, w.metric, 0, w.step, w.step, w.message, w.fix});
+    if (added)
+      groups.push_back({.kind = w.kind,
+                        .metric = w.metric,
+                        .first_step = w.step,
+                        .last_step = w.step,
+                        .message = w.message,
+                        .fix = w.fix});
     WarningGroup& g = groups[it->second];
     ++g.count;
     g.first_step = std::min(g.first_step, w.step);

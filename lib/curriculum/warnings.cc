@@ -92,21 +92,26 @@ void ValueOnGroupedRows(const CurriculumMetricConfig& m, const MetricFiles& inde
       (merged ? path.substr(0, path.size() - kMergedSuffix.size()) + kPlainSuffix
               : "the metric's *" + kPlainSuffix);
   if (rows < index.index_to_metric.num_rows()) {
-    out->push_back({0, WarningKind::kIndexMismatch, m.name,
-                    m.name + ": difficulty_type value reads " + path + ", whose " +
-                        to_string(rows) + " rows group the " +
-                        to_string(index.index_to_metric.num_rows()) +
-                        " values of index_to_metric (the percentile_merged grouping), yet "
-                        "DeepSpeed pairs row r with index_to_metric row r: clusters do not "
-                        "follow the metric's values",
-                    fix});
+    out->push_back({.step = 0,
+                    .kind = WarningKind::kIndexMismatch,
+                    .metric = m.name,
+                    .message = m.name + ": difficulty_type value reads " + path + ", whose " +
+                               to_string(rows) + " rows group the " +
+                               to_string(index.index_to_metric.num_rows()) +
+                               " values of index_to_metric (the percentile_merged grouping), yet "
+                               "DeepSpeed pairs row r with index_to_metric row r: clusters do not "
+                               "follow the metric's values",
+                    .fix = fix});
   } else {
-    out->push_back({0, WarningKind::kIndexChoice, m.name,
-                    m.name + ": difficulty_type value reads the percentile_merged index " + path +
-                        "; with fewer than 200 values its rows are one value each, so "
-                        "the clusters are right here, but with more they group several values "
-                        "and stop matching index_to_metric",
-                    fix});
+    out->push_back(
+        {.step = 0,
+         .kind = WarningKind::kIndexChoice,
+         .metric = m.name,
+         .message = m.name + ": difficulty_type value reads the percentile_merged index " + path +
+                    "; with fewer than 200 values its rows are one value each, so "
+                    "the clusters are right here, but with more they group several values "
+                    "and stop matching index_to_metric",
+         .fix = fix});
   }
 }
 
@@ -123,18 +128,25 @@ std::vector<CurriculumWarning> CheckMetricPaths(const std::vector<CurriculumMetr
       if (!fs::exists(prefix + ".idx", ec) || !fs::exists(prefix + ".bin", ec)) {
         *missing = true;
         out.push_back(
-            {0, WarningKind::kMissingFile, m.name,
-             where + ": no such .bin/.idx pair; DeepSpeed's sampler fails when it opens it",
-             "point " + std::string(key) + " at an existing file of " + analysis +
-                 " (curriculum_config.json there lists them)"});
+            {.step = 0,
+             .kind = WarningKind::kMissingFile,
+             .metric = m.name,
+             .message =
+                 where + ": no such .bin/.idx pair; DeepSpeed's sampler fails when it opens it",
+             .fix = "point " + std::string(key) + " at an existing file of " + analysis +
+                    " (curriculum_config.json there lists them)"});
         continue;
       }
       const fs::path p(prefix);
       if (Canonical(p.parent_path().parent_path().string()) != home)
         out.push_back(
-            {0, WarningKind::kOtherAnalysis, m.name, where + ": is not in the analysis " + analysis,
-             "use " + (fs::path(analysis) / p.parent_path().filename() / p.filename()).string() +
-                 ", or check the analysis the config was made for"});
+            {.step = 0,
+             .kind = WarningKind::kOtherAnalysis,
+             .metric = m.name,
+             .message = where + ": is not in the analysis " + analysis,
+             .fix = "use " +
+                    (fs::path(analysis) / p.parent_path().filename() / p.filename()).string() +
+                    ", or check the analysis the config was made for"});
     }
   }
   return out;
@@ -150,19 +162,24 @@ std::vector<CurriculumWarning> CheckMetricIndexes(
     const MetricFiles& index = *indexes[i];
     const std::string& path = m.index_to_sample_path;
     if (index.samples() != samples)
-      out.push_back({0, WarningKind::kOtherDataset, m.name,
-                     m.name + ": " + path + " holds " + to_string(index.samples()) +
-                         " samples but the analysis has " + to_string(samples),
-                     "use the index files of the analysis (or analyse this dataset again)"});
+      out.push_back({.step = 0,
+                     .kind = WarningKind::kOtherDataset,
+                     .metric = m.name,
+                     .message = m.name + ": " + path + " holds " + to_string(index.samples()) +
+                                " samples but the analysis has " + to_string(samples),
+                     .fix = "use the index files of the analysis (or analyse this dataset again)"});
     if (m.difficulty_type == DifficultyType::kValue) {
       ValueOnGroupedRows(m, index, &out);
     } else if (EndsWith(path, kPlainSuffix)) {  // percentile on the plain index
-      out.push_back({0, WarningKind::kIndexChoice, m.name,
-                     m.name + ": difficulty_type percentile reads the plain index " + path +
-                         ": the same samples (percentile slices follow the row order only), but "
-                         "one row per value makes every lookup walk more rows",
-                     "set index_to_sample_path to " +
-                         path.substr(0, path.size() - kPlainSuffix.size()) + kMergedSuffix});
+      out.push_back(
+          {.step = 0,
+           .kind = WarningKind::kIndexChoice,
+           .metric = m.name,
+           .message = m.name + ": difficulty_type percentile reads the plain index " + path +
+                      ": the same samples (percentile slices follow the row order only), but "
+                      "one row per value makes every lookup walk more rows",
+           .fix = "set index_to_sample_path to " +
+                  path.substr(0, path.size() - kPlainSuffix.size()) + kMergedSuffix});
     }
   }
   return out;
@@ -184,14 +201,17 @@ void BelowMinValue(const ReplayContext& c, const Replay& replay,
     if (first == replay.steps.end()) continue;
     const auto until = std::find_if_not(first, replay.steps.end(), below);
     const std::string name = c.metrics[m].name;
-    out->push_back({first->step, WarningKind::kBelowMinValue, name,
-                    name + "'s difficulty " + to_string(first->difficulty[m]) +
-                        " is below its smallest value " + to_string(smallest) +
-                        (until == replay.steps.end() ? " for the whole run"
-                                                     : " until step " + to_string(until->step)) +
-                        ": DeepSpeed's value lookup admits no sample of " + name +
-                        ", so its clusters hold nothing matching it",
-                    "raise " + name + "'s min_difficulty to " + to_string(smallest)});
+    out->push_back(
+        {.step = first->step,
+         .kind = WarningKind::kBelowMinValue,
+         .metric = name,
+         .message = name + "'s difficulty " + to_string(first->difficulty[m]) +
+                    " is below its smallest value " + to_string(smallest) +
+                    (until == replay.steps.end() ? " for the whole run"
+                                                 : " until step " + to_string(until->step)) +
+                    ": DeepSpeed's value lookup admits no sample of " + name +
+                    ", so its clusters hold nothing matching it",
+         .fix = "raise " + name + "'s min_difficulty to " + to_string(smallest)});
   }
 }
 
@@ -209,13 +229,15 @@ bool EmptyIntersection(const ReplayContext& c, const ReplayStep& s,
   }
   if (!any) return false;
   const bool first = s.eligible == 0;
-  out->push_back({s.step, first ? WarningKind::kEmptyFirstCluster : WarningKind::kEmptyIntersection,
-                  "",
-                  "at difficulties " + Difficulties(c, s) + " the metrics admit alone (" + alone +
-                      " samples) but none in common: the new cluster is empty" +
-                      (first ? std::string(kNoClusterYet) : ""),
-                  "raise min_difficulty of the metrics that admit few samples, or make one "
-                  "metric single_cluster"});
+  out->push_back({.step = s.step,
+                  .kind = first ? WarningKind::kEmptyFirstCluster : WarningKind::kEmptyIntersection,
+                  .metric = "",
+                  .message = "at difficulties " + Difficulties(c, s) +
+                             " the metrics admit alone (" + alone +
+                             " samples) but none in common: the new cluster is empty" +
+                             (first ? std::string(kNoClusterYet) : ""),
+                  .fix = "raise min_difficulty of the metrics that admit few samples, or make one "
+                         "metric single_cluster"});
   return true;
 }
 
@@ -251,17 +273,22 @@ CurriculumWarning EmptyCluster(const ReplayContext& c, const ReplayStep* previou
   const std::string at = "new cluster at difficulties " + Difficulties(c, s);
   const std::string singles = OnlySingleClusterChanged(c, previous, s);
   if (!singles.empty())
-    return {s.step, WarningKind::kSingleClusterChange, singles,
-            "only single_cluster metrics changed (" + singles + "): the " + at +
+    return {.step = s.step,
+            .kind = WarningKind::kSingleClusterChange,
+            .metric = singles,
+            .message =
+                "only single_cluster metrics changed (" + singles + "): the " + at +
                 " is empty by design, as a single_cluster difficulty selects no samples (it acts "
                 "in the model, e.g. seqlen_truncate), and DeepSpeed's sampler skips it",
-            "nothing to do"};
-  return {s.step, WarningKind::kEmptyCluster, ScheduledMetric(c),
-          at +
-              " is empty (no sample lies between the previous and current difficulty); "
-              "DeepSpeed skips it and keeps drawing from " +
-              to_string(s.eligible) + " samples",
-          "use a larger difficulty_step so each increase admits samples"};
+            .fix = "nothing to do"};
+  return {.step = s.step,
+          .kind = WarningKind::kEmptyCluster,
+          .metric = ScheduledMetric(c),
+          .message = at +
+                     " is empty (no sample lies between the previous and current difficulty); "
+                     "DeepSpeed skips it and keeps drawing from " +
+                     to_string(s.eligible) + " samples",
+          .fix = "use a larger difficulty_step so each increase admits samples"};
 }
 
 // empty_first_cluster, empty_cluster, single_cluster_change, small_pool or
@@ -273,25 +300,33 @@ void SmallCluster(const ReplayContext& c, const ReplayStep* previous, const Repl
   const std::string at = "new cluster at difficulties " + Difficulties(c, s);
   const std::string pool = to_string(s.eligible);
   if (s.eligible == 0) {
-    out->push_back({s.step, WarningKind::kEmptyFirstCluster, ScheduledMetric(c),
-                    at + " is empty and DeepSpeed skips it" + std::string(kNoClusterYet),
-                    StartFix(c)});
+    out->push_back({.step = s.step,
+                    .kind = WarningKind::kEmptyFirstCluster,
+                    .metric = ScheduledMetric(c),
+                    .message = at + " is empty and DeepSpeed skips it" + std::string(kNoClusterYet),
+                    .fix = StartFix(c)});
   } else if (s.cluster.size == 0) {
     out->push_back(EmptyCluster(c, previous, s));
   } else if (s.eligible < batch) {
-    out->push_back({s.step, WarningKind::kSmallPool, ScheduledMetric(c),
-                    at + " holds " + to_string(s.cluster.size) + " samples and the pool " + pool +
-                        ", fewer than a global batch (" + to_string(batch) +
-                        "): every batch repeats samples, and as get_sample_from_cluster wraps a "
-                        "cluster once, batches come out short (dropped with drop_last)",
-                    StartFix(c)});
+    out->push_back(
+        {.step = s.step,
+         .kind = WarningKind::kSmallPool,
+         .metric = ScheduledMetric(c),
+         .message = at + " holds " + to_string(s.cluster.size) + " samples and the pool " + pool +
+                    ", fewer than a global batch (" + to_string(batch) +
+                    "): every batch repeats samples, and as get_sample_from_cluster wraps a "
+                    "cluster once, batches come out short (dropped with drop_last)",
+         .fix = StartFix(c)});
   } else {
-    out->push_back({s.step, WarningKind::kSmallCluster, ScheduledMetric(c),
-                    at + " holds " + to_string(s.cluster.size) +
-                        " samples, fewer than a global batch (" + to_string(batch) +
-                        "); it is drawn with weight " + to_string(s.cluster.size) + "/" + pool +
-                        " like any cluster",
-                    "nothing needed; a larger difficulty_step makes fewer, larger clusters"});
+    out->push_back(
+        {.step = s.step,
+         .kind = WarningKind::kSmallCluster,
+         .metric = ScheduledMetric(c),
+         .message = at + " holds " + to_string(s.cluster.size) +
+                    " samples, fewer than a global batch (" + to_string(batch) +
+                    "); it is drawn with weight " + to_string(s.cluster.size) + "/" + pool +
+                    " like any cluster",
+         .fix = "nothing needed; a larger difficulty_step makes fewer, larger clusters"});
   }
 }
 
@@ -329,11 +364,14 @@ std::vector<CurriculumWarning> CheckReplay(const ReplayContext& c, const Replay&
     previous = &s;
   }
   if (!replay.steps.empty() && replay.covered < c.samples)
-    out.push_back({c.train_steps, WarningKind::kNeverEligible, "",
-                   to_string(c.samples - replay.covered) + " of " + to_string(c.samples) +
-                       " samples are in no cluster by the last step " + to_string(c.train_steps) +
-                       ": DeepSpeed never trains on them",
-                   NeverEligibleFix(c, replay)});
+    out.push_back({.step = c.train_steps,
+                   .kind = WarningKind::kNeverEligible,
+                   .metric = "",
+                   .message = to_string(c.samples - replay.covered) + " of " +
+                              to_string(c.samples) +
+                              " samples are in no cluster by the last step " +
+                              to_string(c.train_steps) + ": DeepSpeed never trains on them",
+                   .fix = NeverEligibleFix(c, replay)});
   std::stable_sort(
       out.begin(), out.end(),
       [](const CurriculumWarning& a, const CurriculumWarning& b) { return a.step < b.step; });

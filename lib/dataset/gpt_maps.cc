@@ -43,8 +43,8 @@ GptMaps BuildGptMaps(const std::vector<int32_t>& sizes, int32_t seq_length, int 
   return m;
 }
 
-Status CheckGptMapInputs(uint64_t rows, uint64_t tokens, uint64_t seq_length, uint64_t epochs,
-                         const std::string& what) {
+Status CheckGptMapInputs(const GptMapInputs& inputs, const std::string& what) {
+  const auto [rows, tokens, seq_length, epochs] = inputs;
   constexpr uint64_t kInt32Max = std::numeric_limits<int32_t>::max();
   if (seq_length < 1 || seq_length >= kInt32Max)
     return Status::BadInput(what + ": the sequence length must be in [1, " +
@@ -64,9 +64,11 @@ Status CheckGptMapInputs(uint64_t rows, uint64_t tokens, uint64_t seq_length, ui
 Result<uint64_t> WriteGptMaps(const IndexedDataset& dataset, int32_t seq_length, int epochs,
                               uint64_t seed, const std::string& index_prefix,
                               const std::string& what) {
-  DSA_RETURN_IF_ERROR(CheckGptMapInputs(dataset.num_rows(), dataset.num_elements(),
-                                        static_cast<uint64_t>(seq_length),
-                                        static_cast<uint64_t>(epochs), what));
+  DSA_RETURN_IF_ERROR(CheckGptMapInputs({.rows = dataset.num_rows(),
+                                         .tokens = dataset.num_elements(),
+                                         .seq_length = static_cast<uint64_t>(seq_length),
+                                         .epochs = static_cast<uint64_t>(epochs)},
+                                        what));
   std::vector<int32_t> sizes(dataset.num_rows());
   for (uint64_t r = 0; r < sizes.size(); ++r) sizes[r] = dataset.row_size(r);
   const GptMaps m = BuildGptMaps(sizes, seq_length, epochs, seed);

@@ -35,9 +35,17 @@ struct GptMaps {
 GptMaps BuildGptMaps(const std::vector<int32_t>& sizes, int32_t seq_length, int epochs,
                      uint64_t seed);
 
+// What the maps are built from: the dataset's rows and tokens, and the
+// sequence length and epochs asked for.
+struct GptMapInputs {
+  uint64_t rows = 0;
+  uint64_t tokens = 0;
+  uint64_t seq_length = 0;
+  uint64_t epochs = 0;
+};
+
 // BadInput, starting with `what`, unless BuildGptMaps accepts these inputs.
-Status CheckGptMapInputs(uint64_t rows, uint64_t tokens, uint64_t seq_length, uint64_t epochs,
-                         const std::string& what);
+Status CheckGptMapInputs(const GptMapInputs& inputs, const std::string& what);
 
 // Builds the maps of `dataset` and writes INDEX_PREFIX_doc_idx.npy (int32),
 // _sample_idx.npy (int32, [N + 1, 2]) and _shuffle_idx.npy (uint32), the

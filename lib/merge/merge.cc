@@ -5,6 +5,7 @@
 #include "merge/merge_inputs.h"
 #include "merge/merge_metric.h"
 #include "metrics/registry.h"
+#include "output/analysis_layout.h"
 #include "output/analysis_writer.h"
 #include "output/finish_analysis.h"
 #include "report/report.h"
@@ -34,7 +35,7 @@ Result<std::vector<MetricEntry>> EntriesOf(const MergeInput& input) {
     if (!score.ok())
       return Status::BadInput("merge: " + input.path + ": summary.json: recorded " +
                               score.status().message());
-    entries.push_back({m.name, type, *score});
+    entries.push_back({.name = m.name, .type = type, .score = *score});
   }
   PutInAnalysisOrder(entries, [](const MetricEntry& e) { return e.type; });
   return entries;
@@ -82,7 +83,7 @@ Result<CheckedInputs> CheckAndSum(MetricMergeJob job, const std::vector<MetricEn
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
     job.name = entries[i].name;
-    if (entries[i].type == MetricType::kSingleValuePerSample) {
+    if (TraitsOf(entries[i].type).per_sample) {
       DSA_ASSIGN_OR_RETURN(checked.files[i], OpenSingleValueInputs(job));
     } else {
       DSA_ASSIGN_OR_RETURN(checked.sums[i], SumMetricValues(job));
@@ -96,7 +97,7 @@ Status CheckDeferred(MetricMergeJob job, const std::vector<MetricEntry>& entries
                      const CheckedInputs& checked) {
   for (size_t i = 0; i < entries.size(); ++i) {
     job.name = entries[i].name;
-    if (entries[i].type == MetricType::kSingleValuePerSample)
+    if (TraitsOf(entries[i].type).per_sample)
       DSA_RETURN_IF_ERROR(CheckSampleToMetricRows(job, checked.files[i]));
   }
   return Status::OK();
@@ -110,7 +111,7 @@ Status WriteMetrics(MetricMergeJob job, const std::vector<MetricEntry>& entries,
   job.out_dir = staged->dir();
   for (size_t i = 0; i < entries.size(); ++i) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
-    const bool single = entries[i].type == MetricType::kSingleValuePerSample;
+    const bool single = TraitsOf(entries[i].type).per_sample;
     BeginStage(entries[i].name + (single ? ": merge" : ": metric_value"), clock, progress,
                single ? UnionSamples(checked.files[i]) : 0, "samples");
     DSA_RETURN_IF_ERROR(staged->MakeMetricDir(entries[i].name).status());

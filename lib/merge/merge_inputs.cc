@@ -31,7 +31,7 @@ Result<Config> RecordedConfig(const std::string& path, const json& recorded) {
 Result<SampleRange> PositionsOf(const MergeInput& input) {
   if (input.config.dataset.sample_range) return *input.config.dataset.sample_range;
   for (const ListedMetric& m : input.listed)
-    if (m.type == MetricType::kSingleValuePerSample && m.samples) return SampleRange{0, *m.samples};
+    if (m.type && TraitsOf(*m.type).per_sample && m.samples) return SampleRange{0, *m.samples};
   return Bad(input.path + ": cannot tell which samples it holds (no sample_range and no " +
              "single-value metric)");
 }
@@ -51,9 +51,9 @@ Status CheckMergeable(const MergeInput& input) {
 // (output.files) is named as such, not as missing.
 Status CheckAllWritten(const std::string& path, const AnalysisFolder& folder) {
   for (const ListedMetric& m : folder.listed) {
-    const bool single = m.type == MetricType::kSingleValuePerSample;
-    for (std::string_view kind : single ? std::span<const std::string_view>(kSingleValueKinds)
-                                        : std::span<const std::string_view>(kAccumulateKinds))
+    // Without a known type (refused later: merge.cc TypeOf) only its metric_value.
+    const MetricType type = m.type.value_or(MetricType::kAccumulateValueOverSamples);
+    for (std::string_view kind : TraitsOf(type).kinds)
       if (Status st = CheckWritten(path, folder, m.name, kind); !st.ok()) return Bad(st.message());
   }
   return Status::OK();

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,7 +29,12 @@
 
 namespace dsanalyze {
 
+// What a metric type means to the rest of the tool (its files, whether its
+// values are per sample) is output/analysis_layout.h's kMetricTypes table, one
+// entry per type. A new type goes last and raises kMetricTypeCount.
 enum class MetricType { kSingleValuePerSample, kAccumulateValueOverSamples };
+inline constexpr size_t kMetricTypeCount = 2;
+static_assert(static_cast<size_t>(MetricType::kAccumulateValueOverSamples) + 1 == kMetricTypeCount);
 
 // The order of an analysis's metrics wherever it has one (mapped, written,
 // listed in summary.json, reported, merged): single-value metrics first, then

@@ -35,11 +35,11 @@ Result<std::vector<MetricFolder>> FindMetricFolders(const std::string& save_path
     if (IsHiddenName(name) || !it->is_directory(ec)) continue;
     MetricFolder f;
     f.name = name;
-    for (std::string_view kind : kSingleValueKinds)
-      f.has_single_value_files |= KindPresent(save_path, name, kind);
-    for (std::string_view kind : kAccumulateKinds)
-      f.has_metric_value |= KindPresent(save_path, name, kind);
-    if (f.has_single_value_files || f.has_metric_value) folders.push_back(std::move(f));
+    for (const MetricTypeTraits& t : kMetricTypes)
+      if (std::any_of(t.kinds.begin(), t.kinds.end(),
+                      [&](std::string_view kind) { return KindPresent(save_path, name, kind); }))
+        f.types.push_back(t.type);
+    if (!f.types.empty()) folders.push_back(std::move(f));
   }
   if (ec) return Status::IoError(save_path + ": cannot list: " + ec.message());
   std::sort(folders.begin(), folders.end(),
@@ -52,9 +52,7 @@ namespace {
 std::optional<MetricType> ParseMetricType(const nlohmann::json& entry) {
   if (!entry.is_object() || !entry.contains("type") || !entry["type"].is_string())
     return std::nullopt;
-  for (MetricType t : {MetricType::kSingleValuePerSample, MetricType::kAccumulateValueOverSamples})
-    if (entry["type"].get<std::string>() == MetricTypeName(t)) return t;
-  return std::nullopt;
+  return MetricTypeNamed(entry["type"].get<std::string>());
 }
 
 std::optional<uint64_t> ParseSamples(const nlohmann::json& entry) {
@@ -141,13 +139,8 @@ std::vector<std::string> AnalysisMetricNames(const AnalysisFolder& analysis) {
 
 std::vector<std::string_view> SkippedKinds(const AnalysisFolder& analysis, MetricType type) {
   std::vector<std::string_view> skipped;
-  const auto add = [&](std::string_view kind) {
+  for (std::string_view kind : TraitsOf(type).kinds)
     if (!WritesKind(analysis.files, kind)) skipped.push_back(kind);
-  };
-  if (type == MetricType::kSingleValuePerSample)
-    std::for_each(kSingleValueKinds.begin(), kSingleValueKinds.end(), add);
-  else
-    std::for_each(kAccumulateKinds.begin(), kAccumulateKinds.end(), add);
   return skipped;
 }
 
@@ -166,10 +159,7 @@ SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis) {
     if (!listed(f.name)) mismatch.unlisted_folders.push_back(f.name);
   // A metric none of whose files was chosen has no files to find.
   const auto nothing_chosen = [&](const ListedMetric& m) {
-    if (!m.type) return false;
-    const size_t kinds = *m.type == MetricType::kSingleValuePerSample ? kSingleValueKinds.size()
-                                                                      : kAccumulateKinds.size();
-    return SkippedKinds(analysis, *m.type).size() == kinds;
+    return m.type && SkippedKinds(analysis, *m.type).size() == TraitsOf(*m.type).kinds.size();
   };
   for (const ListedMetric& m : analysis.listed)
     if (!has_folder(m.name) && !nothing_chosen(m)) mismatch.missing_folders.push_back(m);

@@ -29,8 +29,9 @@ namespace dsanalyze {
 // kind counts as present when its .idx or its .bin exists).
 struct MetricFolder {
   std::string name;
-  bool has_single_value_files = false;  // any of the four single-value kinds
-  bool has_metric_value = false;
+  // The metric types (analysis_layout.h kMetricTypes) any of whose kinds are
+  // present, in the table's order: never empty, one type in a sound analysis.
+  std::vector<MetricType> types;
 };
 
 // The metric folders of `save_path`, sorted by name. BadInput if save_path is

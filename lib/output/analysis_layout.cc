@@ -19,10 +19,21 @@ bool WritesKind(const std::vector<std::string>& files, std::string_view kind) {
 }
 
 bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type) {
-  const auto chosen = [&](std::string_view kind) { return WritesKind(files, kind); };
-  if (type == MetricType::kSingleValuePerSample)
-    return std::any_of(kSingleValueKinds.begin(), kSingleValueKinds.end(), chosen);
-  return std::any_of(kAccumulateKinds.begin(), kAccumulateKinds.end(), chosen);
+  const std::span<const std::string_view> kinds = TraitsOf(type).kinds;
+  return std::any_of(kinds.begin(), kinds.end(),
+                     [&](std::string_view kind) { return WritesKind(files, kind); });
+}
+
+bool WritesStatisticsOf(const std::vector<std::string>& files, MetricType type) {
+  const std::span<const std::string_view> kinds = TraitsOf(type).statistics_kinds;
+  return std::all_of(kinds.begin(), kinds.end(),
+                     [&](std::string_view kind) { return WritesKind(files, kind); });
+}
+
+std::optional<MetricType> MetricTypeNamed(std::string_view name) {
+  for (const MetricTypeTraits& t : kMetricTypes)
+    if (MetricTypeName(t.type) == name) return t.type;
+  return std::nullopt;
 }
 
 bool WritesDistribution(const std::vector<std::string>& files) {

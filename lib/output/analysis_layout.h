@@ -13,8 +13,10 @@
 // analysis) is output/analysis_folder.h.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +38,51 @@ inline constexpr std::string_view kMetricValue = "metric_value";
 inline constexpr std::array<std::string_view, 4> kSingleValueKinds = {
     kSampleToMetric, kIndexToMetric, kIndexToSample, kIndexToSamplePercentile};
 inline constexpr std::array<std::string_view, 1> kAccumulateKinds = {kMetricValue};
+// The reports of a single-value metric need its index_to_metric and
+// index_to_sample (its distribution, report/metric_stats.h); its entry in
+// curriculum_config.json needs index_to_sample_percentile_merged too.
+inline constexpr std::array<std::string_view, 2> kDistributionKinds = {kIndexToMetric,
+                                                                       kIndexToSample};
+inline constexpr std::array<std::string_view, 3> kCurriculumEntryKinds = {
+    kIndexToMetric, kIndexToSample, kIndexToSamplePercentile};
+
+// What each metric type (metrics/metric.h) is to an analysis. The writer
+// (pipeline/), the reports, verify, compare, merge and the curriculum tools
+// ask this table rather than branch on the type itself. A new type adds its
+// entry here and its job (pipeline/metric_jobs.cc); one whose values are
+// neither per sample nor one summed vector also needs its own statistics,
+// checks and merge (docs/architecture.md).
+struct MetricTypeTraits {
+  MetricType type;
+  // One value per sample: the values are sorted and indexed (index_to_*), so
+  // the metric has N samples (summary.json "samples"), a distribution, a
+  // histogram, and can order a curriculum. Else one vector, summed over the
+  // samples.
+  bool per_sample;
+  std::span<const std::string_view> kinds;  // its files, in the order they are written
+  // The files its summary.json statistics are read from: with any of them
+  // left out (output.files) it has none.
+  std::span<const std::string_view> statistics_kinds;
+};
+// One entry per type, at the type's index (checked below).
+inline constexpr std::array<MetricTypeTraits, kMetricTypeCount> kMetricTypes = {{
+    {.type = MetricType::kSingleValuePerSample,
+     .per_sample = true,
+     .kinds = kSingleValueKinds,
+     .statistics_kinds = kDistributionKinds},
+    {.type = MetricType::kAccumulateValueOverSamples,
+     .per_sample = false,
+     .kinds = kAccumulateKinds,
+     .statistics_kinds = kAccumulateKinds},
+}};
+constexpr const MetricTypeTraits& TraitsOf(MetricType type) {
+  return kMetricTypes[static_cast<size_t>(type)];
+}
+static_assert(std::all_of(kMetricTypes.begin(), kMetricTypes.end(),
+                          [](const MetricTypeTraits& t) { return &TraitsOf(t.type) == &t; }),
+              "kMetricTypes: each type's entry at its index");
+// The type whose MetricTypeName (summary.json's "type") is `name`, if any.
+std::optional<MetricType> MetricTypeNamed(std::string_view name);
 
 // The chosen outputs (config output.files, config/config.h
 // kOutputFileChoices): a run writes, and verify and compare expect, only the
@@ -49,14 +96,10 @@ bool WritesKind(const std::vector<std::string>& files, std::string_view kind);
 // True when any file of a metric of `type` is chosen: else the run does not
 // map the metric at all.
 bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type);
+// True when every file the statistics of a metric of `type` are read from is
+// chosen: else its summary.json entry has a note instead of statistics.
+bool WritesStatisticsOf(const std::vector<std::string>& files, MetricType type);
 inline constexpr std::string_view kSummaryFilesKey = "files";
-// The reports of a single-value metric need its index_to_metric and
-// index_to_sample (its distribution, report/metric_stats.h); its entry in
-// curriculum_config.json needs index_to_sample_percentile_merged too.
-inline constexpr std::array<std::string_view, 2> kDistributionKinds = {kIndexToMetric,
-                                                                       kIndexToSample};
-inline constexpr std::array<std::string_view, 3> kCurriculumEntryKinds = {
-    kIndexToMetric, kIndexToSample, kIndexToSamplePercentile};
 bool WritesDistribution(const std::vector<std::string>& files);
 bool WritesCurriculumEntry(const std::vector<std::string>& files);
 

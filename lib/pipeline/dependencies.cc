@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "metrics/registry.h"
+#include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
 #include "pipeline/map.h"
 
@@ -60,7 +61,7 @@ Status ComputeDependencies(const Comm& comm, const Dataset& dataset, SampleRange
   std::vector<MapMetric> single, accumulate;
   std::string names;
   for (const Needed& n : needed) {
-    auto& list = n.metric->type() == MetricType::kSingleValuePerSample ? single : accumulate;
+    auto& list = TraitsOf(n.metric->type()).per_sample ? single : accumulate;
     list.push_back({n.metric.get(), n.config.name});
     names += (names.empty() ? "" : ", ") + n.config.name;
   }
@@ -72,7 +73,7 @@ Status ComputeDependencies(const Comm& comm, const Dataset& dataset, SampleRange
 
   size_t s = 0, a = 0;  // the lists above, in the order they were built
   for (Needed& n : needed) {
-    if (n.metric->type() == MetricType::kSingleValuePerSample) {
+    if (TraitsOf(n.metric->type()).per_sample) {
       const ValueRange r = GlobalMinMax(comm, mapped->values[s++]);
       n.result = {r.min, r.max};
     } else {
@@ -89,8 +90,7 @@ Status ComputeDependencies(const Comm& comm, const Dataset& dataset, SampleRange
 Status HandOutResults(const DependencyTable& t, MetricPlan& plan) {
   for (PlannedMetric& m : plan)
     for (const Needed& n : t.needed)
-      if (m.type() == MetricType::kAccumulateValueOverSamples &&
-          n.metric->type() == MetricType::kAccumulateValueOverSamples &&
+      if (!TraitsOf(m.type()).per_sample && !TraitsOf(n.metric->type()).per_sample &&
           SameDependency(n.config, *m.config))
         m.dependency.total = n.result;
   for (size_t m = 0; m < plan.size(); ++m) {

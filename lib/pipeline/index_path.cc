@@ -5,12 +5,13 @@
 
 namespace dsanalyze {
 
-IndexPath ChooseIndexPath(const IdOrder& order, const KeyLayout& layout, bool spilled,
-                          bool one_node) {
+IndexPath ChooseIndexPath(const IdOrder& order, const KeyLayout& layout, ValuePlacement placement) {
   const bool few_values =
       layout.value_bits < 64 && (uint64_t{1} << layout.value_bits) <= kMaxIdGroups;
-  const bool grouped = order.ascending_by_rank && order.consecutive && few_values && one_node;
-  if (spilled) return grouped ? IndexPath::kGroupedOutOfCore : IndexPath::kSortedOutOfCore;
+  const bool grouped =
+      order.ascending_by_rank && order.consecutive && few_values && placement.one_node;
+  if (placement.spilled)
+    return grouped ? IndexPath::kGroupedOutOfCore : IndexPath::kSortedOutOfCore;
   if (grouped) return IndexPath::kGrouped;
   if (order.ascending_by_rank && layout.value_bits <= kRankOrderedMaxValueBits)
     return IndexPath::kRankOrdered;

@@ -29,13 +29,18 @@ struct IdOrder {
   bool consecutive = false;        // and each rank's ids are first_id, first_id + 1, ...
 };
 
+// Where the run holds the values and the ranks.
+struct ValuePlacement {
+  bool spilled = false;   // the values went to a ValueStore (pipeline/memory_plan.h)
+  bool one_node = false;  // every rank on one node: they may write into one file
+};
+
 // Grouping needs no key at all but consecutive ids ascending by rank, at most
 // kMaxIdGroups values, and ranks that may write into one file (one node);
 // the rank-ordered gather needs ids ascending by rank and values of at most
 // kRankOrderedMaxValueBits bits; the sample sort takes anything. Spilled
 // values take the out-of-core form: grouped when grouping fits, else sorted.
-IndexPath ChooseIndexPath(const IdOrder& order, const KeyLayout& layout, bool spilled,
-                          bool one_node);
+IndexPath ChooseIndexPath(const IdOrder& order, const KeyLayout& layout, ValuePlacement placement);
 
 // The grouped out-of-core path when a value alone has more ids than a pass
 // holds (known only after counting the values): the keyed sort, which can

@@ -5,8 +5,9 @@
 // Each metric type has one job (metric_jobs.h): a single-value metric goes
 // through range → sample_to_metric → sort → index files
 // (single_value_job.cc), an accumulate metric through sum → metric_value
-// (accumulate_job.cc). A new metric type adds its job and one line to
-// RunMetricJob (metric_jobs.cc).
+// (accumulate_job.cc). A new metric type adds its job and one case to
+// RunMetricJob (metric_jobs.cc), beside its entry in output/analysis_layout.h
+// kMetricTypes.
 #pragma once
 
 #include <array>

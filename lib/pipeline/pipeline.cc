@@ -49,7 +49,7 @@ Result<SampleRange> PositionsOf(const DatasetConfig& config, uint64_t samples) {
 // per sample: only such a metric has a curriculum.
 Status CheckCurriculumMetricType(const OutputConfig& output, const MetricPlan& plan) {
   for (const PlannedMetric& m : plan)
-    if (m.name() == output.curriculum_metric && m.type() != MetricType::kSingleValuePerSample)
+    if (m.name() == output.curriculum_metric && !TraitsOf(m.type()).per_sample)
       return ConfigError("output.curriculum_metric",
                          "\"" + m.name() + "\" is an " + std::string(MetricTypeName(m.type())) +
                              " metric; a curriculum needs a " +
@@ -98,8 +98,7 @@ WriteOptions WriteOptionsOf(const OutputConfig& output, Progress& progress) {
 MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
   size_t single = 0;
   for (const PlannedMetric& m : plan)
-    single += m.type() == MetricType::kSingleValuePerSample &&
-              WritesAnyKindOf(run.config.output.files, m.type());
+    single += TraitsOf(m.type()).per_sample && WritesAnyKindOf(run.config.output.files, m.type());
   const uint64_t most = run.comm.Allreduce<uint64_t>(run.samples.range.size(), MPI_MAX);
   MemoryPlan memory = PlanMemory(run.config.memory, most, single);
   if (memory.limit > 0 && run.comm.is_root())
@@ -157,7 +156,7 @@ MapTargets MapTargetsOf(const RunState& run, MetricPlan& plan) {
       continue;
     }
     if (!WritesAnyKindOf(run.config.output.files, m.type())) continue;  // output.files
-    const bool single_value = m.type() == MetricType::kSingleValuePerSample;
+    const bool single_value = TraitsOf(m.type()).per_sample;
     (single_value ? t.single : t.accumulate).push_back({m.metric.get(), m.name()});
     (single_value ? t.single_of : t.accumulate_of).push_back(&m);
   }
@@ -323,9 +322,13 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dat
     std::vector<MetricEntry> entries;
     for (size_t i = 0; i < plan.size(); ++i) {
       const std::optional<IndexPath>& path = plan[i].job.index_path;
-      entries.push_back({plan[i].name(), plan[i].type(), plan[i].metric->score_meaning(),
-                         plan[i].job.bin_ranges, NotMergeable(run, plan[i]), nan_scores[i],
-                         path ? std::string(IndexPathName(*path)) : ""});
+      entries.push_back({.name = plan[i].name(),
+                         .type = plan[i].type(),
+                         .score = plan[i].metric->score_meaning(),
+                         .bin_ranges = plan[i].job.bin_ranges,
+                         .not_mergeable = NotMergeable(run, plan[i]),
+                         .nan_scores = nan_scores[i],
+                         .index_path = path ? std::string(IndexPathName(*path)) : ""});
     }
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;

@@ -74,7 +74,7 @@ std::vector<std::array<int64_t, 2>> RankIntoBins(const Comm& comm, const RankBin
                                                  int64_t id_max, unsigned threads,
                                                  std::vector<int64_t>* values) {
   const ValueRange range = GlobalMinMax(comm, *values);
-  const KeyLayout layout = MakeKeyLayout(range.min, range.max, id_min, id_max);
+  const KeyLayout layout = MakeKeyLayout({range.min, range.max}, {id_min, id_max});
   std::vector<int64_t> binned = layout.fits_u64()
                                     ? BinsOf<uint64_t>(comm, spec, ids, layout, threads, *values)
                                     : BinsOf<WideKey>(comm, spec, ids, layout, threads, *values);

@@ -220,7 +220,7 @@ Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange&
                               DType metric_dtype) {
   IndexJob job;
   job.values = values;
-  job.layout = MakeKeyLayout(values.min, values.max, run.samples.id_min, run.samples.id_max);
+  job.layout = MakeKeyLayout({values.min, values.max}, {run.samples.id_min, run.samples.id_max});
   job.files = {{ChosenPrefix(run, m, kIndexToMetric), ChosenPrefix(run, m, kIndexToSample),
                 ChosenPrefix(run, m, kIndexToSamplePercentile)},
                metric_dtype,
@@ -228,7 +228,8 @@ Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange&
                run.write};
   const IdOrder order = IdOrderOf(run.comm, run.samples.local_ids,
                                   m.map.store ? m.map.store->size() : m.map.values.size());
-  job.path = ChooseIndexPath(order, job.layout, m.map.store != nullptr, run.comm.OnOneNode());
+  job.path = ChooseIndexPath(order, job.layout,
+                             {.spilled = m.map.store != nullptr, .one_node = run.comm.OnOneNode()});
   if (job.path == IndexPath::kGroupedOutOfCore) {
     DSA_ASSIGN_OR_RETURN(job.grouped, PlanGroupedPasses(run, m, values));
     if (job.grouped.passes.empty()) job.path = kGroupedOutOfCoreFallback;

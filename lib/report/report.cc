@@ -38,14 +38,13 @@ Json Int128Json(__int128 v) {
   return static_cast<double>(v);
 }
 
-Json SingleValueSummary(const ValueDistribution& d) {
-  Json j;
-  j["type"] = std::string(MetricTypeName(MetricType::kSingleValuePerSample));
+// The statistics follow "type" in the entry `j`.
+void AddSingleValueSummary(const ValueDistribution& d, Json& j) {
   j["metric_dtype"] = std::string(DTypeName(d.metric_dtype));
   j["sample_dtype"] = std::string(DTypeName(d.sample_dtype));
   j["samples"] = d.samples;
   j["distinct_values"] = d.values.size();
-  if (d.samples == 0) return j;
+  if (d.samples == 0) return;
   const __int128 sum = SumOfValues(d);
   j["min"] = d.values.front();
   j["max"] = d.values.back();
@@ -56,18 +55,14 @@ Json SingleValueSummary(const ValueDistribution& d) {
     percentiles[PercentileKey(p)] = NearestRankPercentile(d, p);
   }
   j["percentiles"] = std::move(percentiles);
-  return j;
 }
 
-Json AccumulateSummary(const AccumulateStats& s) {
-  Json j;
-  j["type"] = std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples));
+void AddAccumulateSummary(const AccumulateStats& s, Json& j) {
   j["dtype"] = std::string(DTypeName(s.dtype));
   j["length"] = s.length;
   j["sum"] = Int128Json(s.sum);
   j["min"] = Int128Json(s.min);
   j["max"] = Int128Json(s.max);
-  return j;
 }
 
 // summary.json's fields about the run itself: tool, version, config hash, ranks,
@@ -94,9 +89,8 @@ Json SummaryRunFields(const RunInfo& info) {
 // when it left out every file of the metric, which is then not mapped at all.
 std::string NoStatisticsNote(const std::vector<std::string>& files, MetricType type) {
   if (!WritesAnyKindOf(files, type)) return "not computed: output.files left out all its files";
-  const std::vector<std::string_view> left_out = type == MetricType::kSingleValuePerSample
-                                                     ? LeftOutKinds(files, kDistributionKinds)
-                                                     : LeftOutKinds(files, kAccumulateKinds);
+  const std::vector<std::string_view> left_out =
+      LeftOutKinds(files, TraitsOf(type).statistics_kinds);
   std::string names;
   for (std::string_view k : left_out) names += (names.empty() ? "" : ", ") + std::string(k);
   return "no statistics: output.files left out " + names + ", which they are read from";
@@ -169,18 +163,12 @@ std::vector<html::Finding> RunWarnings(const std::vector<MetricEntry>& metrics, 
   return out;
 }
 
-// A single-value metric's summary entry and histogram, and its curriculum
-// entry when its files are all chosen. Without its index_to_metric or
-// index_to_sample (output.files) there is no distribution: the entry says so.
+// A single-value metric's statistics and histogram, and its curriculum entry
+// when its files are all chosen.
 Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const RunInfo& info,
                          Json* entry, std::vector<CurriculumMetric>* curriculum, RunPage* page) {
-  if (!WritesDistribution(info.files)) {
-    (*entry)["type"] = std::string(MetricTypeName(MetricType::kSingleValuePerSample));
-    (*entry)["statistics"] = NoStatisticsNote(info.files, MetricType::kSingleValuePerSample);
-    return Status::OK();
-  }
   DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name, TableOf(info)));
-  *entry = SingleValueSummary(d);
+  AddSingleValueSummary(d, *entry);
   if (m.score && d.samples > 0)
     (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges, m.nan_scores);
   const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
@@ -193,19 +181,20 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
 }
 
 // One metric's summary entry, and what it adds to the curriculum and the page.
+// Without a file its statistics are read from (output.files) it has none: the
+// entry says so.
 Status ReportMetric(const std::string& dir, const MetricEntry& m, const RunInfo& info, Json* entry,
                     std::vector<CurriculumMetric>* curriculum, RunPage* page) {
-  if (m.type == MetricType::kSingleValuePerSample) {
+  (*entry)["type"] = std::string(MetricTypeName(m.type));
+  if (!WritesStatisticsOf(info.files, m.type)) {
+    (*entry)["statistics"] = NoStatisticsNote(info.files, m.type);
+  } else if (TraitsOf(m.type).per_sample) {
     DSA_RETURN_IF_ERROR(ReportSingleValue(dir, m, info, entry, curriculum, page));
-  } else if (WritesKind(info.files, kMetricValue)) {
+  } else {
     DSA_ASSIGN_OR_RETURN(AccumulateStats s, ReadAccumulateStats(dir, m.name, TableOf(info)));
-    *entry = AccumulateSummary(s);
+    AddAccumulateSummary(s, *entry);
     if (MetricKind(info.config, m.name) == "total_vocab_freq")
       DSA_RETURN_IF_ERROR(ReadVocabCounts(dir, m.name, info, page));
-  } else {
-    *entry = {
-        {"type", std::string(MetricTypeName(MetricType::kAccumulateValueOverSamples))},
-        {"statistics", NoStatisticsNote(info.files, MetricType::kAccumulateValueOverSamples)}};
   }
   if (m.not_mergeable) {
     (*entry)["mergeable"] = false;

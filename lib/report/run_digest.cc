@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -64,8 +65,10 @@ Result<std::string> FormatRunDigest(const std::string& save_path) {
   std::string out;
   try {
     for (const auto& [name, m] : summary.at("metrics").items()) {
-      const bool single =
-          m.at("type") == std::string(MetricTypeName(MetricType::kSingleValuePerSample));
+      const std::optional<MetricType> type = m.at("type").is_string()
+                                                 ? MetricTypeNamed(m.at("type").get<std::string>())
+                                                 : std::nullopt;
+      const bool single = type && TraitsOf(*type).per_sample;
       // A metric whose files output.files left out has a note instead of numbers.
       const std::string line = m.contains("statistics") ? m.at("statistics").get<std::string>()
                                : single                 ? SingleValueLine(m)

@@ -40,14 +40,20 @@ struct KeyLayout {
   unsigned key_bits() const { return fits_u64() ? total_bits() : 64 + value_bits; }
 };
 
-// Keys for values in [value_min, value_max] and ids in [id_min, id_max].
-inline KeyLayout MakeKeyLayout(int64_t value_min, int64_t value_max, int64_t id_min,
-                               int64_t id_max) {
+// A closed range [min, max] of values or of ids.
+struct KeyBounds {
+  int64_t min = 0;
+  int64_t max = 0;
+};
+
+// Keys for values in `values` and ids in `ids`.
+inline KeyLayout MakeKeyLayout(KeyBounds values, KeyBounds ids) {
   KeyLayout layout;
-  layout.value_min = value_min;
-  layout.id_min = id_min;
-  layout.value_bits = BitsFor(static_cast<uint64_t>(value_max) - static_cast<uint64_t>(value_min));
-  layout.id_bits = BitsFor(static_cast<uint64_t>(id_max) - static_cast<uint64_t>(id_min));
+  layout.value_min = values.min;
+  layout.id_min = ids.min;
+  layout.value_bits =
+      BitsFor(static_cast<uint64_t>(values.max) - static_cast<uint64_t>(values.min));
+  layout.id_bits = BitsFor(static_cast<uint64_t>(ids.max) - static_cast<uint64_t>(ids.min));
   return layout;
 }
 

@@ -119,7 +119,7 @@ void SetLayout(Dataset* d) {
     imin = std::min_element(d->pairs.begin(), d->pairs.end(), by_id)->second;
     imax = std::max_element(d->pairs.begin(), d->pairs.end(), by_id)->second;
   }
-  d->layout = MakeKeyLayout(vmin, vmax, imin, imax);
+  d->layout = MakeKeyLayout({vmin, vmax}, {imin, imax});
   d->metric_dtype = FitIntDType(vmin, vmax);
   d->sample_dtype = FitIntDType(std::min<int64_t>(0, imin), imax);
 }

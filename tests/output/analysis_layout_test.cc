@@ -1,8 +1,13 @@
 #include "output/analysis_layout.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace dsanalyze {
 namespace {
@@ -46,6 +51,44 @@ TEST_CASE("Metric files and reports are named by the layout", "[layout]") {
   CHECK(HistogramFile("/s", "seqlen") == "/s/seqlen/seqlen_histogram.svg");
   CHECK(IsHiddenName(".dsanalyze-staging-x"));
   CHECK_FALSE(IsHiddenName("seqlen"));
+}
+
+TEST_CASE("Every metric type has its entry in the type table", "[layout]") {
+  REQUIRE(kMetricTypes.size() == kMetricTypeCount);
+  std::set<std::string_view> all_kinds;
+  for (size_t i = 0; i < kMetricTypeCount; ++i) {
+    const MetricType type = static_cast<MetricType>(i);
+    const MetricTypeTraits& t = TraitsOf(type);
+    CHECK(t.type == type);
+    CHECK(MetricTypeNamed(MetricTypeName(type)) == type);
+    CHECK_FALSE(t.kinds.empty());
+    // Its statistics come from its own files; no kind belongs to two types.
+    for (std::string_view kind : t.statistics_kinds)
+      CHECK(std::find(t.kinds.begin(), t.kinds.end(), kind) != t.kinds.end());
+    for (std::string_view kind : t.kinds) CHECK(all_kinds.insert(kind).second);
+  }
+  CHECK_FALSE(MetricTypeNamed("single_value"));
+}
+
+TEST_CASE("The type table says what each type writes and whether it is per sample", "[layout]") {
+  const MetricTypeTraits& single = TraitsOf(MetricType::kSingleValuePerSample);
+  CHECK(single.per_sample);
+  CHECK(std::equal(single.kinds.begin(), single.kinds.end(), kSingleValueKinds.begin(),
+                   kSingleValueKinds.end()));
+  CHECK(std::equal(single.statistics_kinds.begin(), single.statistics_kinds.end(),
+                   kDistributionKinds.begin(), kDistributionKinds.end()));
+  const MetricTypeTraits& accumulate = TraitsOf(MetricType::kAccumulateValueOverSamples);
+  CHECK_FALSE(accumulate.per_sample);
+  REQUIRE(accumulate.kinds.size() == 1);
+  CHECK(accumulate.kinds[0] == kMetricValue);
+
+  const std::vector<std::string> no_index = {"sample_to_metric", "metric_value", "reports"};
+  CHECK(WritesAnyKindOf(no_index, MetricType::kSingleValuePerSample));
+  CHECK_FALSE(WritesStatisticsOf(no_index, MetricType::kSingleValuePerSample));
+  CHECK(WritesStatisticsOf(no_index, MetricType::kAccumulateValueOverSamples));
+  const std::vector<std::string> reports_only = {"reports"};
+  CHECK_FALSE(WritesAnyKindOf(reports_only, MetricType::kAccumulateValueOverSamples));
+  CHECK(WritesStatisticsOf(AllOutputFiles(), MetricType::kSingleValuePerSample));
 }
 
 }  // namespace

@@ -21,33 +21,33 @@ constexpr IdOrder kAscending{true, false};        // explicit ids, ascending by 
 constexpr IdOrder kConsecutive{true, true};       // the default split of a dataset
 constexpr IdOrder kConsecutiveOnly{false, true};  // not ascending: IdOrderOf never gives it
 
+constexpr ValuePlacement kOneNode{.spilled = false, .one_node = true};
+constexpr ValuePlacement kSpilledOneNode{.spilled = true, .one_node = true};
+constexpr ValuePlacement kNodes{.spilled = false, .one_node = false};
+
 TEST_CASE("ChooseIndexPath: the default split, few values, one node: grouped",
           "[pipeline][index_path]") {
-  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(16), false, true) == IndexPath::kGrouped);
-  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(0), true, true) ==
+  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(16), kOneNode) == IndexPath::kGrouped);
+  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(0), kSpilledOneNode) ==
         IndexPath::kGroupedOutOfCore);
 }
 
 TEST_CASE("ChooseIndexPath: more than 2^16 values or several nodes: rank ordered up to 24 bits",
           "[pipeline][index_path]") {
-  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(17), false, true) ==
+  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(17), kOneNode) ==
         IndexPath::kRankOrdered);
-  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(16), false, false) ==
-        IndexPath::kRankOrdered);
-  CHECK(ChooseIndexPath(kAscending, LayoutWithValueBits(16), false, true) ==
-        IndexPath::kRankOrdered);
-  CHECK(ChooseIndexPath(kAscending, LayoutWithValueBits(24), false, true) ==
-        IndexPath::kRankOrdered);
-  CHECK(ChooseIndexPath(kAscending, LayoutWithValueBits(25), false, true) ==
-        IndexPath::kSampleSort);
+  CHECK(ChooseIndexPath(kConsecutive, LayoutWithValueBits(16), kNodes) == IndexPath::kRankOrdered);
+  CHECK(ChooseIndexPath(kAscending, LayoutWithValueBits(16), kOneNode) == IndexPath::kRankOrdered);
+  CHECK(ChooseIndexPath(kAscending, LayoutWithValueBits(24), kOneNode) == IndexPath::kRankOrdered);
+  CHECK(ChooseIndexPath(kAscending, LayoutWithValueBits(25), kOneNode) == IndexPath::kSampleSort);
 }
 
 TEST_CASE("ChooseIndexPath: shuffled ids take the sample sort, or the keyed out-of-core sort",
           "[pipeline][index_path]") {
-  CHECK(ChooseIndexPath(kShuffled, LayoutWithValueBits(3), false, true) == IndexPath::kSampleSort);
-  CHECK(ChooseIndexPath(kShuffled, LayoutWithValueBits(3), true, true) ==
+  CHECK(ChooseIndexPath(kShuffled, LayoutWithValueBits(3), kOneNode) == IndexPath::kSampleSort);
+  CHECK(ChooseIndexPath(kShuffled, LayoutWithValueBits(3), kSpilledOneNode) ==
         IndexPath::kSortedOutOfCore);
-  CHECK(ChooseIndexPath(kConsecutiveOnly, LayoutWithValueBits(3), false, true) ==
+  CHECK(ChooseIndexPath(kConsecutiveOnly, LayoutWithValueBits(3), kOneNode) ==
         IndexPath::kSampleSort);
 }
 
@@ -58,8 +58,8 @@ TEST_CASE("ChooseIndexPath: every combination meets its path's needs", "[pipelin
     for (unsigned bits : {0u, 1u, 15u, 16u, 17u, 23u, 24u, 25u, 40u, 63u, 64u}) {
       for (bool spilled : {false, true}) {
         for (bool one_node : {false, true}) {
-          const IndexPath path =
-              ChooseIndexPath(order, LayoutWithValueBits(bits), spilled, one_node);
+          const IndexPath path = ChooseIndexPath(order, LayoutWithValueBits(bits),
+                                                 {.spilled = spilled, .one_node = one_node});
           seen.insert(path);
           INFO("ascending " << order.ascending_by_rank << ", consecutive " << order.consecutive
                             << ", value bits " << bits << ", spilled " << spilled << ", one node "

@@ -22,7 +22,7 @@ std::vector<Key> Reference(const std::vector<int64_t>& values, const LocalIds& i
 }
 
 TEST_CASE("KeyCodec round-trips pairs and orders them lexicographically", "[sort]") {
-  const KeyLayout l = MakeKeyLayout(-5, 1000, 0, 99999);
+  const KeyLayout l = MakeKeyLayout({-5, 1000}, {0, 99999});
   REQUIRE(l.fits_u64());
   KeyCodec<uint64_t> c{l};
   for (int64_t v : {-5, 0, 7, 1000})
@@ -35,7 +35,7 @@ TEST_CASE("KeyCodec round-trips pairs and orders them lexicographically", "[sort
 }
 
 TEST_CASE("Wide keys cover the full int64 range", "[sort]") {
-  const KeyLayout l = MakeKeyLayout(INT64_MIN, INT64_MAX, 0, 1000);
+  const KeyLayout l = MakeKeyLayout({INT64_MIN, INT64_MAX}, {0, 1000});
   REQUIRE_FALSE(l.fits_u64());
   KeyCodec<WideKey> c{l};
   CHECK(c.Value(c.Encode(INT64_MIN, 3)) == INT64_MIN);
@@ -51,7 +51,7 @@ TEST_CASE("Radix sort of consecutive ids matches a comparison sort", "[sort]") {
                                                       int64_t{1} << 40}) {
     for (unsigned threads : {1u, 3u}) {
       const int64_t n = 100000, first = 5000;
-      const KeyLayout l = MakeKeyLayout(-7, range - 8, first, first + n - 1);
+      const KeyLayout l = MakeKeyLayout({-7, range - 8}, {first, first + n - 1});
       KeyCodec<uint64_t> c{l};
       std::vector<int64_t> values(n);
       for (auto& v : values) v = static_cast<int64_t>(rng() % static_cast<uint64_t>(range)) - 7;
@@ -69,7 +69,7 @@ TEST_CASE("Radix sort is exact for every small size and at thread boundaries", "
   std::mt19937_64 rng(3);
   for (int64_t n = 0; n <= 70; ++n)
     for (int64_t range : {2, 5, 64, 3000}) {
-      const KeyLayout l = MakeKeyLayout(0, range - 1, 0, std::max<int64_t>(n - 1, 0));
+      const KeyLayout l = MakeKeyLayout({0, range - 1}, {0, std::max<int64_t>(n - 1, 0)});
       KeyCodec<uint64_t> c{l};
       std::vector<int64_t> values(n);
       for (auto& v : values) v = static_cast<int64_t>(rng() % static_cast<uint64_t>(range));
@@ -78,7 +78,7 @@ TEST_CASE("Radix sort is exact for every small size and at thread boundaries", "
       CHECK(SortPairs(std::move(values), ids, c, 1) == expected);
     }
   for (int64_t n : {(1 << 16) + 1, (1 << 16) + 13, 3 * (1 << 16) + 7}) {
-    const KeyLayout l = MakeKeyLayout(0, 9, 0, n - 1);
+    const KeyLayout l = MakeKeyLayout({0, 9}, {0, n - 1});
     KeyCodec<uint64_t> c{l};
     std::vector<int64_t> values(n);
     for (int64_t i = 0; i < n; ++i) values[i] = (i * 7 + i / 5) % 10;
@@ -141,7 +141,7 @@ TEST_CASE("Radix sort on full keys when ids are explicit", "[sort]") {
   std::vector<int64_t> id_list(n);
   for (int64_t i = 0; i < n; ++i) id_list[i] = 3 * i + 11;
   std::shuffle(id_list.begin(), id_list.end(), rng);
-  const KeyLayout l = MakeKeyLayout(-100, 100, 11, 3 * (n - 1) + 11);
+  const KeyLayout l = MakeKeyLayout({-100, 100}, {11, 3 * (n - 1) + 11});
   KeyCodec<uint64_t> c{l};
   std::vector<int64_t> values(n);
   for (auto& v : values) v = static_cast<int64_t>(rng() % 201) - 100;
@@ -152,7 +152,7 @@ TEST_CASE("Radix sort on full keys when ids are explicit", "[sort]") {
 
 TEST_CASE("Wide keys sort lexicographically", "[sort]") {
   std::mt19937_64 rng(9);
-  const KeyLayout l = MakeKeyLayout(INT64_MIN, INT64_MAX, 0, 999);
+  const KeyLayout l = MakeKeyLayout({INT64_MIN, INT64_MAX}, {0, 999});
   KeyCodec<WideKey> c{l};
   // Both ends of the int64 range and values around zero, with many ties.
   const int64_t picks[] = {INT64_MIN, INT64_MIN / 2, -1, 0, 1, INT64_MAX / 2, INT64_MAX};

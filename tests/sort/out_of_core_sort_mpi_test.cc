@@ -75,7 +75,7 @@ Local MakeLocal(const Comm& comm, const Case& c) {
     imax = std::max(imax, IdOf(c, i));
   }
   if (c.n == 0) vmin = vmax = imin = imax = 0;
-  l.layout = MakeKeyLayout(vmin, vmax, imin, imax);
+  l.layout = MakeKeyLayout({vmin, vmax}, {imin, imax});
   return l;
 }
 
