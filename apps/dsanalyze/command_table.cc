@@ -125,7 +125,7 @@ void AddBatches(CLI::App& b, BatchesRequest& o) {
   b.add_option("--lr-scaling", o.lr_scaling, "LR scaling: linear, sqrt or none");
   b.add_flag("--same-size-microbatches", o.same_size,
              "micro-batches of a batch hold equal counts (pipeline parallelism)");
-  b.add_option("--sample-ids", o.sample_ids, "int64 .npy of the sample ids to batch, in order");
+  b.add_option("--sample-ids", o.sample_ids, "integer .npy of the sample ids to batch, in order");
   b.add_option("--svg", o.svg, "also write a chart of batch sizes and tokens (SVG)");
   b.add_option("--html", o.html, "also write the plan as one page (HTML)");
 }
@@ -238,8 +238,9 @@ void AddRunOptions(CLI::App& app, cli::RunOptions& o, bool config_required) {
                  "line on a terminal, also under mpiexec), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
-  // Deprecated spelling of --progress never, kept for old scripts; not in --help.
-  app.add_flag_callback("--no-progress", [&o] { o.progress = "never"; })->group("");
+  // The old spelling of --progress never, kept for old scripts.
+  app.add_flag_callback("--no-progress", [&o] { o.progress = "never"; },
+                        "same as --progress never (the old spelling)");
 }
 
 }  // namespace dsanalyze

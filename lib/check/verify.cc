@@ -48,10 +48,13 @@ class MetricChecker {
     out_->push_back({metric_, metric_, std::nullopt, std::move(message)});
   }
 
+  // Whether the run chose to write `kind` (output.files).
+  bool Writes(std::string_view kind) const { return WritesKind(analysis_.files, kind); }
+
   // The pair of `kind`, or nullopt after recording why it cannot be read;
   // nullopt without a violation when the run chose not to write it.
   std::optional<IndexedDataset> Open(std::string_view kind) {
-    if (!WritesKind(analysis_.files, kind)) return std::nullopt;
+    if (!Writes(kind)) return std::nullopt;
     Result<IndexedDataset> ds =
         OpenMetricFile(MetricFilePrefix(save_path_, metric_, kind), analysis_.table);
     if (!ds.ok()) {
@@ -335,6 +338,8 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m,
   const bool s2m_scalar = s2m && CheckScalarRows(c, *s2m, kSampleToMetric);
   std::optional<uint64_t> n_samples;
   if (s2m) n_samples = m.samples = s2m->num_rows();
+  else if (!c.Writes(kSampleToMetric))
+    m.samples = listed_samples;  // not chosen (output.files): N as summary.json lists it
 
   std::optional<IndexValues> index;
   if (i2m) {
@@ -350,6 +355,7 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m,
   }
 
   if (!i2s) return;
+  if (!c.Writes(kIndexToMetric)) m.distinct_values = i2s->num_rows();  // a row per value
   const std::optional<FileProblem> rows = i2m ? CheckOneRowPerValue(*i2s, *i2m) : std::nullopt;
   const bool rows_match = i2m && !rows;
   if (rows) c.Fail(kIndexToSample, *rows);
@@ -357,6 +363,7 @@ void VerifySingleValue(MetricChecker& c, VerifiedMetric& m,
 
   std::optional<IdScan> scan = ScanSampleIds(c, *i2s);
   if (!scan) return;
+  if (!m.samples && !c.Writes(kSampleToMetric)) m.samples = scan->count;  // each id once
   const bool default_ids = CheckIdsExactlyOnce(c, *i2s, *scan, n_samples);
   if (!s2m) n_samples = listed_samples;
   if (n_samples && (*n_samples > 0 || scan->count > 0)) {

@@ -62,8 +62,11 @@ std::string FormatViolation(const Violation& v);
 struct VerifiedMetric {
   std::string name;
   MetricType type = MetricType::kSingleValuePerSample;
-  std::optional<uint64_t> samples;          // single-value: rows of sample_to_metric
-  std::optional<uint64_t> distinct_values;  // single-value: rows of index_to_metric
+  // Single-value: rows of sample_to_metric and of index_to_metric. When the
+  // run chose not to write one (output.files): N as summary.json lists it,
+  // else the ids in index_to_sample; index_to_sample's rows.
+  std::optional<uint64_t> samples;
+  std::optional<uint64_t> distinct_values;
   std::optional<uint64_t> length;           // accumulate: elements of the metric_value row
   // Files the run chose not to write (summary.json "files", output.files):
   // "M/M_sample_to_metric", ... Skipped by choice, not missing: no violation.

@@ -147,8 +147,8 @@ const std::array<Builtin, 10> kBuiltins = {{
        return NewValueMetric(c.name);
      }},
     {"vocab_rarity",
-     "sum over the sample's tokens of -ln(freq/total) from total_vocab_freq, truncated "
-     "(params: vocab_size; optional total_vocab_freq file)",
+     "-ln(freq/total) from total_vocab_freq, summed exactly over the sample's tokens, then "
+     "truncated to an integer (params: vocab_size; optional total_vocab_freq file)",
      MetricType::kSingleValuePerSample, kRarityParams,
      [](const MetricConfig& c, const JsonFields& p, const Dataset& d) -> Made {
        return MakeVocabRarity(c, p, d, false);

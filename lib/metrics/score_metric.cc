@@ -1,10 +1,15 @@
 // score: a per-sample value read from a score file (score_file.h), per
 // document or per sample, reduced over a sample's documents and turned into
 // the integers DeepSpeed's files hold (docs/config.md, "score").
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "config/dataset_types.h"
 #include "config/json_fields.h"
 #include "metrics/builtin_metrics.h"
 #include "metrics/ignore_set.h"
@@ -173,6 +178,20 @@ Result<Reduce> ReduceParam(const JsonFields& params) {
                          ShortJson(params.at("reduce")));
 }
 
+// The dataset types whose samples are made of documents, the rows of token
+// files: those that read .idx files, which the type table (config/dataset_types.h)
+// says by their dtype_codes key. "documents, packed, megatron_gpt or megatron_blend".
+std::string DocumentDatasetTypes() {
+  std::vector<std::string_view> names;
+  for (const DatasetTypeInfo& type : DatasetTypes())
+    if (std::find(type.keys.begin(), type.keys.end(), "dtype_codes") != type.keys.end())
+      names.push_back(type.name);
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  return list;
+}
+
 Result<bool> PerDocument(const JsonFields& params, const Dataset& dataset) {
   std::string per;
   DSA_RETURN_IF_ERROR(params.Require("per"));
@@ -186,9 +205,9 @@ Result<bool> PerDocument(const JsonFields& params, const Dataset& dataset) {
     return false;
   }
   if (dataset.num_documents() == 0)
-    return ConfigError(params.KeyPath("per"),
-                       "\"document\" needs a dataset of documents (documents, packed or "
-                       "megatron_gpt); this one has none (use \"per\": \"sample\")");
+    return ConfigError(params.KeyPath("per"), "\"document\" needs a dataset of documents (" +
+                                                  DocumentDatasetTypes() +
+                                                  "); this one has none (use \"per\": \"sample\")");
   return true;
 }
 

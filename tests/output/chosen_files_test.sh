@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # output.files under mpiexec -n $NP: each chosen subset writes exactly its
 # files, byte-identical to the same files of an all-files run; summary.json
-# records the choice; verify passes and names the skipped files; compare of
+# records the choice; verify passes, names the skipped files and counts the
+# samples (from summary.json without sample_to_metric); compare of
 # the full and the partial analysis finds every common file equal and names
 # the rest as skipped by choice. An explicit list of all files is the default.
 set -euo pipefail
@@ -42,6 +43,16 @@ check() {  # check FILES_JSON EXPECTED_PAIRS...
     "$save/summary.json" "$files" || fail "$files: summary.json does not record the choice"
   "$DSANALYZE" verify "$save" > "$work/verify.txt" || fail "verify $files exited $?: $(cat "$work/verify.txt")"
   grep -q "all invariants hold for 2 metric(s)" "$work/verify.txt" || fail "verify: $(cat "$work/verify.txt")"
+  # The counts come from the files written, else from summary.json, else from
+  # index_to_sample (each id once, a row per value): never "?".
+  if [[ "$files" == *index_to_sample* || "$files" == *sample_to_metric* ]]; then
+    grep -q "^mod (single_value_per_sample, 5000 samples, " "$work/verify.txt" \
+      || fail "verify $files does not count the samples: $(cat "$work/verify.txt")"
+  fi
+  if [[ "$files" == *index_to* ]]; then
+    grep -q "^mod (single_value_per_sample, .* 300 distinct values)" "$work/verify.txt" \
+      || fail "verify $files does not count the values: $(cat "$work/verify.txt")"
+  fi
   local skipped
   skipped=$(for f in $all; do [[ " $want " == *" $f "* ]] || echo "${f%.*}"; done | sort -u | sed 's|^\./||')
   for f in $skipped; do
