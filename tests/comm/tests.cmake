@@ -13,11 +13,13 @@ set_tests_properties(comm.oversubscription.np1 comm.oversubscription.np2
 # data-sized counts reach MPI's large-count calls whole (comm_mpi_test.cc).
 target_sources(mpi_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/comm_mpi_test.cc)
 dsanalyze_add_mpi_test(NAME comm.collectives RANKS 1 2 3
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> collectives)
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> collectives
+  SANITIZED_RANKS 2 3)
 
 # AgreeOnStatus on its own: all OK; one failing rank (each in turn, each kind)
 # reaches every rank with code, message and signal; the lowest failing rank
 # wins; a caught signal counts as Interrupted until DisarmInterrupts().
 target_sources(mpi_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/agree_on_status_mpi_test.cc)
 dsanalyze_add_mpi_test(NAME comm.agree_on_status RANKS 1 2 3
-  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> agree_on_status)
+  COMMAND ${MPIEXEC_BIN} -n @NP@ $<TARGET_FILE:mpi_tests> agree_on_status
+  SANITIZED_RANKS 2 3)
