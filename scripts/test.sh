@@ -12,7 +12,7 @@
 # end, even from a run the test expected to fail (a killed rank's peers). UBSan
 # reports stay on the test's stderr: GCC's UBSan ignores log_path.
 # The sanitizer suite runs each MPI test at 2 ranks (the MPI suites of
-# mpi_tests at 2 and 3), and leaves out its other rank counts, labelled
+# mpi_tests at 3), and leaves out its other rank counts, labelled
 # extra_ranks (tests/CMakeLists.txt): every test runs in the plain suite, every
 # MPI path with a peer under the sanitizers.
 # Extra arguments go to ctest, e.g. -LE cluster or -R fuzz. At the end it

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sample ids at and above 2^32, end to end, under mpiexec -n $NP.
 
-1,000,000 synthetic_mod samples (value of position i: (i + 7) mod 10000) get ids
+200,000 synthetic_mod samples (value of position i: (i + 7) mod 10000) get ids
 2^32 + 3*k + jitter (jitter 0..2, so the ids are distinct), shuffled, through
 dataset.sample_indices (an int64 .npy). Every output file is compared byte for
 byte with the files this script computes on its own (standard library only:
@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-N = 1_000_000
+N = 200_000
 MODULUS, OFFSET = 10000, 7
 BASE = 1 << 32
 IDX_MAGIC = b"MMIDIDX\x00\x00"
