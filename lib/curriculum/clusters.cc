@@ -168,7 +168,8 @@ struct ClusterIdSpan {
 
 // The id span of the intersection's per-id arrays (clusters.h).
 Result<ClusterIdSpan> SpanOfIds(const std::vector<CurriculumMetricConfig>& metrics,
-                         const std::vector<std::optional<MetricFiles>>& indexes, uint64_t samples) {
+                                const std::vector<std::optional<MetricFiles>>& indexes,
+                                uint64_t samples) {
   int64_t lo = 0, hi = samples > 0 ? static_cast<int64_t>(samples - 1) : 0;
   uint64_t ids = samples;
   for (size_t m = 0; m < metrics.size(); ++m) {

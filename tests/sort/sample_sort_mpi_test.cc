@@ -89,5 +89,4 @@ DSA_MPI_SUITE(sample_sort) {
   std::vector<int64_t> wide(5000);
   for (auto& v : wide) v = (rng() % 2) ? INT64_MIN + static_cast<int64_t>(rng() % 3) : INT64_MAX;
   RunCase<WideKey>(comm, "wide keys", wide.size(), Layout(INT64_MIN, INT64_MAX, wide.size()), wide);
-
 }

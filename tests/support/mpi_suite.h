@@ -23,8 +23,8 @@ bool RegisterMpiSuite(const char* name, MpiSuiteBody body);
 
 }  // namespace dsanalyze::test
 
-#define DSA_MPI_SUITE(name)                                          \
-  static void DsaMpiSuite_##name(const ::dsanalyze::Comm& comm);     \
+#define DSA_MPI_SUITE(name)                                            \
+  static void DsaMpiSuite_##name(const ::dsanalyze::Comm& comm);       \
   [[maybe_unused]] static const bool dsa_mpi_suite_registered_##name = \
       ::dsanalyze::test::RegisterMpiSuite(#name, &DsaMpiSuite_##name); \
   static void DsaMpiSuite_##name(const ::dsanalyze::Comm& comm)
