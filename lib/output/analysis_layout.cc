@@ -18,6 +18,17 @@ bool WritesKind(const std::vector<std::string>& files, std::string_view kind) {
   return std::find(files.begin(), files.end(), OutputChoiceOf(kind)) != files.end();
 }
 
+namespace {
+
+// True when every one of `kinds` is chosen.
+bool WritesAllKinds(const std::vector<std::string>& files,
+                    std::span<const std::string_view> kinds) {
+  return std::all_of(kinds.begin(), kinds.end(),
+                     [&](std::string_view kind) { return WritesKind(files, kind); });
+}
+
+}  // namespace
+
 bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type) {
   const std::span<const std::string_view> kinds = TraitsOf(type).kinds;
   return std::any_of(kinds.begin(), kinds.end(),
@@ -25,9 +36,7 @@ bool WritesAnyKindOf(const std::vector<std::string>& files, MetricType type) {
 }
 
 bool WritesStatisticsOf(const std::vector<std::string>& files, MetricType type) {
-  const std::span<const std::string_view> kinds = TraitsOf(type).statistics_kinds;
-  return std::all_of(kinds.begin(), kinds.end(),
-                     [&](std::string_view kind) { return WritesKind(files, kind); });
+  return WritesAllKinds(files, TraitsOf(type).statistics_kinds);
 }
 
 std::optional<MetricType> MetricTypeNamed(std::string_view name) {
@@ -37,13 +46,11 @@ std::optional<MetricType> MetricTypeNamed(std::string_view name) {
 }
 
 bool WritesDistribution(const std::vector<std::string>& files) {
-  return std::all_of(kDistributionKinds.begin(), kDistributionKinds.end(),
-                     [&](std::string_view kind) { return WritesKind(files, kind); });
+  return WritesAllKinds(files, kDistributionKinds);
 }
 
 bool WritesCurriculumEntry(const std::vector<std::string>& files) {
-  return std::all_of(kCurriculumEntryKinds.begin(), kCurriculumEntryKinds.end(),
-                     [&](std::string_view kind) { return WritesKind(files, kind); });
+  return WritesAllKinds(files, kCurriculumEntryKinds);
 }
 
 std::string HistogramFile(const std::string& save_path, const std::string& metric) {
