@@ -126,7 +126,11 @@ void AddBatches(CLI::App& b, BatchesRequest& o) {
   b.add_flag("--same-size-microbatches", o.same_size,
              "micro-batches of a batch hold equal counts (pipeline parallelism)");
   b.add_option("--sample-ids", o.sample_ids, "integer .npy of the sample ids to batch, in order");
-  b.add_option("--svg", o.svg, "also write a chart of batch sizes and tokens (SVG)");
+  b.add_option("--epochs", o.epochs,
+               "write K epochs: epoch 1 as DeepSpeed plans it, later ones its batches reshuffled "
+               "(default 1)")
+      ->check(PositiveInteger());
+  b.add_option("--svg", o.svg, "also write charts of batch sizes, tokens and LR by step (SVG)");
   b.add_option("--html", o.html, "also write the plan as one page (HTML)");
 }
 

@@ -209,6 +209,9 @@ Result<BatchParams> ResolveBatchParams(const BatchesRequest& request) {
   BatchParams p;
   DSA_RETURN_IF_ERROR(ResolveNumbers(request, c, &p));
   DSA_RETURN_IF_ERROR(ResolveChoices(request, c, &p));
+  p.epochs = request.epochs.value_or(1);
+  p.from["epochs"] = request.epochs ? "--epochs" : "default";
+  DSA_RETURN_IF_ERROR(AtLeast(p.from, "epochs", p.epochs, 1));
   return p;
 }
 

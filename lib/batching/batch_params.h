@@ -8,7 +8,8 @@
 // metrics_path}, data_efficiency.seed (1234), and the effective batch size:
 // train_batch_size, or train_micro_batch_size_per_gpu x
 // gradient_accumulation_steps x --data-parallel-size
-// (curriculum/ds_config.h). min_batch_size and max_batch_size 0 mean none,
+// (curriculum/ds_config.h). --epochs has no config key (DeepSpeed replays
+// one plan every epoch). min_batch_size and max_batch_size 0 mean none,
 // as in DeepSpeed (it tests them for truth).
 //
 // Every error is one BadInput line naming the flag or "FILE: key.path".
@@ -42,6 +43,7 @@ struct BatchesRequest {
   std::optional<std::string> order, lr_scaling;
   bool same_size = false;
   int64_t data_parallel_size = 1;
+  std::optional<int64_t> epochs;  // unset: 1 (batching/epochs.h)
 };
 
 struct BatchParams {
@@ -50,6 +52,7 @@ struct BatchParams {
   PickingOrder order = PickingOrder::kDataloader;
   LrScaling lr_scaling = LrScaling::kLinear;
   int64_t seed = 1234;
+  int64_t epochs = 1;
   // Where each value came from, by its config key name: "--max-tokens",
   // "FILE: data_efficiency....max_tokens" or "default".
   std::map<std::string, std::string> from;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "batching/batch_input.h"
+#include "batching/epochs.h"
 #include "batching/plan_files.h"
 #include "batching/plan_page.h"
 #include "batching/plan_report.h"
@@ -23,6 +24,20 @@ Result<BatchInput> OpenInput(const BatchParams& params, const std::string& metri
   if (input.ok() || input.status().code() != Status::Code::kBadInput || from == "--analysis")
     return input;
   return Status::BadInput(from + ": " + input.status().message());
+}
+
+// Epochs 2..K (batching/epochs.h): epoch 1's batches, copied in each
+// epoch's order.
+Status WriteLaterEpochs(const BatchParams& params, uint64_t batches, PlanFiles* files,
+                        PlanStats* stats) {
+  for (int64_t epoch = 2; epoch <= params.epochs; ++epoch) {
+    for (const uint64_t batch : EpochBatchOrder(params.seed, epoch, batches)) {
+      DSA_ASSIGN_OR_RETURN(const PlanFiles::Repeated copy, files->Repeat(batch));
+      stats->steps.Add(copy.samples, copy.lr_scale);
+      DSA_RETURN_IF_ERROR(CheckInterrupt());
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -53,9 +68,10 @@ Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
         DSA_RETURN_IF_ERROR(files.Add(batch, lr));
         return CheckInterrupt();
       }));
+  DSA_RETURN_IF_ERROR(WriteLaterEpochs(params, counts.batches, &files, &stats));
   DSA_RETURN_IF_ERROR(CheckInterrupt());
   DisarmInterrupts();  // past the last checkpoint the commit always completes
-  const PlanReport report{params, request.metric, request.sample_ids, counts, stats};
+  const PlanReport report{params, request.metric, request.sample_ids, counts, stats, input.samples};
   if (!request.svg.empty()) DSA_RETURN_IF_ERROR(WriteFileAtomic(request.svg, PlanSvg(report)));
   if (!request.html.empty())
     DSA_RETURN_IF_ERROR(WriteFileAtomic(request.html, PlanPageHtml(report, request.out)));

@@ -1,7 +1,8 @@
 // `dsanalyze batches` without its printing: resolves the parameters
 // (batching/batch_params.h), opens the analysis and the filter ids
 // (batching/batch_input.h), plans (batching/planner.h) while writing the
-// arrays (batching/plan_files.h), then writes the chart and plan.json and
+// arrays (batching/plan_files.h), copies epoch 1's batches into the later
+// epochs (batching/epochs.h), then writes the chart and plan.json and
 // moves the plan into place. Bad input fails before anything carries the
 // --out name. A signal caught before the chart and the commit (util/
 // interrupt.h; checked after each batch) is Status::Interrupted, with

@@ -94,16 +94,20 @@ PlanFiles::PlanFiles(PlanFiles&& other) noexcept
       staging_(std::exchange(other.staging_, {})),
       lease_(std::move(other.lease_)),
       arrays_(std::move(other.arrays_)),
-      offset_(other.offset_) {}
+      offset_(other.offset_),
+      micro_per_batch_(other.micro_per_batch_),
+      readers_(std::move(other.readers_)) {}
 
 PlanFiles::~PlanFiles() {
   if (staging_.empty()) return;
   arrays_.clear();
+  readers_.clear();
   std::error_code ec;
   fs::remove_all(staging_, ec);
 }
 
 Status PlanFiles::Add(const PlannedBatch& batch, double lr_scale) {
+  micro_per_batch_ = batch.micro.size();
   for (const MicroBatch& m : batch.micro) {
     offset_ += static_cast<int64_t>(m.samples);
     DSA_RETURN_IF_ERROR(arrays_[0].Append(&offset_, 1));
@@ -117,7 +121,47 @@ Status PlanFiles::Add(const PlannedBatch& batch, double lr_scale) {
   return Status::OK();
 }
 
+Status PlanFiles::OpenReaders() {
+  for (size_t i = 0; i < kArrays.size(); ++i) {
+    DSA_RETURN_IF_ERROR(arrays_[i].Flush());
+    DSA_ASSIGN_OR_RETURN(InputFile reader,
+                         InputFile::Open(staging_ + "/" + std::string(kArrays[i])));
+    readers_.push_back(std::move(reader));
+  }
+  return Status::OK();
+}
+
+// Every array's items are 8 bytes (int64 or float64).
+Status PlanFiles::ReadItems(size_t array, uint64_t first, uint64_t count, void* out) const {
+  return readers_[array].ReadAt(arrays_[array].header_bytes() + first * 8, out, count * 8);
+}
+
+Result<PlanFiles::Repeated> PlanFiles::Repeat(uint64_t batch) {
+  if (readers_.empty()) DSA_RETURN_IF_ERROR(OpenReaders());
+  const uint64_t e = micro_per_batch_;
+  repeat_offsets_.resize(e + 1);
+  DSA_RETURN_IF_ERROR(ReadItems(0, batch * e, e + 1, repeat_offsets_.data()));
+  repeat_ids_.resize(static_cast<size_t>(repeat_offsets_[e] - repeat_offsets_[0]));
+  DSA_RETURN_IF_ERROR(ReadItems(1, static_cast<uint64_t>(repeat_offsets_[0]), repeat_ids_.size(),
+                                repeat_ids_.data()));
+  for (uint64_t m = 0; m < e; ++m) {
+    offset_ += repeat_offsets_[m + 1] - repeat_offsets_[m];
+    DSA_RETURN_IF_ERROR(arrays_[0].Append(&offset_, 1));
+  }
+  DSA_RETURN_IF_ERROR(arrays_[1].Append(repeat_ids_.data(), repeat_ids_.size()));
+  Repeated out;
+  int64_t longest = 0;
+  DSA_RETURN_IF_ERROR(ReadItems(2, batch, 1, &out.samples));
+  DSA_RETURN_IF_ERROR(ReadItems(3, batch, 1, &longest));
+  DSA_RETURN_IF_ERROR(ReadItems(4, batch, 1, &out.lr_scale));
+  DSA_RETURN_IF_ERROR(arrays_[2].Append(&out.samples, 1));
+  DSA_RETURN_IF_ERROR(arrays_[3].Append(&longest, 1));
+  DSA_RETURN_IF_ERROR(arrays_[4].Append(&out.lr_scale, 1));
+  return out;
+}
+
 Status PlanFiles::Commit(const std::string& plan_json) {
+  readers_.clear();
   for (NpyAppender& a : arrays_) DSA_RETURN_IF_ERROR(a.Finish());
   DSA_RETURN_IF_ERROR(WriteFileAtomic(staging_ + "/" + std::string(kPlanJson), plan_json));
   FaultPoint("batches_commit");

@@ -13,13 +13,18 @@
 // fault_point.h): "batches_create" (the arrays opened), "batches_write" (the
 // first batch added), "batches_commit" (the folder complete, before the
 // rename).
-// Memory: one 1 MiB buffer per array. Not thread-safe; move-only.
+// A plan of several epochs (batching/epochs.h) is written by Add for epoch 1,
+// then Repeat for each batch of the later epochs, which copies an epoch-1
+// batch by reading it back from the staging folder.
+// Memory: one 1 MiB buffer per array, and one batch while repeating.
+// Not thread-safe; move-only.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "batching/planner.h"
 #include "format/dtype.h"
@@ -36,12 +41,15 @@ class NpyAppender {
  public:
   static Result<NpyAppender> Create(const std::string& path, DType dtype);
   Status Append(const void* data, uint64_t count);
+  // Writes what was appended to the file (for reading it back).
+  Status Flush();
   Status Finish();
+  // Where item 0 is in the file.
+  uint64_t header_bytes() const { return header_bytes_; }
 
  private:
   NpyAppender(OutputFile file, DType dtype, uint64_t header_bytes)
       : file_(std::move(file)), dtype_(dtype), header_bytes_(header_bytes), offset_(header_bytes) {}
-  Status Flush();
   OutputFile file_;
   DType dtype_;
   uint64_t header_bytes_;
@@ -60,6 +68,14 @@ class PlanFiles {
   ~PlanFiles();
 
   Status Add(const PlannedBatch& batch, double lr_scale);
+  // Appends a copy of batch `batch` (counting from 0) of those added so far,
+  // which must all have been added before the first Repeat; returns its
+  // size and LR scale.
+  struct Repeated {
+    int64_t samples = 0;
+    double lr_scale = 0;
+  };
+  Result<Repeated> Repeat(uint64_t batch);
   // Finishes the arrays, writes plan.json and moves the folder to DIR.
   Status Commit(const std::string& plan_json);
 
@@ -68,12 +84,18 @@ class PlanFiles {
       : dir_(std::move(dir)), staging_(std::move(staging.path)), lease_(std::move(staging.lease)) {}
   Status OpenArrays();
   Status MoveIntoPlace();
+  Status OpenReaders();
+  Status ReadItems(size_t array, uint64_t first, uint64_t count, void* out) const;
   std::string dir_;
   std::string staging_;  // empty once committed or moved from
   UniqueFd lease_;       // locked while the staging folder is being written
   // offsets, sample ids, batch sizes, batch max seqlens, lr scale
   std::vector<NpyAppender> arrays_;
   int64_t offset_ = 0;  // the last micro-batch offset written
+  uint64_t micro_per_batch_ = 0;
+  // Repeat's: the arrays read back, and one batch's offsets and ids.
+  std::vector<InputFile> readers_;
+  std::vector<int64_t> repeat_offsets_, repeat_ids_;
 };
 
 }  // namespace dsanalyze

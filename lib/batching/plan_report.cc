@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "page/histogram_svg.h"
 #include "page/svg.h"
@@ -42,6 +43,33 @@ void AddPackingWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
              std::string(r.params.rule.same_size ? " or the effective batch size" : "")});
 }
 
+std::string Rounded(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
+// The LR-scale lint (plan_report.h). A batch's samples are at most the
+// analysis's N, so 100 x the smallest batch cannot overflow.
+void AddLrScaleWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
+  const PlanStats& s = r.stats;
+  if (!(s.lr_max > kLrSpreadLimit * s.lr_min)) return;
+  const int64_t smallest = s.batch_sizes.begin()->first;
+  const int64_t e = r.params.rule.effective_batch_size;
+  const int64_t bound = (r.params.lr_scaling == LrScaling::kSqrt ? 100 : 10) * smallest / e;
+  const double capped = LrScale(r.params.lr_scaling, static_cast<uint64_t>(bound * e), e);
+  out->push_back({"lr_scale",
+                  "the LR scale spans x" + Rounded(s.lr_min) + " to x" + Rounded(s.lr_max) + " (" +
+                      std::string(LrScalingName(r.params.lr_scaling)) + " scaling, batches of " +
+                      to_string(smallest) + " to " + to_string(s.batch_sizes.rbegin()->first) +
+                      " samples): the largest batches train at " + Rounded(s.lr_max / s.lr_min) +
+                      " times the learning rate of the smallest, and DeepSpeed says nothing",
+                  "max_batch_size " + to_string(bound) + " (--max-batch-size " + to_string(bound) +
+                      ") caps a batch at " + to_string(bound * e) +
+                      " samples and the LR scale at x" + Rounded(capped) + ", " +
+                      Rounded(kLrSpreadLimit) + " times this plan's smallest"});
+}
+
 ordered_json Parameters(const PlanReport& r) {
   const BatchParams& p = r.params;
   const auto entry = [&](const std::string& key, ordered_json value) {
@@ -57,6 +85,7 @@ ordered_json Parameters(const PlanReport& r) {
   j["sequence_picking_order"] = entry("sequence_picking_order", PickingOrderName(p.order));
   j["seed"] = entry("seed", p.seed);
   j["lr_scaling_method"] = entry("lr_scaling_method", LrScalingName(p.lr_scaling));
+  j["epochs"] = entry("epochs", p.epochs);
   j["same_size_microbatches"] = p.rule.same_size;
   j["sample_ids"] = r.sample_ids.empty() ? ordered_json(nullptr) : ordered_json(r.sample_ids);
   return j;
@@ -108,6 +137,7 @@ void PlanStats::Add(const PlannedBatch& batch, double lr_scale) {
   lr_min = batches == 0 ? lr_scale : std::min(lr_min, lr_scale);
   lr_max = batches == 0 ? lr_scale : std::max(lr_max, lr_scale);
   ++batches;
+  steps.Add(static_cast<int64_t>(batch.samples), lr_scale);
 }
 
 std::vector<PlanWarning> PlanWarnings(const PlanReport& r) {
@@ -126,6 +156,7 @@ std::vector<PlanWarning> PlanWarnings(const PlanReport& r) {
                        to_string(c.trimmed_samples) + " samples) do not fill a batch of " +
                        to_string(r.params.rule.effective_batch_size) + " and are trimmed",
                    "none needed for a long run; a smaller effective batch size trims fewer"});
+  AddLrScaleWarning(r, &out);
   return out;
 }
 
@@ -134,6 +165,7 @@ ordered_json PlanJson(const PlanReport& r) {
   ordered_json j;
   j["analysis"] = r.params.analysis;
   j["metric"] = r.metric;
+  j["dataset_samples"] = r.dataset_samples;
   j["parameters"] = Parameters(r);
   j["counts"] = Counts(r.counts);
   j["padding_efficiency"] = {{"microbatch", Efficiency(r.counts.tokens, s.padded_micro)},
@@ -176,6 +208,14 @@ std::string PlanSummary(const PlanReport& r, const std::string& out) {
       static_cast<unsigned long long>(c.too_long), static_cast<unsigned long long>(c.stopped),
       static_cast<unsigned long long>(c.trimmed_samples));
   text += line;
+  if (r.params.epochs > 1) {
+    std::snprintf(line, sizeof line,
+                  "  %lld epochs: epoch 1 as DeepSpeed plans it, each later epoch e its batches "
+                  "reshuffled by random.Random(seed + e - 1); %llu batches in all\n",
+                  static_cast<long long>(r.params.epochs),
+                  static_cast<unsigned long long>(s.steps.steps()));
+    text += line;
+  }
   for (const PlanWarning& w : PlanWarnings(r))
     text += "warning: " + w.kind + ": " + w.message + "; fix: " + w.fix + "\n";
   return text;
@@ -194,18 +234,25 @@ std::string MicroBatchTokensSvg(const PlanReport& r) {
                "tokens (bins of " + to_string(s.token_bin_width) + ")", "micro-batches");
 }
 
+std::string StepsSvg(const PlanReport& r) {
+  return StepsSvg(StepsChart{r.stats.steps, r.params.epochs > 1 ? r.counts.batches : 0,
+                             std::string(LrScalingName(r.params.lr_scaling))});
+}
+
 std::string PlanSvg(const PlanReport& r) {
-  const std::string sizes = BatchSizeSvg(r);
-  std::string micro = MicroBatchTokensSvg(r);
-  // Two standalone charts stacked in one document: drop their XML
-  // declarations and move the second one down.
-  const auto body = [](std::string chart) { return chart.substr(chart.find("<svg")); };
-  micro = body(micro);
-  micro.insert(4, " y=\"" + svg::Px(svg::kHeight) + "\"");
+  // Standalone charts stacked in one document: drop their XML declarations
+  // and move each one below the previous.
+  const std::string charts[] = {BatchSizeSvg(r), MicroBatchTokensSvg(r), StepsSvg(r)};
+  std::string body;
+  for (size_t i = 0; i < std::size(charts); ++i) {
+    std::string chart = charts[i].substr(charts[i].find("<svg"));
+    if (i > 0) chart.insert(4, " y=\"" + svg::Px(static_cast<double>(i) * svg::kHeight) + "\"");
+    body += chart;
+  }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-         svg::Px(svg::kWidth) + "\" height=\"" + svg::Px(2 * svg::kHeight) + "\">\n" + body(sizes) +
-         micro + "</svg>\n";
+         svg::Px(svg::kWidth) + "\" height=\"" + svg::Px(std::size(charts) * svg::kHeight) +
+         "\">\n" + body + "</svg>\n";
 }
 
 }  // namespace dsanalyze

@@ -1,8 +1,20 @@
 // What `dsanalyze batches` says about a plan: statistics gathered batch by
 // batch, the warnings (each with a fix), plan.json (docs/format.md §2.13),
 // the terminal summary and the --svg chart (batch sizes, tokens per
-// micro-batch). Memory: one counter per distinct batch size and a fixed
-// number of token bins.
+// micro-batch, batch size and LR over the training steps). The statistics
+// are epoch 1's but for the steps, which cover every epoch. Memory: one
+// counter per distinct batch size, a fixed number of token bins and of step
+// columns (batching/steps_chart.h).
+//
+// The LR-scale lint: DeepSpeed scales each batch's LR by its size and says
+// nothing however far apart the scales are (the seqlen order over 1e7
+// samples gave x1 to x898). When the largest scale is more than
+// kLrSpreadLimit times the smallest, a warning "lr_scale" gives the
+// max_batch_size M that caps the LR scale at kLrSpreadLimit times this
+// plan's smallest: with S the smallest batch and E micro-batches a batch, a
+// batch holds at most E*M samples, and M = floor(10 S / E) (linear) or
+// floor(100 S / E) (sqrt). It caps the largest scale exactly; the smallest
+// of the plan made with M may differ a little (its batches fall elsewhere).
 #pragma once
 
 #include <cstdint>
@@ -13,8 +25,11 @@
 
 #include "batching/batch_params.h"
 #include "batching/planner.h"
+#include "batching/steps_chart.h"
 
 namespace dsanalyze {
+
+inline constexpr double kLrSpreadLimit = 10;
 
 class PlanStats {
  public:
@@ -28,6 +43,7 @@ class PlanStats {
   double padded_batch = 0;  // sum of batch samples x its longest
   double lr_min = 0, lr_max = 0;
   uint64_t batches = 0;
+  StepSeries steps;  // Add adds epoch 1's; the caller adds the later epochs'
 };
 
 struct PlanWarning {
@@ -42,6 +58,7 @@ struct PlanReport {
   const std::string& sample_ids;  // empty: all samples
   const PlanCounts& counts;
   const PlanStats& stats;
+  uint64_t dataset_samples = 0;  // the analysis's N: DeepSpeed's len(dataset)
 };
 
 std::vector<PlanWarning> PlanWarnings(const PlanReport& r);
@@ -52,5 +69,6 @@ std::string PlanSvg(const PlanReport& r);
 // The chart's two halves, each a standalone SVG (the --html page shows both).
 std::string BatchSizeSvg(const PlanReport& r);
 std::string MicroBatchTokensSvg(const PlanReport& r);
+std::string StepsSvg(const PlanReport& r);
 
 }  // namespace dsanalyze

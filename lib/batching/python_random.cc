@@ -22,9 +22,12 @@ void PythonRandom::InitGenrand(uint32_t s) {
 
 // CPython's random_seed: the key is abs(seed) as 32-bit words, little end
 // first, at least one word (so 0 is the key [0]); then init_by_array.
-PythonRandom::PythonRandom(int64_t seed) {
-  const uint64_t magnitude =
-      seed < 0 ? uint64_t{0} - static_cast<uint64_t>(seed) : static_cast<uint64_t>(seed);
+PythonRandom::PythonRandom(int64_t seed)
+    : PythonRandom(Magnitude{seed < 0 ? uint64_t{0} - static_cast<uint64_t>(seed)
+                                      : static_cast<uint64_t>(seed)}) {}
+
+PythonRandom::PythonRandom(Magnitude m) {
+  const uint64_t magnitude = m.value;
   std::vector<uint32_t> key = {static_cast<uint32_t>(magnitude)};
   if (magnitude >> 32) key.push_back(static_cast<uint32_t>(magnitude >> 32));
   InitGenrand(19650218U);

@@ -18,6 +18,9 @@ class PythonRandom {
  public:
   // random.Random(seed): Python seeds with abs(seed).
   explicit PythonRandom(int64_t seed);
+  // random.Random(s) for every integer s with abs(s) == magnitude, including
+  // those beyond int64 (an epoch's seed + e - 1: batching/epochs.h).
+  static PythonRandom OfMagnitude(uint64_t magnitude) { return PythonRandom(Magnitude{magnitude}); }
 
   // genrand_uint32: the next 32-bit output of the generator.
   uint32_t NextUint32();
@@ -31,6 +34,10 @@ class PythonRandom {
 
  private:
   static constexpr int kN = 624;
+  struct Magnitude {
+    uint64_t value;
+  };
+  explicit PythonRandom(Magnitude magnitude);
   void InitGenrand(uint32_t s);
   void Twist();
   std::array<uint32_t, kN> mt_{};

@@ -8,7 +8,9 @@ when there is no --analysis; the effective batch size from micro batch x
 gradient accumulation x --data-parallel-size), the arrays against the
 brute-force reference, the counts, both padding efficiencies, the batch-size
 and LR-scale ranges recomputed from the arrays, the warnings (kind, numbers,
-fix), the summary lines (the same warnings) and the chart's two histograms.
+fix), the summary lines (the same warnings), the chart's two histograms and
+its batch size and LR at each step (read back from the drawn lines); the
+LR-scale lint and that its fix bounds the spread.
 
 Environment: NP, MPIEXEC, DSANALYZE, SOURCE_DIR.
 """
@@ -89,14 +91,37 @@ def check_summary(stdout, plan, out, effective):
     expect("summary warnings", [x for x in lines if x.startswith("warning: ")], warnings)
 
 
-def check_svg(path, sizes, microbatches):
+def line_values(chart, index, top, hi):
+    """The values the index-th polyline (a mean line) of the steps chart draws, one per step:
+    its points come in pairs (a step's left and right end) at y = top + H - v / hi * H."""
+    lines = [e for e in chart.iter() if e.tag.endswith("polyline")]
+    points = [tuple(map(float, p.split(","))) for p in lines[index].get("points").split()]
+    height = (520 - 90 - 80 - 50) / 2
+    return [(top + height - y) / height * hi for _, y in points[::2]]
+
+
+def check_steps_chart(chart, sizes, lr):
+    """The third chart: batch size and LR at each step, read back from the drawn lines (a
+    plan of up to 512 batches gets one column a step)."""
+    title = next(e.text for e in chart.iter() if e.tag.endswith("text"))
+    expect("steps chart title", title, "over training: %d steps" % len(sizes))
+    drawn = line_values(chart, 0, 90, max(sizes))
+    if [round(v) for v in drawn] != sizes:
+        fail("steps chart batch sizes %r, want %r" % (drawn[:8], sizes[:8]))
+    drawn = line_values(chart, 1, 90 + (520 - 90 - 80 - 50) / 2 + 50, max(lr))
+    if any(abs(a - b) > max(lr) / 1000 for a, b in zip(drawn, lr)) or len(drawn) != len(lr):
+        fail("steps chart LR scales %r, want %r" % (drawn[:8], lr[:8]))
+
+
+def check_svg(path, sizes, microbatches, lr):
     root = ET.parse(path).getroot()
     charts = [c for c in root if c.tag.endswith("svg")]
     titles = [next(e.text for e in c.iter() if e.tag.endswith("text")) for c in charts]
     want = ["batch sizes: N = %d batches, %d distinct values" % (len(sizes), len(set(sizes))),
             "tokens per micro-batch: N = %d micro-batches" % microbatches]
-    if len(titles) != 2 or titles[0] != want[0] or not titles[1].startswith(want[1]):
-        fail("svg charts %r, want %r" % (titles, want))
+    if len(titles) != 3 or titles[0] != want[0] or not titles[1].startswith(want[1]):
+        fail("svg charts %r, want %r and the steps chart" % (titles, want))
+    check_steps_chart(charts[2], sizes, lr)
 
 
 def config_plan(work, analysis, seqlens):
@@ -116,7 +141,9 @@ def config_plan(work, analysis, seqlens):
                   "--out", out, "--svg", svg])
     plan = json.load(open(os.path.join(out, "plan.json")))
     expect("analysis", plan["analysis"], analysis)
+    expect("dataset_samples", plan["dataset_samples"], len(seqlens))
     check_parameters(plan, {
+        "epochs": (1, "default"),
         "max_tokens": (max_tokens, cfg + ": " + SECTION + "max_tokens"),
         "effective_batch_size": (12, cfg + ": train_micro_batch_size_per_gpu x "
                                  "gradient_accumulation_steps x --data-parallel-size"),
@@ -138,7 +165,8 @@ def config_plan(work, analysis, seqlens):
             not in kinds["trimmed"]["message"]:
         fail("trimmed warning: %r" % kinds["trimmed"])
     check_summary(stdout, plan, out, 12)
-    check_svg(svg, reference[1], len(reference[0]))
+    check_svg(svg, reference[1], len(reference[0]),
+              [ref.lr_scale("sqrt", s, 12) for s in reference[1]])
 
 
 def stopped_plan(work, analysis, seqlens):
@@ -180,7 +208,57 @@ def largest_budget(work, analysis, seqlens):
     check_numbers(plan, out, seqlens, reference, 1, "linear")
     expect("max_tokens", plan["parameters"]["max_tokens"]["value"], largest)
     check_summary(stdout, plan, out, 1)
-    check_svg(svg, reference[1], len(reference[0]))
+    check_svg(svg, reference[1], len(reference[0]), reference[1])
+
+
+def lint_analysis(work):
+    """700 one-token documents and 100 of 140..150 tokens: under the seqlen order the first
+    batches hold hundreds of samples, the last ones a few."""
+    prefixes = []
+    for name, count, low, high in (("short", 700, 1, 1), ("long", 100, 140, 150)):
+        prefixes.append(os.path.join(work, name))
+        subprocess.run([DSANALYZE, "generate", prefixes[-1], "--documents", str(count),
+                        "--vocab-size", "50", "--min-length", str(low), "--max-length",
+                        str(high), "--seed", "5"], check=True, stdout=subprocess.DEVNULL)
+    analysis = cli_check.run_analysis(work, "lint_an", {"type": "documents",
+                                                         "prefixes": prefixes},
+                                      [{"name": "seqlen", "metric": "seqlen"}])
+    return analysis, ref.read_pair(os.path.join(analysis, "seqlen", "seqlen_sample_to_metric"))
+
+
+def lr_lint(work):
+    """The LR-scale lint: a warning exactly when the largest LR scale is more than 10 times the
+    smallest, whose fix (max_batch_size floor(10 S / E) linear, floor(100 S / E) sqrt, S the
+    smallest batch) planned again caps the LR scale at 10 times the first plan's smallest."""
+    analysis, seqlens = lint_analysis(work)
+    for scaling, min_size, factor in (("linear", 1, 10), ("sqrt", 1, 100), ("linear", 2, 10)):
+        args = ["--analysis", analysis, "--max-tokens", "300", "--effective-batch-size", "2",
+                "--order", "seqlen", "--lr-scaling", scaling, "--min-batch-size", str(min_size)]
+        out = os.path.join(work, "lint")
+        stdout = run(args + ["--out", out])
+        plan = json.load(open(os.path.join(out, "plan.json")))
+        _, sizes, _ = ref.plan(seqlens, 300, None, min_size, None, "seqlen", 2)
+        lr = [ref.lr_scale(scaling, s, 2) for s in sizes]
+        if max(lr) <= 10 * min(lr):
+            fail("%s: the lint case has LR x%g to x%g: no spread to lint" % (scaling, min(lr),
+                                                                           max(lr)))
+        bound = factor * min(sizes) // 2
+        lint = [w for w in plan["warnings"] if w["kind"] == "lr_scale"]
+        want = ("the LR scale spans x%.4g to x%.4g (%s scaling, batches of %d to %d samples): "
+                "the largest batches train at %.4g times the learning rate of the smallest"
+                % (min(lr), max(lr), scaling, min(sizes), max(sizes), max(lr) / min(lr)))
+        want_fix = ("max_batch_size %d (--max-batch-size %d) caps a batch at %d samples and the "
+                    "LR scale at x%.4g, 10 times this plan's smallest"
+                    % (bound, bound, 2 * bound, ref.lr_scale(scaling, 2 * bound, 2)))
+        if len(lint) != 1 or not lint[0]["message"].startswith(want) or \
+                lint[0]["fix"] != want_fix:
+            fail("lr_scale warning %r, want %r and fix %r" % (lint, want, want_fix))
+        check_summary(stdout, plan, out, 2)
+        run(args + ["--max-batch-size", str(bound), "--out", out])
+        fixed = json.load(open(os.path.join(out, "plan.json")))
+        if fixed["lr_scale"]["max"] > 10 * min(lr) * (1 + 1e-12):
+            fail("%s: the fix left LR x%r, want at most x%g" % (scaling, fixed["lr_scale"],
+                                                              10 * min(lr)))
 
 
 def main():
@@ -196,6 +274,7 @@ def main():
         config_plan(work, analysis, seqlens)
         stopped_plan(work, analysis, seqlens)
         largest_budget(work, analysis, seqlens)
+        lr_lint(work)
     print("plan report: parameters, counts, efficiency, ranges, warnings, summary and chart")
 
 

@@ -27,3 +27,7 @@ foreach(mode kill signals disk_full)
     COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/reliability/command_faults_test.py batches ${mode})
 endforeach()
 set_tests_properties(batching.faults_disk_full.np2 PROPERTIES SKIP_RETURN_CODE 77)
+# --epochs K: epoch 1 as DeepSpeed plans it, later epochs its batches in the
+# order of the documented seed rule (Python's own random.Random).
+dsanalyze_add_mpi_test(NAME batching.epochs RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/epochs_test.py)
