@@ -31,3 +31,8 @@ set_tests_properties(batching.faults_disk_full.np2 PROPERTIES SKIP_RETURN_CODE 7
 # order of the documented seed rule (Python's own random.Random).
 dsanalyze_add_mpi_test(NAME batching.epochs RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/epochs_test.py)
+# scripts/dsanalyze_deepspeed.py, the drop-in for DeepSpeed's call, against
+# torch-free stand-ins of DeepSpeed's dataloader and LR scheduler
+# (tests/batching/deepspeed_standin.py): samples and LR at every step.
+dsanalyze_add_mpi_test(NAME batching.dropin RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/dropin_test.py)
