@@ -1,6 +1,7 @@
 # dsanalyze batches: DeepSpeed's variable batch size (lib/batching).
 target_sources(unit_tests PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/python_random_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/python_random_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/steps_chart_test.cc)
 
 # Plans on real analyses against an independent brute-force reference of
 # DeepSpeed's batch_by_seqlens (tests/batching/batch_reference.py).
