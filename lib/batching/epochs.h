@@ -10,7 +10,7 @@
 //
 // where B is epoch 1's batch count and seed the plan's seed; epoch e's j-th
 // batch is epoch 1's batch p[j]. Python computes seed + e - 1 exactly, even
-// past int64; so does EpochBatchOrder.
+// past int64; so does EpochBatchOrder. Memory: 8 bytes a batch.
 #pragma once
 
 #include <cstdint>

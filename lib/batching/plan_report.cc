@@ -43,12 +43,6 @@ void AddPackingWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
              std::string(r.params.rule.same_size ? " or the effective batch size" : "")});
 }
 
-std::string Rounded(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
-
 // The LR-scale lint (plan_report.h). A batch's samples are at most the
 // analysis's N, so 100 x the smallest batch cannot overflow.
 void AddLrScaleWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
@@ -58,16 +52,16 @@ void AddLrScaleWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
   const int64_t e = r.params.rule.effective_batch_size;
   const int64_t bound = (r.params.lr_scaling == LrScaling::kSqrt ? 100 : 10) * smallest / e;
   const double capped = LrScale(r.params.lr_scaling, static_cast<uint64_t>(bound * e), e);
-  out->push_back({"lr_scale",
-                  "the LR scale spans x" + Rounded(s.lr_min) + " to x" + Rounded(s.lr_max) + " (" +
-                      std::string(LrScalingName(r.params.lr_scaling)) + " scaling, batches of " +
-                      to_string(smallest) + " to " + to_string(s.batch_sizes.rbegin()->first) +
-                      " samples): the largest batches train at " + Rounded(s.lr_max / s.lr_min) +
-                      " times the learning rate of the smallest, and DeepSpeed says nothing",
-                  "max_batch_size " + to_string(bound) + " (--max-batch-size " + to_string(bound) +
-                      ") caps a batch at " + to_string(bound * e) +
-                      " samples and the LR scale at x" + Rounded(capped) + ", " +
-                      Rounded(kLrSpreadLimit) + " times this plan's smallest"});
+  out->push_back(
+      {"lr_scale",
+       "the LR scale spans x" + FourDigits(s.lr_min) + " to x" + FourDigits(s.lr_max) + " (" +
+           std::string(LrScalingName(r.params.lr_scaling)) + " scaling, batches of " +
+           to_string(smallest) + " to " + to_string(s.batch_sizes.rbegin()->first) +
+           " samples): the largest batches train at " + FourDigits(s.lr_max / s.lr_min) +
+           " times the learning rate of the smallest, and DeepSpeed says nothing",
+       "max_batch_size " + to_string(bound) + " (--max-batch-size " + to_string(bound) +
+           ") caps a batch at " + to_string(bound * e) + " samples and the LR scale at x" +
+           FourDigits(capped) + ", " + FourDigits(kLrSpreadLimit) + " times this plan's smallest"});
 }
 
 ordered_json Parameters(const PlanReport& r) {

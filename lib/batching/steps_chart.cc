@@ -17,12 +17,6 @@ constexpr double kPanelH = (svg::kPlotH - kPanelGap) / 2;
 // Epoch boundaries are labelled up to this many epochs (more would overlap).
 constexpr uint64_t kLabelledEpochs = 8;
 
-std::string Number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
-
 // x of the boundary before step `step` (0 .. total).
 struct StepAxis {
   uint64_t total;
@@ -49,7 +43,7 @@ std::string Axes(const Panel& p) {
   for (int t = 0; t <= 2; ++t) {
     const double v = p.hi * t / 2, y = p.Y(v);
     if (t > 0) s += Line(svg::kLeft, y, svg::kLeft + svg::kPlotW, y, "stroke=\"#e0e0e0\"");
-    s += Text(svg::kLeft - 8, y + 4, "end", Number(v));
+    s += Text(svg::kLeft - 8, y + 4, "end", FourDigits(v));
   }
   return s + Text(svg::kLeft, p.top - 10, "start", p.title, "font-weight=\"bold\"");
 }
@@ -97,6 +91,12 @@ std::string StepTicksAndEpochs(const StepsChart& chart, double top, double botto
 }
 
 }  // namespace
+
+std::string FourDigits(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
 
 void StepSeries::Add(int64_t batch_size, double lr_scale) {
   if (columns_.empty() || columns_.back().steps == width_) {
