@@ -2,12 +2,14 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "batching/batch_input.h"
 #include "batching/epochs.h"
 #include "batching/plan_files.h"
 #include "batching/plan_page.h"
 #include "batching/plan_report.h"
+#include "output/output_paths.h"
 #include "util/file_util.h"
 #include "util/interrupt.h"
 
@@ -40,14 +42,23 @@ Status WriteLaterEpochs(const BatchParams& params, uint64_t batches, PlanFiles* 
   return Status::OK();
 }
 
+// The outputs, checked before the analysis is read (output/output_paths.h):
+// the analysis is known once the DeepSpeed config has named it.
+Status CheckOutputs(const BatchesRequest& request, const BatchParams& params) {
+  const std::vector<std::string> inputs = {params.analysis, request.ds_config, request.sample_ids};
+  DSA_RETURN_IF_ERROR(CheckOutsideAnalyses("--out", request.out, inputs));
+  for (const auto& [flag, page] :
+       {std::pair{"--svg", &request.svg}, std::pair{"--html", &request.html}})
+    if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputFile(flag, *page, inputs));
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
-  for (const auto& [flag, page] :
-       {std::pair{"--svg", &request.svg}, std::pair{"--html", &request.html}})
-    if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(flag, *page));
   SetInterruptStage("open");
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
+  DSA_RETURN_IF_ERROR(CheckOutputs(request, params));
   DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenInput(params, request.metric));
   std::optional<FilterIds> filter;
   if (!request.sample_ids.empty()) {

@@ -4,9 +4,10 @@
 // arrays (batching/plan_files.h), copies epoch 1's batches into the later
 // epochs (batching/epochs.h), then writes the chart and plan.json and
 // moves the plan into place. Bad input fails before anything carries the
-// --out name. A signal caught before the chart and the commit (util/
-// interrupt.h; checked after each batch) is Status::Interrupted, with
-// nothing left at --out.
+// --out name; an output that is or lies inside an input or an analysis
+// (output/output_paths.h), before the analysis is read. A signal caught
+// before the chart and the commit (util/interrupt.h; checked after each
+// batch) is Status::Interrupted, with nothing left at --out.
 #pragma once
 
 #include <string>

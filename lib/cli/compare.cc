@@ -9,6 +9,7 @@
 #include "check/compare_page.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "output/output_paths.h"
 #include "util/file_util.h"
 
 namespace dsanalyze::cli {
@@ -23,7 +24,8 @@ void PrintDifference(const char* label, const FileDifference& d) {
 
 int Compare(const CompareOptions& options) {
   if (!options.html.empty())
-    if (Status st = CheckOutputPath("--html", options.html); !st.ok()) return ReportFailure(st);
+    if (Status st = CheckOutputFile("--html", options.html, {options.a, options.b}); !st.ok())
+      return ReportFailure(st);
   Result<CompareReport> report = CompareOutputs(options.a, options.b, options.strict);
   if (!report.ok()) return ReportFailure(report.status());
   if (!options.html.empty())

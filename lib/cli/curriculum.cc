@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "curriculum/curriculum_check.h"
 #include "curriculum/curriculum_page.h"
 #include "curriculum/curriculum_svg.h"
+#include "output/output_paths.h"
 #include "util/file_util.h"
 
 namespace dsanalyze::cli {
@@ -60,11 +62,14 @@ void PrintFindings(const CurriculumReport& r) {
               CountSeverity(r.warnings, Severity::kNote));
 }
 
-// Bad output paths are refused before any work, as `order --out` does.
+// Bad output paths, and those inside an analysis or an input (output/
+// output_paths.h), are refused before any work, as `order --out` is.
 Status CheckOutputs(const CurriculumOptions& o) {
+  const std::vector<std::string> inputs = {o.analysis, o.ds_config};
   for (const auto& [flag, path] : {std::pair{"--svg", &o.svg}, std::pair{"--html", &o.html}})
-    if (!path->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(flag, *path));
-  if (!o.json.empty() && o.json != kStdout) DSA_RETURN_IF_ERROR(CheckOutputPath("--json", o.json));
+    if (!path->empty()) DSA_RETURN_IF_ERROR(CheckOutputFile(flag, *path, inputs));
+  if (!o.json.empty() && o.json != kStdout)
+    DSA_RETURN_IF_ERROR(CheckOutputFile("--json", o.json, inputs));
   return Status::OK();
 }
 

@@ -9,6 +9,7 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "dataset/gpt_maps.h"
+#include "output/output_paths.h"
 #include "synth/token_generator.h"
 
 namespace dsanalyze::cli {
@@ -28,12 +29,15 @@ Status WriteMaps(const GenerateOptions& options, CodeTable table) {
   return Status::OK();
 }
 
-// The dataset, after checking --gpt-maps too, so that a bad value leaves no files.
+// The dataset, after checking --gpt-maps too, so that a bad value leaves no
+// files, and that its files (all beside PREFIX.bin) go into no analysis
+// (output/output_paths.h).
 Result<synth::GeneratedTokens> WriteTokens(const GenerateOptions& options) {
   if (options.gpt_maps >= std::numeric_limits<int32_t>::max())
     return Status::BadInput("--gpt-maps " + std::to_string(options.gpt_maps) +
                             " is out of range [1, " +
                             std::to_string(std::numeric_limits<int32_t>::max() - 1) + "]");
+  DSA_RETURN_IF_ERROR(CheckOutsideAnalyses("prefix", options.prefix + ".bin", {}));
   return synth::WriteTokenDataset(options);
 }
 

@@ -50,6 +50,20 @@ Result<int64_t> JsonToInt(const json& j, std::string_view path, int64_t min, int
   return v;
 }
 
+// A non-empty string without a NUL character, else an error naming `path`.
+// Paths and names reach the system as C strings, which end at the first NUL
+// ("o\u0000/../../x" would name "o"), and no setting needs one: a NUL anywhere
+// is refused, whether or not the string names a file.
+Result<std::string> NonEmptyString(const json& j, const std::string& path) {
+  if (!j.is_string() || j.get_ref<const std::string&>().empty())
+    return ConfigError(path, "expected a non-empty string, got " + ShortJson(j));
+  const std::string& s = j.get_ref<const std::string&>();
+  if (const size_t nul = s.find('\0'); nul != std::string::npos)
+    return ConfigError(path, ShortJson(j) + " holds a NUL character (\\u0000) at byte " +
+                                 std::to_string(nul) + "; no path or name can hold one");
+  return s;
+}
+
 }  // namespace
 
 Status ConfigError(std::string_view path, std::string_view problem) {
@@ -108,10 +122,7 @@ Status JsonFields::Uint(std::string_view key, uint64_t min, uint64_t max, uint64
 
 Status JsonFields::String(std::string_view key, std::string* out) const {
   if (!has(key)) return Status::OK();
-  const json& j = at(key);
-  if (!j.is_string() || j.get_ref<const std::string&>().empty())
-    return ConfigError(KeyPath(key), "expected a non-empty string, got " + ShortJson(j));
-  *out = j.get<std::string>();
+  DSA_ASSIGN_OR_RETURN(*out, NonEmptyString(at(key), KeyPath(key)));
   return Status::OK();
 }
 
@@ -159,10 +170,9 @@ Status JsonFields::StringArray(std::string_view key, std::vector<std::string>* o
   std::vector<std::string> values;
   values.reserve(j.size());
   for (size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_string() || j[i].get_ref<const std::string&>().empty())
-      return ConfigError(KeyPath(key) + "[" + std::to_string(i) + "]",
-                         "expected a non-empty string, got " + ShortJson(j[i]));
-    values.push_back(j[i].get<std::string>());
+    DSA_ASSIGN_OR_RETURN(std::string value,
+                         NonEmptyString(j[i], KeyPath(key) + "[" + std::to_string(i) + "]"));
+    values.push_back(std::move(value));
   }
   *out = std::move(values);
   return Status::OK();

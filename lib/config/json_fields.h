@@ -46,13 +46,14 @@ class JsonFields {
   // integer is read as int64, so Uint's max is at most INT64_MAX.
   Status Int(std::string_view key, int64_t min, int64_t max, int64_t* out) const;
   Status Uint(std::string_view key, uint64_t min, uint64_t max, uint64_t* out) const;
-  // A non-empty string.
+  // A non-empty string. A NUL character anywhere in it is refused, naming
+  // the key: paths reach the system as C strings, cut at the first NUL.
   Status String(std::string_view key, std::string* out) const;
   Status Bool(std::string_view key, bool* out) const;
   // A finite JSON number greater than 0 (integer or float).
   Status PositiveNumber(std::string_view key, double* out) const;
   Status IntArray(std::string_view key, std::vector<int64_t>* out) const;
-  // A non-empty array of non-empty strings.
+  // A non-empty array of non-empty strings, none holding a NUL (as String).
   Status StringArray(std::string_view key, std::vector<std::string>* out) const;
 
  private:

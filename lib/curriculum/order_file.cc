@@ -13,7 +13,6 @@ constexpr std::string_view kTempKind = "tmp";
 }  // namespace
 
 Result<std::unique_ptr<OrderFile>> OrderFile::Create(const std::string& path, uint64_t length) {
-  DSA_RETURN_IF_ERROR(CheckOutputPath("--out", path));
   RemoveDeadTemps(path, kTempKind);
   DSA_ASSIGN_OR_RETURN(LeasedTemp temp, CreateLeasedFile(path, kTempKind));
   Result<OutputFile> file = OutputFile::OpenExisting(temp.path);

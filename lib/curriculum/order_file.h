@@ -27,8 +27,9 @@ namespace dsanalyze {
 
 class OrderFile {
  public:
-  // Creates the temporary file for `length` int64 elements and writes the header.
-  // BadInput when the folder of `path` does not exist or `path` is a folder.
+  // Creates the temporary file for `length` int64 elements and writes the
+  // header. `path` is checked by the caller (output/output_paths.h
+  // CheckOutputFile, before the analysis is read).
   static Result<std::unique_ptr<OrderFile>> Create(const std::string& path, uint64_t length);
   ~OrderFile();
 

@@ -5,6 +5,7 @@
 #include "curriculum/bucket_shuffle.h"
 #include "curriculum/order_file.h"
 #include "curriculum/sorted_ids.h"
+#include "output/output_paths.h"
 #include "util/interrupt.h"
 #include "util/work_split.h"
 
@@ -37,6 +38,7 @@ Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
   SetInterruptStage("open");
   if (options.metrics.empty()) return Status::BadInput("order: no --metric given");
   DSA_RETURN_IF_ERROR(CheckDistinct(options.metrics));
+  DSA_RETURN_IF_ERROR(CheckOutputFile("--out", options.out, {options.analysis}));
   DSA_ASSIGN_OR_RETURN(std::vector<MetricFiles> metrics,
                        OpenOrderMetrics(options.analysis, options.metrics));
   SortedIds ids(std::move(metrics), options.descending);

@@ -35,10 +35,11 @@ struct OrderOptions {
 // renamed at the end: curriculum/order_file.h) and returns the number of
 // samples N. A signal caught before the rename (util/interrupt.h, checked
 // after the inputs are open and after each piece) is Status::Interrupted,
-// with nothing left at out. BadInput, before anything is written, for
-// no metric or one given twice, an analysis or metric OpenOrderMetrics refuses,
-// an `out` in a missing folder, or buckets > N; IoError when writing fails (then no file is left at
-// out).
+// with nothing left at out. BadInput, before anything is read, for no metric
+// or one given twice, or an `out` that output/output_paths.h CheckOutputFile
+// refuses (in a missing folder, inside the analysis or any other); before
+// anything is written, for an analysis or metric OpenOrderMetrics refuses, or
+// buckets > N; IoError when writing fails (then no file is left at out).
 Result<uint64_t> WriteTrainingOrder(const OrderOptions& options);
 
 }  // namespace dsanalyze

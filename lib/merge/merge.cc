@@ -8,6 +8,7 @@
 #include "output/analysis_layout.h"
 #include "output/analysis_writer.h"
 #include "output/finish_analysis.h"
+#include "output/output_paths.h"
 #include "report/report.h"
 #include "util/interrupt.h"
 #include "util/memory_usage.h"
@@ -145,8 +146,8 @@ struct Prepared {
 
 Result<Prepared> Prepare(const std::vector<std::string>& paths, const std::string& out) {
   Prepared p;
+  DSA_RETURN_IF_ERROR(CheckOutsideAnalyses("--out", out, paths, OutputKind::kSavePath));
   DSA_ASSIGN_OR_RETURN(p.inputs, ReadMergeInputs(paths));
-  DSA_RETURN_IF_ERROR(CheckOutIsNoInput(p.inputs, out));
   DSA_ASSIGN_OR_RETURN(p.entries, EntriesOf(p.inputs.front()));
   SumNanScores(p.inputs, &p.entries);
   for (const MetricEntry& m : p.entries) p.names.push_back(m.name);

@@ -7,7 +7,9 @@
 // save-path lock, a hidden staging folder, every metric folder and the
 // reports staged there and committed in one step, so nothing under its final
 // name is ever half-written and a failed merge leaves `out` as it was (a
-// folder it created is removed again). Every input file is
+// folder it created is removed again). `out` is checked first (output/
+// output_paths.h): not an input nor inside one, nor inside any analysis; it
+// may be an analysis the merge does not read, replaced whole. Every input file is
 // opened and every accumulate sum checked before `out` is touched, except
 // the rows of sample_to_metric: a thread checks those while the output is
 // written (they are a pass over the inputs' largest files), and their error

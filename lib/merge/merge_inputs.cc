@@ -146,23 +146,6 @@ Result<std::vector<MergeInput>> ReadMergeInputs(const std::vector<std::string>& 
   return inputs;
 }
 
-Status CheckOutIsNoInput(const std::vector<MergeInput>& inputs, const std::string& out) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path real_out = fs::weakly_canonical(out, ec);
-  if (ec) return Status::OK();  // AnalysisWriter::Create names the problem
-  for (const MergeInput& input : inputs) {
-    const fs::path real_in = fs::weakly_canonical(input.path, ec);
-    if (ec) continue;
-    const fs::path relative = real_out.lexically_relative(real_in);
-    if (relative.empty() || *relative.begin() == "..") continue;
-    return Status::BadInput("--out " + out + ": " +
-                            (relative == "." ? "is the input " : "is inside the input ") +
-                            input.path + ", which the merge would overwrite; give another --out");
-  }
-  return Status::OK();
-}
-
 Config MergedConfig(const std::vector<MergeInput>& inputs, const std::string& out) {
   Config c = inputs.front().config;
   c.dataset.sample_range = SampleRange{inputs.front().positions.begin, inputs.back().positions.end};

@@ -39,10 +39,6 @@ struct MergeInput {
 // by position.
 Result<std::vector<MergeInput>> ReadMergeInputs(const std::vector<std::string>& paths);
 
-// BadInput naming --out when `out` is one of `inputs` or inside one (by real
-// path: through symbolic links and ".."): the merge would overwrite an input.
-Status CheckOutIsNoInput(const std::vector<MergeInput>& inputs, const std::string& out);
-
 // The config of the union of `inputs` (sorted, checked): the first input's,
 // with the union's sample_range, output.path `out` and no memory section (memory
 // settings do not change the bytes: inputs may differ in them).

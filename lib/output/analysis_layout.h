@@ -112,6 +112,10 @@ std::string MetricFilePrefix(const std::string& save_path, const std::string& me
 // summary.json, and commits them in that order: summary.json comes last.
 std::string HistogramFile(const std::string& save_path, const std::string& metric);
 inline constexpr std::string_view kSummaryFile = "summary.json";
+// summary.json's "tool": "dsanalyze", which every run and merge writes: what
+// tells a dsanalyze analysis from another tool's folder (output/output_paths.h).
+inline constexpr std::string_view kSummaryToolKey = "tool";
+inline constexpr std::string_view kSummaryTool = "dsanalyze";
 inline constexpr std::string_view kCurriculumConfigFile = "curriculum_config.json";
 // The analysis as one page to look at (report/run_page.h), written and
 // committed with summary.json; part of "reports" like the histograms.

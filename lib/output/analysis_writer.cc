@@ -41,6 +41,20 @@ fs::path NonDirectoryOnPath(fs::path p) {
   return {};
 }
 
+// The save path itself, or the nearest of its ancestors that exists as an
+// entry, when that is a symbolic link to nothing (walked as mkdir follows the
+// path): the commit could neither replace its folder nor create one there.
+// Empty otherwise; a link loop is left to RealPathOf, which names it.
+fs::path DanglingLinkOnPath(fs::path p) {
+  for (; !p.empty(); p = p.parent_path()) {
+    std::error_code ec;
+    if (fs::status(p, ec).type() != fs::file_type::not_found) return {};
+    if (fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    if (p == p.parent_path()) break;
+  }
+  return {};
+}
+
 // The directories that creating `dir` would make: it and each missing
 // parent, deepest first. A walk of its own, not a second answer of
 // NonDirectoryOnPath's: that one follows the path as mkdir does (through
@@ -147,6 +161,13 @@ Result<AnalysisWriter> AnalysisWriter::Create(const std::string& save_path,
   if (const fs::path file = NonDirectoryOnPath(save_path); !file.empty())
     return Status::BadInput(std::string(path_key) + " " + save_path + ": " + file.string() +
                             " exists and is not a directory");
+  if (const fs::path link = DanglingLinkOnPath(save_path); !link.empty()) {
+    std::error_code ec;
+    return Status::BadInput(std::string(path_key) + " " + save_path + ": " + link.string() +
+                            " is a symbolic link to " + fs::read_symlink(link, ec).string() +
+                            ", which does not exist; create the folder it points to, or remove "
+                            "the link");
+  }
   DSA_ASSIGN_OR_RETURN(const fs::path real, RealPathOf(save_path));
   DSA_RETURN_IF_ERROR(CheckSwappable(save_path, real, path_key));
   DSA_RETURN_IF_ERROR(CheckMetricNamesAreFree(save_path, real, metric_names, path_key));

@@ -44,7 +44,8 @@ class AnalysisWriter {
  public:
   // Creates S's missing parents, takes the lock, cleans up, then creates the
   // staging folder. BadInput, before anything is created: S (or a parent) is
-  // a file, S is a mount point or the current directory, or one of
+  // a file or a symbolic link to nothing, S is a mount point or the current
+  // directory, or one of
   // `metric_names` is taken in S by an entry that is no analysis's (a user's
   // file or folder without metric files), which the commit would replace.
   // Messages name S by `path_key`: the run's config key, or merge's "--out".

@@ -8,4 +8,5 @@ target_sources(dsanalyze_lib_output PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/finish_analysis.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric_value_file.cc
+  ${CMAKE_CURRENT_LIST_DIR}/output_paths.cc
   ${CMAKE_CURRENT_LIST_DIR}/save_lock.cc)

@@ -72,7 +72,7 @@ Json SummaryRunFields(const RunInfo& info) {
   for (const StageTime& t : info.timings)
     timings.push_back({{"stage", t.stage}, {"rank0_seconds", t.rank0}, {"max_seconds", t.slowest}});
   Json j;
-  j["tool"] = "dsanalyze";
+  j[std::string(kSummaryToolKey)] = std::string(kSummaryTool);
   j["tool_version"] = info.tool_version;
   j["config_hash"] = info.config_hash;
   j["ranks"] = info.ranks;

@@ -170,6 +170,11 @@ def cases(base, work):
         "unreadable_index": (with_seqlen(base, set_key("index_to_sample_path",
                                                        os.path.join(work, "data", "demo"))),
                              flags, [os.path.join(work, "data", "demo")]),
+        # Cut at the NUL, the path would be the analysis's own index file.
+        "index_path_with_nul": (
+            with_seqlen(base, set_key("index_to_sample_path", os.path.join(
+                work, "out", "seqlen", "seqlen_index_to_sample") + "\0.x")),
+            flags, [KEY + "index_to_sample_path", "holds a NUL character"]),
     }
 
 

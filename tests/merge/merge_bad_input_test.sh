@@ -159,7 +159,7 @@ expect score_bins "metric quality (score) cannot be merged: its params.bins are 
   "$DSANALYZE" merge out/binned_b out/binned_a
 expect no_seq_length "metric slr (seqlen_vocab_rarity) cannot be merged: without params.seq_length" \
   "$DSANALYZE" merge out/slr_a out/slr_b
-refused out_is_input out/a "--out out/a: is the input out/a, which the merge would overwrite" \
+refused out_is_input out/a "--out out/a: is the input out/a, which this command reads and never writes into" \
   "$DSANALYZE" merge out/a out/b
 refused out_in_input out/b/sub "--out out/b/sub: is inside the input out/b" \
   "$DSANALYZE" merge out/a out/b

@@ -449,6 +449,49 @@ def config_output_path_under_a_file(c):
 
 
 @case
+def config_output_path_dangling_link(c):
+    # The save path is a symbolic link to nothing: refused before anything is
+    # written, in its own words (not "cannot list" at the commit).
+    os.symlink(c.p("nowhere"), c.p("link"))
+    return c.config(output={"path": c.p("link")}), 2, [
+        "output.path", "link is a symbolic link to " + c.p("nowhere"), "does not exist"]
+
+
+# A NUL cuts a path where it reaches the system: "o\u0000/../save" would name
+# "o" to the system and "save" to std::filesystem. Any config string holding
+# one is refused, naming its key.
+
+@case
+def config_output_path_with_nul(c):
+    return c.config(output={"path": c.p("o") + "\0/../save"}), 2, [
+        "output.path", "holds a NUL character", "at byte %d" % len(c.p("o"))]
+
+
+@case
+def config_prefix_with_nul(c):
+    return c.config(dataset=c.documents(c.tok + "\0.other")), 2, [
+        "dataset.prefixes[0]", "holds a NUL character"]
+
+
+@case
+def memory_scratch_with_nul(c):
+    return memory(c, limit_per_rank="1GiB", scratch=c.d + "\0/elsewhere"), 2, [
+        "memory.scratch", "holds a NUL character"]
+
+
+@case
+def plugin_path_with_nul(c):
+    so = plugin("PLUGIN_EXAMPLE")
+    return c.config(metrics=[{"name": "m", "plugin": so + "\0.txt", "metric": "x"}]), 2, [
+        "metrics[0].plugin", "holds a NUL character"]
+
+
+@case
+def score_file_with_nul(c):
+    return score_metric(c, c.p("q.npy") + "\0"), 2, ["params.file", "holds a NUL character"]
+
+
+@case
 def config_file_missing(c):
     return ExistingConfig(c.p("absent.json")), 2, ["absent.json", "No such file"]
 

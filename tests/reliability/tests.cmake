@@ -106,3 +106,14 @@ foreach(mode disk_full disk_full_old)
   set_tests_properties(reliability.${mode}.np2 PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
 # --- end of parts 2 and 3 -------------------------------------------------------
+# --- Part 5: outputs stay out of analyses (output_paths_test.py) ----------------
+# reliability.output_paths_table: every output option of every command (from
+# its --help) pointed into an analysis, directly, through ".." and symbolic
+# links, and at the command's other inputs: exit 2, one line naming the option,
+# the path and the analysis, every analysis unchanged and passing verify.
+# reliability.output_paths_issue: issue 43's four reproductions.
+foreach(mode table issue)
+  dsanalyze_add_mpi_test(NAME reliability.output_paths_${mode} RANKS 1 TIMEOUT 120
+    LABELS reliability COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/output_paths_test.py ${mode})
+endforeach()
+# --- end of part 5 ---------------------------------------------------------------
