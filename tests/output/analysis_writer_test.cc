@@ -37,6 +37,16 @@ std::vector<std::string> Entries(const fs::path& dir) {
   return entries;
 }
 
+// Every entry under `dir`, sorted: "path/" for a folder, "path=bytes" for a file.
+std::vector<std::string> Tree(const fs::path& dir) {
+  std::vector<std::string> tree;
+  for (auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string rel = fs::relative(e.path(), dir).string();
+    tree.push_back(e.is_directory() ? rel + "/" : rel + "=" + Slurp(e.path()));
+  }
+  std::sort(tree.begin(), tree.end());
+  return tree;
+}
 TEST_CASE("A run that never commits leaves the save path as it was", "[commit]") {
   test::ScratchDir dir;
   const fs::path save = dir.path() / "save";
@@ -331,6 +341,29 @@ TEST_CASE("A save path the swap cannot replace is bad input", "[commit]") {
         "output.path .: is the current directory, which the commit replaces with a new folder; "
         "run from its parent and name the folder");
   CHECK(fs::is_empty(dir.path()));
+}
+
+TEST_CASE("An empty metric folder summary.json lists is replaced like the analysis's others",
+          "[commit]") {
+  // output.files without any of mod's files leaves S/mod/ empty.
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / "mod");
+  fs::create_directories(save / "batch_sum");
+  Touch(save / "batch_sum" / "batch_sum_metric_value.idx", "old");
+  Touch(save / "summary.json", test::kSeedmodSummary);
+  fs::create_directories(save / "plots");  // a user's empty folder, listed nowhere
+  auto taken = AnalysisWriter::Create(save.string(), {"plots"});
+  REQUIRE_FALSE(taken.ok());
+  CHECK(taken.status().code() == Status::Code::kBadInput);
+
+  auto out = AnalysisWriter::Create(save.string(), {"mod", "batch_sum"});
+  REQUIRE(out.ok());
+  REQUIRE(out->MakeMetricDir("mod").ok());
+  Touch(fs::path(out->dir()) / "mod" / "mod_index_to_sample.bin", "new");
+  REQUIRE(out->Commit().ok());
+  CHECK(Tree(save) ==
+        std::vector<std::string>{"mod/", "mod/mod_index_to_sample.bin=new", "plots/"});
 }
 
 }  // namespace
