@@ -7,6 +7,7 @@
 #include "batching/plan_files.h"
 #include "batching/plan_page.h"
 #include "batching/plan_report.h"
+#include "output/save_lock.h"
 #include "util/file_util.h"
 #include "util/interrupt.h"
 
@@ -33,6 +34,8 @@ Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
     if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutputPath(flag, *page));
   SetInterruptStage("open");
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
+  // The analysis is read (lazily, by the planner) until the plan is written.
+  DSA_ASSIGN_OR_RETURN(const std::vector<SaveLock> reading, LockForReading({params.analysis}));
   DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenInput(params, request.metric));
   std::optional<FilterIds> filter;
   if (!request.sample_ids.empty()) {

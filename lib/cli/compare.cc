@@ -9,6 +9,7 @@
 #include "check/compare_page.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "output/save_lock.h"
 #include "util/file_util.h"
 
 namespace dsanalyze::cli {
@@ -24,6 +25,8 @@ void PrintDifference(const char* label, const FileDifference& d) {
 int Compare(const CompareOptions& options) {
   if (!options.html.empty())
     if (Status st = CheckOutputPath("--html", options.html); !st.ok()) return ReportFailure(st);
+  const Result<std::vector<SaveLock>> reading = LockForReading({options.a, options.b});
+  if (!reading.ok()) return ReportFailure(reading.status());
   Result<CompareReport> report = CompareOutputs(options.a, options.b, options.strict);
   if (!report.ok()) return ReportFailure(report.status());
   if (!options.html.empty())
