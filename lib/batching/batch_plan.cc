@@ -10,6 +10,7 @@
 #include "batching/plan_page.h"
 #include "batching/plan_report.h"
 #include "output/output_paths.h"
+#include "output/save_lock.h"
 #include "util/file_util.h"
 #include "util/interrupt.h"
 
@@ -59,6 +60,8 @@ Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
   SetInterruptStage("open");
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
   DSA_RETURN_IF_ERROR(CheckOutputs(request, params));
+  // The analysis is read (lazily, by the planner) until the plan is written.
+  DSA_ASSIGN_OR_RETURN(const std::vector<SaveLock> reading, LockForReading({params.analysis}));
   DSA_ASSIGN_OR_RETURN(const BatchInput input, OpenInput(params, request.metric));
   std::optional<FilterIds> filter;
   if (!request.sample_ids.empty()) {

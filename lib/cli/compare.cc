@@ -10,6 +10,7 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "output/output_paths.h"
+#include "output/save_lock.h"
 #include "util/file_util.h"
 
 namespace dsanalyze::cli {
@@ -26,6 +27,8 @@ int Compare(const CompareOptions& options) {
   if (!options.html.empty())
     if (Status st = CheckOutputFile("--html", options.html, {options.a, options.b}); !st.ok())
       return ReportFailure(st);
+  const Result<std::vector<SaveLock>> reading = LockForReading({options.a, options.b});
+  if (!reading.ok()) return ReportFailure(reading.status());
   Result<CompareReport> report = CompareOutputs(options.a, options.b, options.strict);
   if (!report.ok()) return ReportFailure(report.status());
   if (!options.html.empty())

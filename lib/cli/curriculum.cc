@@ -15,6 +15,7 @@
 #include "curriculum/curriculum_page.h"
 #include "curriculum/curriculum_svg.h"
 #include "output/output_paths.h"
+#include "output/save_lock.h"
 #include "util/file_util.h"
 
 namespace dsanalyze::cli {
@@ -89,6 +90,9 @@ int Curriculum(const CurriculumOptions& options) {
   if (options.global_batch_size > 0) request.global_batch_size = options.global_batch_size;
   if (options.train_steps > 0) request.train_steps = options.train_steps;
   Status status = CheckOutputs(options);
+  const Result<std::vector<SaveLock>> reading =
+      status.ok() ? LockForReading({options.analysis}) : status;
+  status = reading.status();
   Result<CurriculumReport> report = status.ok() ? CheckCurriculum(request) : status;
   if (status.ok()) status = report.status();
   if (status.ok()) status = WriteOutputs(options, *report);

@@ -10,6 +10,7 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "comm/launch_guard.h"
+#include "output/save_lock.h"
 #include "util/interrupt.h"
 
 namespace dsanalyze::cli {
@@ -32,6 +33,8 @@ int Merge(const MergeOptions& options) {
   // One process merges: under mpiexec or srun, the launcher's rank 0.
   if (const std::optional<int> rank = LauncherRank(); rank && *rank != 0) return kExitOk;
   InstallInterruptHandlers();
+  const Result<std::vector<SaveLock>> reading = LockForReading(options.inputs);
+  if (!reading.ok()) return ReportFailure(reading.status());
   Result<MergeResult> merged = [&] {
     Progress progress(ProgressFor({.progress = options.progress, .shown = true}), true);
     return MergeAnalyses(options.inputs, options.out, progress);

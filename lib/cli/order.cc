@@ -5,12 +5,15 @@
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "output/save_lock.h"
 #include "util/interrupt.h"
 
 namespace dsanalyze::cli {
 
 int Order(const OrderOptions& options) {
   InstallInterruptHandlers();
+  const Result<std::vector<SaveLock>> reading = LockForReading({options.analysis});
+  if (!reading.ok()) return ReportFailure(reading.status());
   Result<uint64_t> samples = WriteTrainingOrder(options);
   if (!samples.ok()) return ReportFailure(samples.status());
   if (CaughtSignal() != 0)  // after the last checkpoint: the output was committed

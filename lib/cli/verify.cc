@@ -12,6 +12,7 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "output/analysis_layout.h"
+#include "output/save_lock.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -88,6 +89,8 @@ void PrintJson(const std::string& save_path, const VerifyReport& report) {
 }  // namespace
 
 int Verify(const VerifyOptions& options) {
+  const Result<std::vector<SaveLock>> reading = LockForReading({options.save_path});
+  if (!reading.ok()) return ReportFailure(reading.status());
   Result<VerifyReport> report = VerifyOutput(options.save_path);
   if (!report.ok()) return ReportFailure(report.status());
   if (options.json)

@@ -172,11 +172,20 @@ Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path) {
   DSA_ASSIGN_OR_RETURN(std::vector<MetricFolder> folders, FindMetricFolders(save_path));
   std::vector<std::string> entries;
   for (const MetricFolder& f : folders) entries.push_back(f.name);
+  // A metric none of whose files was chosen (output.files) has an empty
+  // folder, which holds no metric file but is the analysis's all the same.
+  AnalysisFolder summary;
+  if (ReadSummary((fs::path(save_path) / kSummaryFile).string(), &summary).ok())
+    for (const ListedMetric& m : summary.listed)
+      if (!m.name.empty() && m.name.find('/') == std::string::npos && !IsHiddenName(m.name) &&
+          fs::is_directory(fs::symlink_status(fs::path(save_path) / m.name, ec)))
+        entries.push_back(m.name);
   for (std::string_view name :
        {kSummaryFile, kCurriculumConfigFile, kReportHtmlFile, kDataClustersDir})
     if (fs::exists(fs::symlink_status(fs::path(save_path) / name, ec)))
       entries.push_back(std::string(name));
   std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
   return entries;
 }
 

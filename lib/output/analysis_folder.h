@@ -92,11 +92,13 @@ struct SummaryMismatch {
 SummaryMismatch CheckFoldersAgainstSummary(const AnalysisFolder& analysis);
 
 // The entries of `save_path` that belong to the analysis it holds, sorted:
-// its metric folders, summary.json, curriculum_config.json, report.html and data_clusters/
-// (DeepSpeed's clusters are built from this analysis's index files, so they
-// are stale once it is replaced). Never a hidden entry, never a folder
-// without metric files, never any other name (a user's file). IoError when
-// the folder cannot be listed.
+// its metric folders (those holding metric files, and the folders of the
+// metrics its summary.json lists, even empty: output.files can leave a
+// metric's folder empty), summary.json, curriculum_config.json, report.html
+// and data_clusters/ (DeepSpeed's clusters are built from this analysis's
+// index files, so they are stale once it is replaced). Never a hidden entry,
+// never another folder without metric files, never any other name (a user's
+// file). IoError when the folder cannot be listed.
 Result<std::vector<std::string>> AnalysisEntries(const std::string& save_path);
 
 }  // namespace dsanalyze

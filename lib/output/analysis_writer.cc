@@ -44,7 +44,7 @@ fs::path NonDirectoryOnPath(fs::path p) {
 // The save path itself, or the nearest of its ancestors that exists as an
 // entry, when that is a symbolic link to nothing (walked as mkdir follows the
 // path): the commit could neither replace its folder nor create one there.
-// Empty otherwise; a link loop is left to RealPathOf, which names it.
+// Empty otherwise; a link loop is left to RealSavePath, which names it.
 fs::path DanglingLinkOnPath(fs::path p) {
   for (; !p.empty(); p = p.parent_path()) {
     std::error_code ec;
@@ -70,15 +70,6 @@ std::vector<std::string> MissingDirectories(const fs::path& dir) {
     if (path == path.parent_path()) break;
   }
   return missing;
-}
-
-// S with symbolic links (its own too) and "." / ".." resolved, no trailing '/'.
-Result<fs::path> RealPathOf(const std::string& save_path) {
-  std::error_code ec;
-  fs::path real = fs::weakly_canonical(fs::absolute(save_path), ec);
-  if (ec) return Status::IoError(save_path + ": cannot resolve the save path: " + ec.message());
-  if (!real.has_filename() && real != real.root_path()) real = real.parent_path();
-  return real;
 }
 
 // The swap renames S within its parent: S must not be the root, a mount
@@ -145,12 +136,15 @@ Result<std::string> MakeStagingDir(const fs::path& real) {
 
 }  // namespace
 
-AnalysisWriter::AnalysisWriter(std::string real_path, std::string staging, SaveLock lock,
-                               std::vector<std::string> created)
+AnalysisWriter::AnalysisWriter(std::string save_path, std::string_view path_key,
+                               std::string real_path, SaveLock lock,
+                               std::vector<std::string> created, double lock_wait)
     : lock_(std::move(lock)),
+      save_path_(std::move(save_path)),
+      path_key_(path_key),
       real_path_(std::move(real_path)),
-      staging_(std::move(staging)),
       created_(std::move(created)),
+      lock_wait_(lock_wait),
       active_(true) {}
 
 Result<AnalysisWriter> AnalysisWriter::Create(const std::string& save_path,
@@ -168,17 +162,19 @@ Result<AnalysisWriter> AnalysisWriter::Create(const std::string& save_path,
                             ", which does not exist; create the folder it points to, or remove "
                             "the link");
   }
-  DSA_ASSIGN_OR_RETURN(const fs::path real, RealPathOf(save_path));
+  DSA_ASSIGN_OR_RETURN(const fs::path real, RealSavePath(save_path));
   DSA_RETURN_IF_ERROR(CheckSwappable(save_path, real, path_key));
+  DSA_ASSIGN_OR_RETURN(const double lock_wait, LockWaitSeconds());
   DSA_RETURN_IF_ERROR(CheckMetricNamesAreFree(save_path, real, metric_names, path_key));
   std::vector<std::string> created = MissingDirectories(real.parent_path());
   std::error_code ec;
   fs::create_directories(real.parent_path(), ec);
   if (ec) return Status::IoError(save_path + ": cannot create its parent folder: " + ec.message());
-  DSA_ASSIGN_OR_RETURN(SaveLock lock, SaveLock::Acquire(BesideSavePath(real, SaveLock::kSuffix),
-                                                        save_path, path_key));
+  DSA_ASSIGN_OR_RETURN(
+      SaveLock lock,
+      SaveLock::AcquireRun(BesideSavePath(real, SaveLock::kRunSuffix), save_path, path_key));
   // From here on, a failure cleans up as a run that never commits does.
-  AnalysisWriter writer(real, "", std::move(lock), std::move(created));
+  AnalysisWriter writer(save_path, path_key, real, std::move(lock), std::move(created), lock_wait);
   CleanUpKilledRuns(real);
   DSA_ASSIGN_OR_RETURN(writer.staging_, MakeStagingDir(real));
   return writer;
@@ -186,9 +182,12 @@ Result<AnalysisWriter> AnalysisWriter::Create(const std::string& save_path,
 
 AnalysisWriter::AnalysisWriter(AnalysisWriter&& other) noexcept
     : lock_(std::move(other.lock_)),
+      save_path_(std::move(other.save_path_)),
+      path_key_(std::move(other.path_key_)),
       real_path_(std::move(other.real_path_)),
       staging_(std::move(other.staging_)),
       created_(std::move(other.created_)),
+      lock_wait_(other.lock_wait_),
       active_(other.active_) {
   other.active_ = false;
 }
@@ -213,21 +212,37 @@ Result<std::string> AnalysisWriter::MakeMetricDir(const std::string& name) {
 Status AnalysisWriter::Commit() {
   std::error_code ec;
   const bool replacing = fs::exists(fs::symlink_status(real_path_, ec));
-  std::vector<std::string> carried;
-  if (replacing) {
-    DSA_ASSIGN_OR_RETURN(carried, CarryUserEntries(real_path_, staging_));
+  {
+    // Readers of S finish first (save_lock.h); the lock goes with the swap.
+    DSA_ASSIGN_OR_RETURN(const SaveLock reading,
+                         SaveLock::AcquireSwap(BesideSavePath(real_path_, SaveLock::kSuffix),
+                                               save_path_, path_key_, lock_wait_));
+    std::vector<std::string> carried;
+    if (replacing) {
+      DSA_ASSIGN_OR_RETURN(carried, CarryUserEntries(real_path_, staging_));
+    }
+    FaultPoint("commit");  // test-only (util/fault_point.h), as FaultFails below
+    if (const Status swapped = Swap(replacing); !swapped.ok()) {
+      PutBackUserEntries(staging_, real_path_, carried);
+      DropCarriedList(real_path_);
+      return swapped;
+    }
   }
-  FaultPoint("commit");  // test-only (util/fault_point.h)
-  if (Rename2(staging_, real_path_, replacing ? RENAME_EXCHANGE : RENAME_NOREPLACE) != 0) {
-    const std::string why = ErrnoText(errno);
-    PutBackUserEntries(staging_, real_path_, carried);
-    return Status::IoError("cannot swap " + staging_ + " with " + real_path_ + ": " + why);
-  }
-  active_ = false;  // the lock stays until this writer is destroyed
+  active_ = false;  // the run lock stays until this writer is destroyed
   FaultPoint("commit_swapped");
-  if (!carried.empty()) DropCarriedList(real_path_);
-  fs::remove_all(staging_, ec);  // the previous analysis
-  if (ec) spdlog::warn("{}: cannot remove the previous analysis: {}", staging_, ec.message());
+  if (replacing) SettlePreviousAnalysis(staging_, real_path_);
+  return Status::OK();
+}
+
+Status AnalysisWriter::Swap(bool replacing) const {
+  int error = EIO;  // what a test's FaultFails("commit") reports
+  if (!FaultFails("commit"))
+    error = Rename2(staging_, real_path_, replacing ? RENAME_EXCHANGE : RENAME_NOREPLACE) == 0
+                ? 0
+                : errno;
+  if (error != 0)
+    return Status::IoError("cannot swap " + staging_ + " with " + real_path_ + ": " +
+                           ErrnoText(error));
   return Status::OK();
 }
 

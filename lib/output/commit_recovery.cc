@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "output/analysis_folder.h"
 #include "util/fault_point.h"
@@ -21,6 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Rounds of SettlePreviousAnalysis: each moves what arrived during the last.
+constexpr int kSettleRounds = 100;
+
 // A user's entry never replaces one of the new analysis's (RENAME_NOREPLACE),
 // and a restored one never replaces one the user made since.
 int MoveNoReplace(const fs::path& from, const fs::path& to) {
@@ -30,26 +35,50 @@ int MoveNoReplace(const fs::path& from, const fs::path& to) {
 
 bool IsRunName(const std::string& name) { return name.rfind(".dsanalyze", 0) == 0; }
 
+bool IsListed(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// The names in `dir`, unsorted.
+Result<std::vector<std::string>> ListEntries(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  if (ec) return Status::IoError(dir + ": cannot list: " + ec.message());
+  return names;
+}
+
 // The entries of `real_path` the commit keeps: all but its analysis's and
 // the runs' own (an older dsanalyze's lock or staging folder inside S).
 Result<std::vector<std::string>> UserEntries(const std::string& real_path) {
   DSA_ASSIGN_OR_RETURN(std::vector<std::string> analysis, AnalysisEntries(real_path));
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(real_path, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!IsRunName(name) && std::find(analysis.begin(), analysis.end(), name) == analysis.end())
-      names.push_back(name);
-  }
-  if (ec) return Status::IoError(real_path + ": cannot list: " + ec.message());
+  DSA_ASSIGN_OR_RETURN(std::vector<std::string> names, ListEntries(real_path));
+  std::erase_if(names, [&](const std::string& n) { return IsRunName(n) || IsListed(analysis, n); });
   std::sort(names.begin(), names.end());
   return names;
 }
 
-// The carried list's staging folder name and entries (empty when there is
-// no list: a killed run that had not started to carry).
+// Which folder a path names: the swap gives the staging folder's name the
+// save path's folder.
+struct FolderId {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  bool operator==(const FolderId&) const = default;
+};
+
+std::optional<FolderId> IdOf(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return FolderId{st.st_dev, st.st_ino};
+}
+
+// The carried list: the staging folder's name and (unless an older dsanalyze
+// wrote the list) its identity then, and the user's entries listed; empty
+// when there is no list.
 struct CarriedList {
   std::string staging;
+  std::optional<FolderId> staged;
   std::vector<std::string> names;
 };
 
@@ -60,6 +89,9 @@ CarriedList ReadCarriedList(const std::string& real_path) {
   CarriedList list;
   if (!j.is_object() || !j["staging"].is_string() || !j["entries"].is_array()) return list;
   list.staging = j["staging"].get<std::string>();
+  const nlohmann::json& id = j["staging_id"];
+  if (id.is_array() && id.size() == 2 && id[0].is_number_unsigned() && id[1].is_number_unsigned())
+    list.staged = FolderId{id[0].get<uint64_t>(), id[1].get<uint64_t>()};
   for (const nlohmann::json& name : j["entries"])
     if (name.is_string()) list.names.push_back(name.get<std::string>());
   return list;
@@ -72,7 +104,7 @@ bool RestoreCarried(const CarriedList& list, const std::string& real_path) {
   for (const std::string& name : list.names) {
     const fs::path from = fs::path(real_path).parent_path() / list.staging / name;
     std::error_code ec;
-    if (!fs::exists(fs::symlink_status(from, ec))) continue;  // never moved, or swapped in
+    if (!fs::exists(fs::symlink_status(from, ec))) continue;  // never moved
     if (MoveNoReplace(from, fs::path(real_path) / name) == 0) {
       spdlog::info("moved {} back into {}, where a run killed during its commit had taken it from",
                    name, real_path);
@@ -85,7 +117,78 @@ bool RestoreCarried(const CarriedList& list, const std::string& real_path) {
   return all;
 }
 
+// Moves `name` from `from_dir` into `to_dir` under its own name or, when that
+// is taken, with kKeptSuffix (one warning line); false, with a warning, when
+// it cannot. An entry its owner removed meanwhile needs no move.
+bool MoveInto(const fs::path& from_dir, const fs::path& to_dir, const std::string& name) {
+  for (int n = 0; n < 1000; ++n) {
+    std::string target = name;
+    if (n > 0) target += kKeptSuffix;
+    if (n > 1) target += '-' + std::to_string(n);
+    if (MoveNoReplace(from_dir / name, to_dir / target) == 0) {
+      if (n > 0)
+        spdlog::warn(
+            "{}: taken in the new analysis already; the entry of this name created while "
+            "the commit ran is kept as {}",
+            (to_dir / name).string(), target);
+      return true;
+    }
+    if (errno == ENOENT) return true;
+    if (errno != EEXIST) break;
+  }
+  spdlog::warn("{}: cannot move it into {}: {}; left where it is", (from_dir / name).string(),
+               to_dir.string(), ErrnoText(errno));
+  return false;
+}
+
+// One round of SettlePreviousAnalysis: deletes the entries of `previous`
+// named in `own` (and runs' names), moves the rest into the save path; false
+// when an entry stays.
+bool SettleRound(const std::string& previous, const std::vector<std::string>& own,
+                 const std::string& real_path) {
+  const Result<std::vector<std::string>> names = ListEntries(previous);
+  if (!names.ok()) {
+    spdlog::warn("{}", names.status().message());
+    return false;
+  }
+  bool all = true;
+  for (const std::string& name : *names) {
+    if (!IsRunName(name) && !IsListed(own, name)) {
+      all = MoveInto(previous, real_path, name) && all;
+      continue;
+    }
+    std::error_code ec;
+    fs::remove_all(fs::path(previous) / name, ec);
+    if (ec) spdlog::warn("{}/{}: cannot remove it: {}", previous, name, ec.message());
+    all = all && !ec;
+  }
+  return all;
+}
+
+// The commit the list records, if a run was killed during it (header): true
+// when its staging folder may be deleted.
+bool FinishKilledCommit(const CarriedList& list, const std::string& real_path) {
+  if (list.staging.empty()) return true;
+  const std::string staging = (fs::path(real_path).parent_path() / list.staging).string();
+  const std::optional<FolderId> now = IdOf(staging);
+  if (!now) return true;
+  if (!list.staged || *now == *list.staged) return RestoreCarried(list, real_path);
+  spdlog::info(
+      "{}: the previous analysis, left by a run killed just after its commit: moving "
+      "what was created in {} meanwhile into it",
+      staging, real_path);
+  return SettlePreviousAnalysis(staging, real_path);
+}
+
 }  // namespace
+
+Result<std::string> RealSavePath(const std::string& save_path) {
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(fs::absolute(save_path), ec);
+  if (ec) return Status::IoError(save_path + ": cannot resolve the save path: " + ec.message());
+  if (!real.has_filename() && real != real.root_path()) real = real.parent_path();
+  return real.string();
+}
 
 std::string BesideSavePath(const std::string& real_path, std::string_view suffix) {
   const fs::path path(real_path);
@@ -97,23 +200,26 @@ std::string BesideSavePath(const std::string& real_path, std::string_view suffix
 
 Result<std::vector<std::string>> CarryUserEntries(const std::string& real_path,
                                                   const std::string& staging) {
-  DSA_ASSIGN_OR_RETURN(std::vector<std::string> names, UserEntries(real_path));
-  if (names.empty()) return names;
-  const nlohmann::json list = {{"staging", fs::path(staging).filename().string()},
-                               {"entries", names}};
+  DSA_ASSIGN_OR_RETURN(const std::vector<std::string> names, UserEntries(real_path));
+  nlohmann::json list = {{"staging", fs::path(staging).filename().string()}, {"entries", names}};
+  if (const std::optional<FolderId> id = IdOf(staging)) list["staging_id"] = {id->dev, id->ino};
   DSA_RETURN_IF_ERROR(WriteFileAtomic(BesideSavePath(real_path, kCarriedSuffix), list.dump()));
-  for (size_t i = 0; i < names.size(); ++i) {
-    const fs::path from = fs::path(real_path) / names[i];
-    if (MoveNoReplace(from, fs::path(staging) / names[i]) != 0) {
-      const std::string why = ErrnoText(errno);
-      PutBackUserEntries(staging, real_path, {names.begin(), names.begin() + i});
-      DropCarriedList(real_path);
-      return Status::IoError(from.string() + ": cannot carry it into the new analysis in " +
-                             staging + ": " + why);
+  std::vector<std::string> carried;
+  for (const std::string& name : names) {
+    const fs::path from = fs::path(real_path) / name;
+    if (MoveNoReplace(from, fs::path(staging) / name) == 0) {
+      carried.push_back(name);
+      if (carried.size() == 1) FaultPoint("commit_carry");  // test-only (util/fault_point.h)
+      continue;
     }
-    if (i == 0) FaultPoint("commit_carry");  // test-only (util/fault_point.h)
+    if (errno == ENOENT) continue;  // removed by its owner since the listing
+    const std::string why = ErrnoText(errno);
+    PutBackUserEntries(staging, real_path, carried);
+    DropCarriedList(real_path);
+    return Status::IoError(from.string() + ": cannot carry it into the new analysis in " + staging +
+                           ": " + why);
   }
-  return names;
+  return carried;
 }
 
 void DropCarriedList(const std::string& real_path) {
@@ -129,17 +235,33 @@ void PutBackUserEntries(const std::string& staging, const std::string& real_path
                    ErrnoText(errno));
 }
 
+bool SettlePreviousAnalysis(const std::string& previous, const std::string& real_path) {
+  // The previous analysis's entries, named once: what arrives later is a user's.
+  const Result<std::vector<std::string>> own = AnalysisEntries(previous);
+  for (int round = 0; own.ok() && round < kSettleRounds; ++round) {
+    if (!SettleRound(previous, *own, real_path)) break;
+    if (rmdir(previous.c_str()) == 0 || errno == ENOENT) {
+      DropCarriedList(real_path);
+      return true;
+    }
+    if (errno != ENOTEMPTY && errno != EEXIST) break;  // else entries arrived: another round
+  }
+  spdlog::warn("{}: cannot empty the previous analysis{}; the next run on {} finishes it", previous,
+               own.ok() ? "" : ": " + own.status().message(), real_path);
+  return false;
+}
+
 void CleanUpKilledRuns(const std::string& real_path) {
+  const CarriedList list = ReadCarriedList(real_path);
+  const bool finished = FinishKilledCommit(list, real_path);
   const std::string prefix = fs::path(BesideSavePath(real_path, kStagingSuffix)).filename();
   std::vector<fs::path> stale;
   std::error_code ec;
   for (fs::directory_iterator it(fs::path(real_path).parent_path(), ec), end; !ec && it != end;
        it.increment(ec))
     if (it->path().filename().string().rfind(prefix, 0) == 0) stale.push_back(it->path());
-  const CarriedList list = ReadCarriedList(real_path);
-  const bool restored = RestoreCarried(list, real_path);
   for (const fs::path& dir : stale) {
-    if (!restored && dir.filename() == list.staging) continue;
+    if (!finished && dir.filename() == list.staging) continue;
     std::error_code rm;
     fs::remove_all(dir, rm);
     if (rm)
@@ -148,7 +270,7 @@ void CleanUpKilledRuns(const std::string& real_path) {
     else
       spdlog::info("removed {}, left by a run that did not finish", dir.string());
   }
-  if (restored) DropCarriedList(real_path);
+  if (finished) DropCarriedList(real_path);
 }
 
 }  // namespace dsanalyze

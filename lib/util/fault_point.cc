@@ -18,15 +18,22 @@ struct PauseSpec {
   std::string pid_file;
 };
 
+// The point of a "<point>:<rank>" variable when it names this process's rank
+// (PMI_RANK, 0 when unset); empty otherwise.
+std::string PointForThisRank(const char* variable) {
+  const char* at = std::getenv(variable);
+  if (at == nullptr) return {};
+  const char* colon = std::strrchr(at, ':');
+  if (colon == nullptr) return {};
+  const char* my_rank = std::getenv("PMI_RANK");
+  if (std::string(colon + 1) != (my_rank != nullptr ? my_rank : "0")) return {};
+  return std::string(at, colon);
+}
+
 PauseSpec ReadSpec() {
   PauseSpec spec;
-  const char* at = std::getenv("DSANALYZE_TEST_PAUSE_AT");
-  if (at == nullptr) return spec;
-  const char* colon = std::strrchr(at, ':');
-  if (colon == nullptr) return spec;
-  const char* my_rank = std::getenv("PMI_RANK");
-  if (std::string(colon + 1) != (my_rank != nullptr ? my_rank : "0")) return spec;
-  spec.point.assign(at, colon);
+  spec.point = PointForThisRank("DSANALYZE_TEST_PAUSE_AT");
+  if (spec.point.empty()) return spec;
   if (const char* file = std::getenv("DSANALYZE_TEST_PAUSE_FILE")) spec.pid_file = file;
   spec.armed = true;
   return spec;
@@ -53,5 +60,7 @@ void FaultPoint(const char* point) {
   std::fflush(stderr);
   std::raise(SIGSTOP);
 }
+
+bool FaultFails(const char* point) { return PointForThisRank("DSANALYZE_TEST_FAIL_AT") == point; }
 
 }  // namespace dsanalyze

@@ -10,10 +10,19 @@
 //
 // Cost when unarmed: the environment is read once (first call); later calls
 // test one bool. Thread-safe: only one call per process ever pauses.
+//
+// FaultFails(point) is the other kind of test-only point: true when
+// DSANALYZE_TEST_FAIL_AT names `point` and this process's rank (the same
+// "<point>:<rank>" form), and the caller then fails there as if its system
+// call had (a failure no test can cause from outside, such as a rename
+// within one folder). The variable is read at every call, so a unit test can
+// set it around the one call it means; callers are rare steps (the commit's
+// swap), not loops.
 #pragma once
 
 namespace dsanalyze {
 
 void FaultPoint(const char* point);
+bool FaultFails(const char* point);
 
 }  // namespace dsanalyze

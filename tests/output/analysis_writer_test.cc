@@ -1,20 +1,29 @@
 #include "output/analysis_writer.h"
 
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <thread>
 
 #include "output/commit_recovery.h"
+#include "output/save_lock.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {
 namespace {
 namespace fs = std::filesystem;
+using std::chrono::steady_clock;
 
 void Touch(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 std::string Slurp(const fs::path& p) {
@@ -29,12 +38,30 @@ size_t StagingDirs(const fs::path& save) {
     n += e.path().string().rfind(prefix, 0) == 0;
   return n;
 }
-fs::path LockOf(const fs::path& save) { return BesideSavePath(save.string(), SaveLock::kSuffix); }
+fs::path LockOf(const fs::path& save) {
+  return BesideSavePath(save.string(), SaveLock::kRunSuffix);
+}
 std::vector<std::string> Entries(const fs::path& dir) {
   std::vector<std::string> entries;
   for (auto& e : fs::directory_iterator(dir)) entries.push_back(e.path().filename().string());
   std::sort(entries.begin(), entries.end());
   return entries;
+}
+
+// Every entry under `dir`, sorted: "path/" for a folder, "path=bytes" for a file.
+std::vector<std::string> Tree(const fs::path& dir) {
+  std::vector<std::string> tree;
+  for (auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string rel = fs::relative(e.path(), dir).string();
+    tree.push_back(e.is_directory() ? rel + "/" : rel + "=" + Slurp(e.path()));
+  }
+  std::sort(tree.begin(), tree.end());
+  return tree;
+}
+// Arms the test-only fault point `point` (util/fault_point.h) for this rank.
+void FailAt(const std::string& point) {
+  const char* rank = std::getenv("PMI_RANK");
+  setenv("DSANALYZE_TEST_FAIL_AT", (point + ":" + (rank ? rank : "0")).c_str(), 1);
 }
 
 TEST_CASE("A run that never commits leaves the save path as it was", "[commit]") {
@@ -226,7 +253,7 @@ TEST_CASE("A lock file left by a dead run is taken over", "[commit]") {
   const fs::path save = dir.path() / "save";
   fs::create_directories(save);
   Touch(LockOf(save), "pid 999999 on host gone\n");  // not flocked by anyone
-  auto lock = SaveLock::Acquire(LockOf(save).string(), save.string());
+  auto lock = SaveLock::AcquireRun(LockOf(save).string(), save.string());
   REQUIRE(lock.ok());
   CHECK_THAT(Slurp(LockOf(save)), Catch::StartsWith("pid " + std::to_string(getpid()) + " "));
 }
@@ -240,7 +267,7 @@ TEST_CASE("The lock is held across processes and freed when its holder is SIGKIL
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {  // holds the lock until killed
-    auto lock = SaveLock::Acquire(LockOf(save).string(), save.string());
+    auto lock = SaveLock::AcquireRun(LockOf(save).string(), save.string());
     if (!lock.ok()) _exit(1);
     (void)!write(ready[1], "y", 1);
     for (;;) pause();
@@ -249,7 +276,7 @@ TEST_CASE("The lock is held across processes and freed when its holder is SIGKIL
   char ok = 0;
   const bool child_ready = read(ready[0], &ok, 1) == 1;  // EOF if the child failed
   close(ready[0]);
-  auto busy = SaveLock::Acquire(LockOf(save).string(), save.string());
+  auto busy = SaveLock::AcquireRun(LockOf(save).string(), save.string());
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   REQUIRE(child_ready);
@@ -259,7 +286,7 @@ TEST_CASE("The lock is held across processes and freed when its holder is SIGKIL
 
   // The kernel dropped the dead child's lock; its file (with its pid) remains.
   CHECK(fs::exists(LockOf(save)));
-  CHECK(SaveLock::Acquire(LockOf(save).string(), save.string()).ok());
+  CHECK(SaveLock::AcquireRun(LockOf(save).string(), save.string()).ok());
 }
 
 TEST_CASE("Creating the staging folder removes those of killed runs and restores what they took",
@@ -331,6 +358,336 @@ TEST_CASE("A save path the swap cannot replace is bad input", "[commit]") {
         "output.path .: is the current directory, which the commit replaces with a new folder; "
         "run from its parent and name the folder");
   CHECK(fs::is_empty(dir.path()));
+}
+
+TEST_CASE("A swap that fails gives the user's entries back and keeps the previous analysis",
+          "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / "m");
+  Touch(save / "m" / "m_metric_value.idx", "old");
+  Touch(save / "summary.json", R"({"metrics": {"m": {"type": "accumulate_value_over_samples"}}})");
+  Touch(save / "notes.txt", "mine");
+  fs::create_directories(save / "plots" / "deep");
+  Touch(save / "plots" / "deep" / "a.png", "png");
+  fs::create_directories(save / ".git");
+  Touch(save / ".git" / "HEAD", "ref");
+  const std::vector<std::string> before = Tree(save);
+  auto out = AnalysisWriter::Create(save.string(), {"n"});
+  REQUIRE(out.ok());
+  REQUIRE(out->MakeMetricDir("n").ok());
+  Touch(fs::path(out->dir()) / "n" / "n_metric_value.idx", "new");
+
+  FailAt("commit");  // the swap fails, after the user's entries were carried
+  const Status failed = out->Commit();
+  unsetenv("DSANALYZE_TEST_FAIL_AT");
+  CHECK(failed.code() == Status::Code::kIoError);
+  CHECK(failed.message() ==
+        "cannot swap " + out->dir() + " with " + save.string() + ": Input/output error");
+  CHECK(Tree(save) == before);  // the user's entries back, the previous analysis whole
+  CHECK(Tree(out->dir()) == std::vector<std::string>{"n/", "n/n_metric_value.idx=new"});
+  CHECK_FALSE(fs::exists(BesideSavePath(save.string(), kCarriedSuffix)));
+
+  REQUIRE(out->Commit().ok());  // the staged analysis is kept for another try
+  CHECK(Entries(save) == std::vector<std::string>{".git", "n", "notes.txt", "plots"});
+  CHECK(Slurp(save / "plots" / "deep" / "a.png") == "png");
+}
+
+TEST_CASE("An empty metric folder summary.json lists is replaced like the analysis's others",
+          "[commit]") {
+  // output.files without any of mod's files leaves S/mod/ empty.
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / "mod");
+  fs::create_directories(save / "batch_sum");
+  Touch(save / "batch_sum" / "batch_sum_metric_value.idx", "old");
+  Touch(save / "summary.json", test::kSeedmodSummary);
+  fs::create_directories(save / "plots");  // a user's empty folder, listed nowhere
+  auto taken = AnalysisWriter::Create(save.string(), {"plots"});
+  REQUIRE_FALSE(taken.ok());
+  CHECK(taken.status().code() == Status::Code::kBadInput);
+
+  auto out = AnalysisWriter::Create(save.string(), {"mod", "batch_sum"});
+  REQUIRE(out.ok());
+  REQUIRE(out->MakeMetricDir("mod").ok());
+  Touch(fs::path(out->dir()) / "mod" / "mod_index_to_sample.bin", "new");
+  REQUIRE(out->Commit().ok());
+  CHECK(Tree(save) ==
+        std::vector<std::string>{"mod/", "mod/mod_index_to_sample.bin=new", "plots/"});
+}
+
+TEST_CASE("After the swap only the previous analysis's own entries go; the rest moves into S",
+          "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  const fs::path previous = dir.path() / ".save.dsanalyze-staging-123";
+  // The new analysis, with the user's entries the commit carried into it.
+  fs::create_directories(save / "m");
+  Touch(save / "m" / "m_metric_value.idx", "new");
+  Touch(save / "notes.txt", "carried");
+  Touch(save / "notes.txt.before-commit", "carried too");
+  // The previous analysis: a metric folder, an empty one its summary.json
+  // lists, its reports, DeepSpeed's clusters, an older dsanalyze's lock.
+  fs::create_directories(previous / "m");
+  Touch(previous / "m" / "m_metric_value.idx", "old");
+  fs::create_directories(previous / "mod");
+  fs::create_directories(previous / "batch_sum");
+  Touch(previous / "batch_sum" / "batch_sum_metric_value.bin", "old");
+  Touch(previous / "summary.json", test::kSeedmodSummary);
+  Touch(previous / "curriculum_config.json", "old");
+  fs::create_directories(previous / "data_clusters");
+  Touch(previous / "data_clusters" / "c.bin", "old");
+  Touch(previous / ".dsanalyze.lock", "");
+  // Created in S while the commit ran, after it listed the user's entries.
+  Touch(previous / "late.txt", "late");
+  fs::create_directories(previous / "late_dir" / "sub");
+  Touch(previous / "late_dir" / "sub" / "f", "f");
+  fs::create_directories(previous / ".hidden");
+  Touch(previous / "notes.txt", "late notes");  // S has both names: kept as -2
+
+  REQUIRE(SettlePreviousAnalysis(previous.string(), save.string()));
+  CHECK_FALSE(fs::exists(previous));
+  CHECK(Tree(save) ==
+        std::vector<std::string>{".hidden/", "late.txt=late", "late_dir/", "late_dir/sub/",
+                                 "late_dir/sub/f=f", "m/", "m/m_metric_value.idx=new",
+                                 "notes.txt.before-commit-2=late notes",
+                                 "notes.txt.before-commit=carried too", "notes.txt=carried"});
+}
+
+TEST_CASE("A run killed after its swap: the next run moves what was created meanwhile into S",
+          "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  const fs::path previous = dir.path() / ".save.dsanalyze-staging-dead01";
+  fs::create_directories(save / "m");
+  Touch(save / "m" / "m_metric_value.idx", "new");
+  Touch(save / "notes.txt", "carried");
+  fs::create_directories(previous / "m");
+  Touch(previous / "m" / "m_metric_value.idx", "old");
+  Touch(previous / "late.txt", "late");
+  // The list names the staging folder by the identity it had before the
+  // swap: the folder now at S.
+  struct stat st {};
+  REQUIRE(stat(save.c_str(), &st) == 0);
+  Touch(
+      BesideSavePath(save.string(), kCarriedSuffix),
+      R"({"staging": ".save.dsanalyze-staging-dead01", "entries": ["notes.txt"], "staging_id": [)" +
+          std::to_string(st.st_dev) + ", " + std::to_string(st.st_ino) + "]}");
+  auto out = AnalysisWriter::Create(save.string());
+  REQUIRE(out.ok());
+  CHECK_FALSE(fs::exists(previous));
+  CHECK_FALSE(fs::exists(BesideSavePath(save.string(), kCarriedSuffix)));
+  CHECK(Tree(save) == std::vector<std::string>{"late.txt=late", "m/", "m/m_metric_value.idx=new",
+                                               "notes.txt=carried"});
+}
+
+// --- The save path's lock between readers and the commit's swap (save_lock.h) ---
+
+fs::path ReadLockOf(const fs::path& save) {
+  return BesideSavePath(save.string(), SaveLock::kSuffix);
+}
+
+// DSANALYZE_LOCK_WAIT set for one test.
+class LockWait {
+ public:
+  explicit LockWait(const char* seconds) { setenv("DSANALYZE_LOCK_WAIT", seconds, 1); }
+  ~LockWait() { unsetenv("DSANALYZE_LOCK_WAIT"); }
+};
+
+// A child process that runs `hold` (which takes a lock and returns whether it
+// did), tells the parent, and keeps the lock until killed.
+class Holder {
+ public:
+  explicit Holder(const std::function<bool()>& hold) {
+    int ready[2];
+    REQUIRE(pipe(ready) == 0);
+    pid_ = fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      if (!hold()) _exit(1);
+      (void)!write(ready[1], "y", 1);
+      for (;;) pause();
+    }
+    close(ready[1]);
+    char ok = 0;
+    holding_ = read(ready[0], &ok, 1) == 1;  // EOF if the child failed
+    close(ready[0]);
+  }
+  ~Holder() { Stop(); }
+  void Stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  pid_t pid() const { return pid_; }
+  bool holding() const { return holding_; }
+
+ private:
+  pid_t pid_ = -1;
+  bool holding_ = false;
+};
+
+TEST_CASE("Readers share the save path's lock and the last one out deletes its file", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save);
+  auto first = LockForReading({save.string()});
+  REQUIRE(first.ok());
+  CHECK(first->size() == 1);
+  CHECK_THAT(Slurp(ReadLockOf(save)),
+             Catch::StartsWith("pid " + std::to_string(getpid()) + " on host "));
+  auto second = LockForReading({save.string(), save.string()});  // compare S S: two locks
+  REQUIRE(second.ok());
+  CHECK(second->size() == 2);
+  first->clear();
+  CHECK(fs::exists(ReadLockOf(save)));  // others still read
+  second->clear();
+  CHECK_FALSE(fs::exists(ReadLockOf(save)));
+  // Nothing to lock beside a missing folder: the command reports it as it reads.
+  auto missing = LockForReading({(dir.path() / "no" / "such").string()});
+  REQUIRE(missing.ok());
+  CHECK(missing->empty());
+  CHECK(fs::exists(save));
+  CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("A run starts while its save path is read; its swap waits, then fails naming the reader",
+          "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save / "m");
+  std::ofstream(save / "m" / "m_metric_value.idx") << "old";
+  std::ofstream(save / "notes.txt") << "mine";
+  const LockWait wait("0.2");
+  Holder reader([&] {
+    auto lock = LockForReading({save.string()});
+    if (!lock.ok() || lock->empty()) return false;
+    static std::vector<SaveLock> kept;
+    kept = std::move(*lock);
+    return true;
+  });
+  REQUIRE(reader.holding());
+  auto out = AnalysisWriter::Create(save.string(), {"m"});  // not refused: readers only hold
+  REQUIRE(out.ok());                                        // off the swap
+  REQUIRE(out->MakeMetricDir("m").ok());
+  std::ofstream(fs::path(out->dir()) / "m" / "m_metric_value.idx") << "new";
+  const auto start = steady_clock::now();
+  const Status busy = out->Commit();
+  CHECK(steady_clock::now() - start >= std::chrono::milliseconds(200));
+  CHECK(busy.code() == Status::Code::kIoError);
+  CHECK_THAT(busy.message(),
+             Catch::StartsWith("output.path " + save.string() +
+                               ": cannot commit: the save path is being read (lock " +
+                               ReadLockOf(save).string() + " held by pid " +
+                               std::to_string(reader.pid()) + " on host ") &&
+                 Catch::EndsWith(") for over 0.2 s (DSANALYZE_LOCK_WAIT); nothing was committed"));
+  CHECK(Slurp(save / "m" / "m_metric_value.idx") == "old");
+  CHECK(Slurp(save / "notes.txt") == "mine");
+  reader.Stop();
+  REQUIRE(out->Commit().ok());
+  CHECK(Slurp(save / "m" / "m_metric_value.idx") == "new");
+  CHECK(Slurp(save / "notes.txt") == "mine");
+}
+
+TEST_CASE("A reader waits for a swap, then fails naming the committer", "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save);
+  const LockWait wait("0.1");
+  Holder swap([&] {
+    auto lock = SaveLock::AcquireSwap(ReadLockOf(save).string(), save.string(), "output.path", 0);
+    if (!lock.ok()) return false;
+    static std::optional<SaveLock> kept;
+    kept.emplace(std::move(*lock));
+    return true;
+  });
+  REQUIRE(swap.holding());
+  auto reading = LockForReading({save.string()});
+  REQUIRE_FALSE(reading.ok());
+  CHECK(reading.status().code() == Status::Code::kIoError);
+  CHECK_THAT(
+      reading.status().message(),
+      Catch::StartsWith(save.string() + ": cannot read it: a run is committing into it (lock " +
+                        ReadLockOf(save).string() + " held by pid " + std::to_string(swap.pid()) +
+                        " on host "));
+  swap.Stop();
+  CHECK(LockForReading({save.string()}).ok());
+}
+
+TEST_CASE("DSANALYZE_LOCK_WAIT that is not a number of seconds is bad input", "[commit]") {
+  test::ScratchDir dir;
+  for (const char* bad : {"abc", "-1", "1e9", "nan", "2s", ""}) {
+    const LockWait wait(bad);
+    auto out = AnalysisWriter::Create((dir.path() / "save").string());
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().message() ==
+          std::string("DSANALYZE_LOCK_WAIT=") + bad + ": not a number of seconds from 0 to 86400");
+    CHECK(out.status().code() == Status::Code::kBadInput);
+    CHECK_FALSE(LockForReading({(dir.path() / "save").string()}).ok());
+  }
+  CHECK(fs::is_empty(dir.path()));
+}
+
+// What the processes of the next test count, in memory they share.
+struct Tally {
+  std::atomic<int> readers{0}, swaps{0}, overlaps{0}, failures{0}, rounds{0};
+};
+
+// Readers take the lock, count themselves in, check no swap is in, and leave.
+void ReadLoop(const fs::path& save, Tally* tally, steady_clock::time_point end) {
+  while (steady_clock::now() < end) {
+    auto lock = LockForReading({save.string()});
+    if (!lock.ok() || lock->size() != 1) ++tally->failures;
+    ++tally->readers;
+    if (tally->swaps != 0) ++tally->overlaps;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    --tally->readers;
+    ++tally->rounds;
+  }
+}
+
+void SwapLoop(const fs::path& save, Tally* tally, steady_clock::time_point end) {
+  while (steady_clock::now() < end) {
+    auto lock = SaveLock::AcquireSwap(ReadLockOf(save).string(), save.string(), "output.path", 5);
+    if (!lock.ok()) ++tally->failures;
+    if (++tally->swaps != 1 || tally->readers != 0) ++tally->overlaps;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    --tally->swaps;
+    ++tally->rounds;
+  }
+}
+
+TEST_CASE("Readers and swaps in many processes never hold the lock together, nor leave its file",
+          "[commit]") {
+  test::ScratchDir dir;
+  const fs::path save = dir.path() / "save";
+  fs::create_directories(save);
+  void* shared =
+      mmap(nullptr, sizeof(Tally), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(shared != MAP_FAILED);
+  Tally* tally = new (shared) Tally;
+  const auto end = steady_clock::now() + std::chrono::milliseconds(400);
+  std::vector<pid_t> children;
+  for (int i = 0; i < 5; ++i) {
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      if (i < 2)
+        SwapLoop(save, tally, end);
+      else
+        ReadLoop(save, tally, end);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) waitpid(pid, nullptr, 0);
+  INFO("rounds " << tally->rounds.load());
+  CHECK(tally->overlaps == 0);
+  CHECK(tally->failures == 0);
+  CHECK(tally->rounds > 100);
+  CHECK_FALSE(fs::exists(ReadLockOf(save)));
+  munmap(shared, sizeof(Tally));
 }
 
 }  // namespace

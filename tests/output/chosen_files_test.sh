@@ -88,6 +88,14 @@ check '["metric_value", "reports"]' batch_sum/batch_sum_metric_value
 [[ ! -f "$work/part/mod/mod_histogram.svg" ]] || fail "a histogram without index files"
 grep -q '"statistics": "not computed' "$work/part/summary.json" || fail "summary.json does not say why"
 
+# That run left S/mod/ empty (none of its files chosen): a rerun without
+# output.files replaces it like any other entry of the previous analysis.
+[[ -d "$work/part/mod" && -z "$(ls -A "$work/part/mod")" ]] || fail "no empty mod/ folder"
+cp -r "$work/part" "$work/part_kept"
+run "$work/part_kept"
+"$DSANALYZE" verify "$work/part_kept" > /dev/null || fail "verify after the rerun exited $?"
+rm -rf "$work/part_kept"
+
 # The other way round: A partial, B full.
 "$DSANALYZE" compare "$work/part" "$work/full" > "$work/compare.txt" || fail "compare partial/full exited $?"
 grep -q "skipped by choice: mod/mod_index_to_metric: A chose not to write it" "$work/compare.txt" \

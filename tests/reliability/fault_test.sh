@@ -108,7 +108,8 @@ snapshot() {
   (cd "$1" && find . -mindepth 1 -printf '%y %p\n' | sort &&
     find . -type f -print0 | sort -z | xargs -0r sha256sum)
 }
-# A run's entries beside the save path S: .S.dsanalyze.lock, .S.dsanalyze-staging-*.
+# A run's entries beside the save path S: .S.dsanalyze-run.lock, .S.dsanalyze.lock,
+# .S.dsanalyze-staging-*, .S.dsanalyze-carried.
 hidden_leftovers() { (cd "$(dirname "$1")" && find . -maxdepth 1 -name ".$(basename "$1").dsanalyze*" | sort); }
 staging_glob() { echo "$(dirname "$1")/.$(basename "$1").dsanalyze-staging-*"; }
 
@@ -355,7 +356,7 @@ test_merge_interrupt() {
   run_ok part1
   pause_at merge merge 0 "$DSANALYZE" merge "$work/part0" "$work/part1" --out "$out"
   wait_for_glob "$(staging_glob "$out")/v/v_index_to_*.tmp" "merge: index files being written"
-  [[ -e $work/new/.merged.dsanalyze.lock ]] || fail "merge: no lock beside --out while paused"
+  [[ -e $work/new/.merged.dsanalyze-run.lock ]] || fail "merge: no run lock beside --out while paused"
   local takers
   takers=$(threads_taking "$paused_pid" "$signum")
   [[ -z $takers ]] || fail "threads of the merge that do not block SIG$sig: $takers"
@@ -389,7 +390,7 @@ test_lock() {
   ((rc == 3)) || { cat "$work/second.err" >&2; fail "second run exited $rc, expected 3"; }
   less_than "$elapsed" 5 || fail "second run took $elapsed s to fail"
   local expected="dsanalyze: error: output.path $save: another dsanalyze run is writing here"
-  expected+=" (lock $work/.save.dsanalyze.lock held by pid $paused_pid on host $(hostname))"
+  expected+=" (lock $work/.save.dsanalyze-run.lock held by pid $paused_pid on host $(hostname))"
   [[ $(cat "$work/second.err") == "$expected" ]] ||
     fail "second run's stderr is not the one lock line: $(cat "$work/second.err")"
   [[ $(cd "$work" && find . -path './save*' -o -path './.save.*' | sort) == "$before" ]] ||

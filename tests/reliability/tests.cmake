@@ -100,6 +100,19 @@ dsanalyze_add_mpi_test(NAME reliability.merge_kill RANKS 1 TIMEOUT 240
   LABELS reliability COMMAND bash ${commit_kill_test} merge)
 dsanalyze_add_mpi_test(NAME reliability.lock RANKS 2 TIMEOUT 120
   LABELS reliability COMMAND bash ${fault_test} lock)
+# reliability.commit_writer: a process creating a file in the save path every
+# 0.5 ms while 20 runs commit into it loses none of them.
+# reliability.commit_readers: `verify` in two loops while 16 runs of two
+# configs commit never fails. reliability.commit_held_lock: a reader holding
+# the lock (`flock -s`) makes the swap wait, then exit 3 on every rank
+# (concurrent_test.py).
+set(concurrent_test ${CMAKE_CURRENT_LIST_DIR}/concurrent_test.py)
+dsanalyze_add_mpi_test(NAME reliability.commit_writer RANKS 1 TIMEOUT 120
+  LABELS reliability COMMAND python3 ${concurrent_test} writer)
+dsanalyze_add_mpi_test(NAME reliability.commit_readers RANKS 1 TIMEOUT 120
+  LABELS reliability COMMAND python3 ${concurrent_test} readers)
+dsanalyze_add_mpi_test(NAME reliability.commit_held_lock RANKS 2 TIMEOUT 120
+  LABELS reliability COMMAND python3 ${concurrent_test} held)
 foreach(mode disk_full disk_full_old)
   dsanalyze_add_mpi_test(NAME reliability.${mode} RANKS 2 TIMEOUT 60
     LABELS reliability COMMAND bash ${fault_test} ${mode})
