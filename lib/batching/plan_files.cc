@@ -6,9 +6,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "format/npy_writer.h"
+#include "output/commit_recovery.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {
@@ -35,7 +37,28 @@ Status CheckOutDir(const std::string& dir) {
   return Status::OK();
 }
 
+// DIR with symbolic links resolved (as far as it exists) and no trailing
+// separator, so that two names of one folder compare equal.
+fs::path Resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (!real.has_filename() && real != real.root_path()) real = real.parent_path();
+  return real;
+}
+
 }  // namespace
+
+Status CheckOutsidePlan(const std::string& dir, std::string_view flag, const std::string& path) {
+  const fs::path plan = Resolved(dir), file = Resolved(path);
+  const auto [in_plan, in_file] = std::mismatch(plan.begin(), plan.end(), file.begin(), file.end());
+  if (in_plan != plan.end()) return Status::OK();
+  const std::string named = std::string(flag) + " " + path + ": ";
+  if (in_file == file.end())
+    return Status::BadInput(named + "is --out, the plan's folder: name a file beside it");
+  return Status::BadInput(named + "is inside --out " + dir +
+                          ", which each plan replaces as a whole (the file would be deleted "
+                          "with the previous plan): name a file outside it");
+}
 
 Result<NpyAppender> NpyAppender::Create(const std::string& path, DType dtype) {
   DSA_ASSIGN_OR_RETURN(OutputFile file, OutputFile::Create(path));
@@ -71,9 +94,12 @@ Status NpyAppender::Finish() {
 
 Result<PlanFiles> PlanFiles::Create(const std::string& dir) {
   DSA_RETURN_IF_ERROR(CheckOutDir(dir));
+  DSA_ASSIGN_OR_RETURN(
+      SaveLock lock,
+      SaveLock::Acquire(BesideSavePath(Resolved(dir), SaveLock::kSuffix), dir, "--out"));
   RemoveDeadTemps(dir, kStagingKind);
   DSA_ASSIGN_OR_RETURN(LeasedTemp staging, CreateLeasedFolder(dir, kStagingKind));
-  PlanFiles files(dir, std::move(staging));
+  PlanFiles files(dir, std::move(lock), std::move(staging));
   DSA_RETURN_IF_ERROR(files.OpenArrays());
   FaultPoint("batches_create");
   return files;
@@ -90,7 +116,8 @@ Status PlanFiles::OpenArrays() {
 }
 
 PlanFiles::PlanFiles(PlanFiles&& other) noexcept
-    : dir_(std::move(other.dir_)),
+    : lock_(std::move(other.lock_)),
+      dir_(std::move(other.dir_)),
       staging_(std::exchange(other.staging_, {})),
       lease_(std::move(other.lease_)),
       arrays_(std::move(other.arrays_)),
