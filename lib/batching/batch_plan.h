@@ -5,9 +5,9 @@
 // moves the plan into place. Bad input fails before anything carries the
 // --out name; --svg or --html inside --out, or equal to it, is bad input (the
 // commit replaces --out as a whole), as is one file for both. While it
-// writes, --out is locked (batching/plan_files.h). A signal caught before the chart and the commit (util/
-// interrupt.h; checked after each batch) is Status::Interrupted, with
-// nothing left at --out.
+// writes, --out is locked (batching/plan_files.h). A signal caught before
+// the chart and the commit (util/interrupt.h; checked after each batch) is
+// Status::Interrupted, with nothing left at --out.
 #pragma once
 
 #include <string>
