@@ -73,14 +73,19 @@ void AddCurriculum(CLI::App& c, cli::CurriculumOptions& o) {
   c.add_option("--analysis", o.analysis, "the analysis (save path)")->required();
   c.add_option("--ds-config", o.ds_config,
                "DeepSpeed config with data_efficiency (default: ANALYSIS/curriculum_config.json)");
-  c.add_option("--global-batch-size", o.global_batch_size,
-               "samples per training step (default: the config's train_batch_size, or "
-               "micro batch x gradient accumulation x data-parallel size)")
-      ->check(PositiveInteger());
+  CLI::Option* global =
+      c.add_option("--global-batch-size", o.global_batch_size,
+                   "samples per training step (default: the config's train_batch_size, or "
+                   "micro batch x gradient accumulation x data-parallel size)")
+          ->check(PositiveInteger());
+  // Without the config's batch keys to derive from, --data-parallel-size
+  // would be silently ignored.
   c.add_option("--data-parallel-size", o.data_parallel_size,
-               "data-parallel ranks, for a config without train_batch_size")
+               "data-parallel ranks, for a config without train_batch_size (not with "
+               "--global-batch-size)")
       ->check(PositiveInteger())
-      ->capture_default_str();
+      ->capture_default_str()
+      ->excludes(global);
   c.add_option("--train-steps", o.train_steps,
                "training steps to replay (default: the config's train_iters, else the largest "
                "total_curriculum_step)")
@@ -103,7 +108,6 @@ void AddOrder(CLI::App& order, OrderOptions& o) {
                   "K equal-count difficulty buckets, each shuffled (default: none)")
       ->check(PositiveInteger());
   order.add_option("--seed", o.seed, "seed of the shuffle within buckets, 0 to 2^64-1")
-      ->check(Uint64())
       ->capture_default_str();
   order.add_flag("--descending", o.descending, "hard to easy, buckets from the hardest");
 }
@@ -114,10 +118,13 @@ void AddBatches(CLI::App& b, BatchesRequest& o) {
   b.add_option("--out", o.out, "folder to write the plan to")->required();
   b.add_option("--metric", o.metric, "the length metric")->capture_default_str();
   b.add_option("--max-tokens", o.max_tokens, "tokens a micro-batch holds at most");
-  b.add_option("--effective-batch-size", o.effective_batch_size, "micro-batches per batch");
+  CLI::Option* effective =
+      b.add_option("--effective-batch-size", o.effective_batch_size, "micro-batches per batch");
   b.add_option("--data-parallel-size", o.data_parallel_size,
-               "data-parallel ranks, for a config without train_batch_size")
-      ->capture_default_str();
+               "data-parallel ranks, for a config without train_batch_size (not with "
+               "--effective-batch-size)")
+      ->capture_default_str()
+      ->excludes(effective);
   b.add_option("--min-batch-size", o.min_batch_size, "samples a micro-batch holds at least");
   b.add_option("--max-batch-size", o.max_batch_size, "samples a micro-batch holds at most");
   b.add_option("--order", o.order, "sequence picking order: dataloader, seqlen or random");
@@ -132,6 +139,7 @@ void AddBatches(CLI::App& b, BatchesRequest& o) {
       ->check(PositiveInteger());
   b.add_option("--svg", o.svg, "also write charts of batch sizes, tokens and LR by step (SVG)");
   b.add_option("--html", o.html, "also write the plan as one page (HTML)");
+  b.add_flag("-q,--quiet", o.quiet, "print errors only (no summary)");
 }
 
 void AddMerge(CLI::App& merge, cli::MergeOptions& o) {
@@ -155,6 +163,12 @@ int RunMerge(cli::MergeOptions o, const Invocation& invocation) {
   if (app.count("--progress") > 0 && app.get_subcommand("merge")->count("--progress") == 0)
     o.progress = top.progress;
   return cli::Merge(o);
+}
+
+// `dsanalyze -q batches ...`: -q before the subcommand counts as its own.
+int RunBatches(BatchesRequest o, const Invocation& invocation) {
+  o.quiet = o.quiet || invocation.top->quiet;
+  return cli::Batches(o);
 }
 
 // A table entry for a command whose options are `Options`: `add_options` puts
@@ -205,7 +219,7 @@ std::vector<Command> MakeCommands() {
           AddMerge, RunMerge, {"--timings", "--progress"}),
       Entry<BatchesRequest>(
           "batches", "plan DeepSpeed's variable batch size (dynamic_batching) from an analysis",
-          AddBatches, cli::Batches),
+          AddBatches, RunBatches, {"--quiet"}),
   };
 }
 

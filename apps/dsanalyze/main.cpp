@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   const std::span<const dsanalyze::Command> commands = dsanalyze::Commands();
   std::vector<dsanalyze::RegisteredCommand> registered;
   for (const dsanalyze::Command& command : commands) registered.push_back(command.add(app));
+  dsanalyze::CheckIntegerOptions(app);
 
   try {
     app.parse(argc, argv);

@@ -1,9 +1,6 @@
 #include "parse_error.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -56,16 +53,48 @@ std::string UnknownArgument(const CLI::App& app, const CLI::App& command) {
   return "unexpected argument \"" + word + "\"";
 }
 
-// `text` as an integer written in decimal digits only (no sign, no 0x), if it
-// fits uint64.
-std::optional<uint64_t> DecimalUint64(const std::string& text) {
-  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
-                                                   [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits) return std::nullopt;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE) return std::nullopt;
-  return v;
+bool AllDigits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "" when `text` is a decimal integer in the range of int64 (`is_signed`) or
+// uint64, then without leading zeros; else the problem. Compares digit
+// strings, so no value of any length is converted (nothing to overflow).
+std::string IntegerProblem(std::string& text, bool is_signed) {
+  const std::string problem =
+      std::string("expected an integer from ") +
+      (is_signed ? "-9223372036854775808 to 9223372036854775807" : "0 to 18446744073709551615") +
+      ", got \"" + text + "\"";
+  const bool negative = text.starts_with('-');
+  std::string digits = text.substr(negative ? 1 : 0);
+  if (!AllDigits(digits)) return problem;
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+  // The largest magnitude the type holds with that sign.
+  const std::string_view largest = is_signed
+                                       ? (negative ? "9223372036854775808" : "9223372036854775807")
+                                       : (negative ? "0" : "18446744073709551615");
+  if (digits.size() > largest.size() || (digits.size() == largest.size() && digits > largest))
+    return problem;
+  text = (negative && digits != "0" ? "-" : "") + digits;
+  return "";
+}
+
+void CheckIntegerOptionsOf(CLI::App& command) {
+  constexpr const char* kName = "integer range";
+  for (CLI::Option* option : command.get_options()) {
+    const std::string type = option->get_type_name();
+    const std::string base = type.substr(0, type.find(':'));
+    if (base != "INT" && base != "UINT") continue;
+    const bool is_signed = base == "INT";
+    // After the option's own checks (a count's "expected a positive integer"
+    // comes first), and allowed to rewrite the text, which check() forbids.
+    option->check(
+        CLI::Validator([is_signed](std::string& text) { return IntegerProblem(text, is_signed); },
+                       ""),
+        kName);
+    option->get_validator(kName)->non_modifying(false);
+  }
 }
 
 }  // namespace
@@ -78,6 +107,10 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e) {
   const size_t colon = problem.find(": 1 required ");
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && colon != std::string::npos)
     problem = problem.substr(0, colon) + ": needs a value";
+  // CLI11 says "--a excludes --b" for two options that contradict each other.
+  const size_t excludes = problem.find(" excludes ");
+  if (dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr && excludes != std::string::npos)
+    problem.replace(excludes, std::string_view(" excludes ").size(), " cannot be given with ");
   std::string help = "dsanalyze ";
   if (&command != &app) help += command.get_name() + " ";
   return problem + "; see " + help + "--help";
@@ -86,21 +119,16 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e) {
 CLI::Validator PositiveInteger() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const std::optional<uint64_t> v = DecimalUint64(text);
-        if (!v || *v == 0) return "expected a positive integer, got \"" + text + "\"";
+        if (!AllDigits(text) || text.find_first_not_of('0') == std::string::npos)
+          return "expected a positive integer, got \"" + text + "\"";
         return "";
       },
       "POSITIVE");
 }
 
-CLI::Validator Uint64() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        if (!DecimalUint64(text))
-          return "expected an integer from 0 to 18446744073709551615, got \"" + text + "\"";
-        return "";
-      },
-      "UINT64");
+void CheckIntegerOptions(CLI::App& app) {
+  CheckIntegerOptionsOf(app);
+  for (CLI::App* command : app.get_subcommands({})) CheckIntegerOptions(*command);
 }
 
 }  // namespace dsanalyze

@@ -19,13 +19,22 @@ namespace dsanalyze {
 // --config that a typo hid), since it is the cause.
 std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e);
 
-// A check for options that take a count: a positive integer, refused with
-// "expected a positive integer, got \"abc\"" (CLI::PositiveNumber's message
-// spells out the range of a double).
+// A check for options that take a count: decimal digits, not all zeros,
+// refused with "expected a positive integer, got \"abc\"" (CLI::PositiveNumber's
+// message spells out the range of a double). The range of the option's type
+// is CheckIntegerOptions' to check.
 CLI::Validator PositiveInteger();
 
-// A check for options that take any uint64 (a seed): decimal digits up to
-// 2^64 - 1. CLI11 alone would read "-1" as 2^64 - 1.
-CLI::Validator Uint64();
+// Gives every option of `app` and of its subcommands that CLI11 converts to an
+// integer (type INT or UINT) the one check of its text: decimal digits, a '-'
+// first for a negative value, within int64 (INT) or uint64 (UINT); leading
+// zeros are dropped. Without it CLI11 reads the text with strtoll/strtoull in
+// base 0: a value past the type's range becomes its largest value
+// ("--seed 18446744073709551616" ran with 2^64 - 1), "-1" an unsigned 2^64 - 1,
+// "010" octal 8 and "0x10" hex. The error reads
+//   --seed: expected an integer from 0 to 18446744073709551615, got
+//   "18446744073709551616"
+// Call it once every option is registered, before parsing.
+void CheckIntegerOptions(CLI::App& app);
 
 }  // namespace dsanalyze

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "batching/python_random.h"
+#include "output/analysis_files.h"
 #include "output/analysis_folder.h"
 #include "output/analysis_layout.h"
 #include "util/huge_pages.h"
@@ -24,38 +25,51 @@ Status CheckNotSampleIndices(const std::string& analysis, const AnalysisFolder& 
                           "want as --sample-ids");
 }
 
-Status CheckValues(const BatchInput& in) {
-  if (in.metric.index_to_metric.num_rows() == 0) return Status::OK();
-  const int64_t smallest = in.metric.value(0);
-  if (smallest < 0)
-    return Status::BadInput(in.metric.index_to_metric.prefix() + ": holds the value " +
-                            to_string(smallest) +
-                            ": token counts cannot be negative; batch by a length metric");
-  return Status::OK();
+// A value the planner cannot take: negative, or a uint64 past int64.
+Status BadValue(const std::string& prefix, const std::string& where, const std::string& value) {
+  const std::string said = prefix + ": " + where + "holds the value " + value;
+  if (value.starts_with('-'))
+    return Status::BadInput(said + ": token counts cannot be negative; batch by a length metric");
+  return Status::BadInput(said + ", past the int64 range of token counts");
 }
 
-// The rows of sample_to_metric in order, or the filter ids in theirs.
+// The seqlen order's smallest value: index_to_metric's first (it ascends).
+// The other orders check each row as they read it (RowSource).
+Status CheckIndexValues(const MetricFiles& index) {
+  if (index.index_to_metric.num_rows() == 0 || index.value(0) >= 0) return Status::OK();
+  return BadValue(index.index_to_metric.prefix(), "", to_string(index.value(0)));
+}
+
+// The rows of sample_to_metric in order, or the filter ids in theirs. A
+// negative value, or a uint64 past int64, is BadInput naming its row.
 class RowSource : public SampleSource {
  public:
   RowSource(const IndexedDataset& values, const FilterIds* filter)
-      : values_(values.elements()),
+      : file_(values),
+        values_(values.elements()),
         filter_(filter),
         end_(filter ? filter->array.size() : values.num_rows()) {}
 
   Result<size_t> Read(std::span<Sample> out) override {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), end_ - next_));
+    Status status;
     VisitIntDType(values_.dtype, [&](auto tag) {
       const auto v = values_.as<decltype(tag)>();
-      for (size_t i = 0; i < n; ++i) {
+      for (size_t i = 0; i < n && status.ok(); ++i) {
         const int64_t id = filter_ ? filter_->array.at(next_ + i) : static_cast<int64_t>(next_ + i);
-        out[i] = {static_cast<int64_t>(v[static_cast<size_t>(id)]), id};
+        const auto value = v[static_cast<size_t>(id)];
+        out[i].id = id;
+        if (!AsInt64(value, &out[i].value) || out[i].value < 0)
+          status = BadValue(file_.prefix(), "row " + to_string(id) + ": ", to_string(value));
       }
     });
+    if (!status.ok()) return status;
     next_ += n;
     return n;
   }
 
  private:
+  const IndexedDataset& file_;
   ElementView values_;
   const FilterIds* filter_;
   uint64_t end_;
@@ -69,12 +83,12 @@ class IndexSource : public SampleSource {
   IndexSource(const BatchInput& in, const FilterIds* filter) : in_(in), filter_(filter) {}
 
   Result<size_t> Read(std::span<Sample> out) override {
-    const IndexedDataset& i2s = in_.metric.index_to_sample;
+    const IndexedDataset& i2s = in_.index->index_to_sample;
     const ElementView all = i2s.elements();
     size_t n = 0;
     Status status;
     while (n < out.size() && row_ < i2s.num_rows() && status.ok()) {
-      const int64_t value = in_.metric.value(row_);
+      const int64_t value = in_.index->value(row_);
       const uint64_t end = i2s.row_begin(row_ + 1);
       VisitIntDType(all.dtype, [&](auto tag) {
         const auto ids = all.as<decltype(tag)>();
@@ -95,7 +109,7 @@ class IndexSource : public SampleSource {
 
  private:
   Status OutOfRange(int64_t id) const {
-    return Status::BadInput(in_.metric.index_to_sample.prefix() + ": holds the id " +
+    return Status::BadInput(in_.index->index_to_sample.prefix() + ": holds the id " +
                             to_string(id) + ", not a row of sample_to_metric (" +
                             to_string(in_.samples) +
                             " rows): was the analysis made with sample_indices?");
@@ -130,7 +144,7 @@ Result<std::unique_ptr<SampleSource>> Shuffled(const BatchInput& input, const Fi
   std::vector<Sample> all;
   ReserveOnHugePages(all, most);
   all.resize(most);
-  RowSource rows(*input.metric.sample_to_metric, filter);
+  RowSource rows(input.sample_to_metric, filter);
   DSA_ASSIGN_OR_RETURN(const size_t n, rows.Read(all));
   all.resize(n);
   PythonRandom random(seed);
@@ -140,14 +154,26 @@ Result<std::unique_ptr<SampleSource>> Shuffled(const BatchInput& input, const Fi
 
 }  // namespace
 
-Result<BatchInput> OpenBatchInput(const std::string& analysis, const std::string& metric) {
+Result<BatchInput> OpenBatchInput(const std::string& analysis, const std::string& metric,
+                                  PickingOrder order) {
   DSA_ASSIGN_OR_RETURN(const AnalysisFolder folder, ReadAnalysisFolder(analysis));
   DSA_RETURN_IF_ERROR(CheckNotSampleIndices(analysis, folder));
   DSA_RETURN_IF_ERROR(FindSingleValueMetric(analysis, folder, metric));
   BatchInput in;
-  DSA_ASSIGN_OR_RETURN(in.metric, OpenMetricFiles(analysis, folder, metric, SampleToMetric::kOpen));
-  in.samples = in.metric.sample_rows;
-  DSA_RETURN_IF_ERROR(CheckValues(in));
+  DSA_ASSIGN_OR_RETURN(in.sample_to_metric,
+                       OpenAnalysisFile(analysis, folder, metric, kSampleToMetric));
+  if (std::optional<FileProblem> p = CheckOneValueARow(in.sample_to_metric))
+    return BadFile(in.sample_to_metric.prefix(), *p);
+  in.samples = in.sample_to_metric.num_rows();
+  if (order == PickingOrder::kSeqlen) {
+    Result<MetricFiles> index = OpenMetricFiles(analysis, folder, metric, SampleToMetric::kCount);
+    if (!index.ok() && index.status().code() == Status::Code::kBadInput)
+      return Status::BadInput(index.status().message() +
+                              " (the seqlen order reads the index files; dataloader and random "
+                              "read only sample_to_metric, as DeepSpeed does)");
+    DSA_ASSIGN_OR_RETURN(in.index, std::move(index));
+    DSA_RETURN_IF_ERROR(CheckIndexValues(*in.index));
+  }
   return in;
 }
 
@@ -181,7 +207,7 @@ Result<std::unique_ptr<SampleSource>> MakeSampleSource(const BatchInput& input,
     case PickingOrder::kRandom:
       return Shuffled(input, filter, seed);
     default:
-      return std::unique_ptr<SampleSource>(new RowSource(*input.metric.sample_to_metric, filter));
+      return std::unique_ptr<SampleSource>(new RowSource(input.sample_to_metric, filter));
   }
 }
 

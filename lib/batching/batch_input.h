@@ -13,6 +13,9 @@
 //  - random: the dataloader list shuffled as random.Random(seed).shuffle
 //    shuffles it (batching/python_random.h), held in memory (16 bytes a
 //    sample).
+// DeepSpeed reads only sample_to_metric, and so do the dataloader and random
+// orders: an analysis whose output.files left out the index files serves
+// them. Only seqlen opens index_to_sample and index_to_metric.
 #pragma once
 
 #include <cstdint>
@@ -33,18 +36,21 @@ namespace dsanalyze {
 enum class PickingOrder { kDataloader, kSeqlen, kRandom };
 
 struct BatchInput {
-  MetricFiles metric;    // its three files, sample_to_metric opened
-  uint64_t samples = 0;  // N
+  IndexedDataset sample_to_metric;   // N rows of one value (rule 1 checked)
+  std::optional<MetricFiles> index;  // the seqlen order's index files (sample_to_metric counted)
+  uint64_t samples = 0;              // N
 };
 
-// Opens `metric` of `analysis` (output/metric_files.h OpenMetricFiles).
-// BadInput, in one line, for an unknown or accumulate metric
-// (FindSingleValueMetric); what OpenMetricFiles refuses (a file the analysis
-// chose not to write, unreadable or breaking a rule); a negative value (token
-// counts are not negative; the planner relies on it); and an analysis made
-// with dataset.sample_indices, whose index_to_sample ids are not the rows of
-// sample_to_metric that DeepSpeed takes as ids.
-Result<BatchInput> OpenBatchInput(const std::string& analysis, const std::string& metric);
+// Opens `metric` of `analysis` for `order`: sample_to_metric, and for seqlen
+// the index files (output/metric_files.h OpenMetricFiles). BadInput, in one
+// line, for an unknown or accumulate metric (FindSingleValueMetric); what
+// OpenMetricFiles refuses (a file the analysis chose not to write, unreadable
+// or breaking a rule); a negative value among those the order reads, or one
+// past int64 (token counts are not negative; the planner relies on it); and
+// an analysis made with dataset.sample_indices, whose index_to_sample ids are
+// not the rows of sample_to_metric that DeepSpeed takes as ids.
+Result<BatchInput> OpenBatchInput(const std::string& analysis, const std::string& metric,
+                                  PickingOrder order);
 
 // DeepSpeed's dataset_filter_ids: a 1-D integer .npy of distinct row numbers
 // of an N-sample analysis. BadInput naming the file and the first bad entry.

@@ -1,12 +1,14 @@
 #include "batching/batch_params.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
 #include "config/json_fields.h"
 #include "curriculum/batch_size.h"
 #include "curriculum/ds_config.h"
+#include "curriculum/ds_json.h"
 #include "util/closest_name.h"
 
 namespace dsanalyze {
@@ -17,13 +19,66 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr std::string_view kSection = "data_efficiency.data_sampling.dynamic_batching";
 
+// The keys DeepSpeed reads in dynamic_batching (data_pipeline/constants.py);
+// "verbose" only makes DeepSpeed log each batch.
+constexpr std::string_view kSectionKeys[] = {"enabled",
+                                             "max_tokens",
+                                             "min_batch_size",
+                                             "max_batch_size",
+                                             "sequence_picking_order",
+                                             "lr_scaling_method",
+                                             "metrics_path",
+                                             "verbose"};
+
 // What a DeepSpeed config gives, each value with where it is ("FILE: key").
 struct ConfigValues {
   std::optional<int64_t> max_tokens, min_batch_size, max_batch_size, seed, effective;
   std::optional<std::string> order, lr_scaling, metrics_path;
   std::map<std::string, std::string> at;
   bool has_section = false;
+  std::string auto_batch;  // AutoBatchKeys when the config's batch keys are "auto"
 };
+
+// Python's int() of a string, for ASCII text: blanks around, a sign, digits
+// with single underscores between them ("4096", " +4_096 "). Else the
+// problem, to follow "FILE: key: ".
+Result<int64_t> PythonInt(std::string_view text) {
+  const std::string got = ShortJson(text);
+  const Status not_int =
+      Status::BadInput("expected an integer, got " + got + " (DeepSpeed's int() fails on it)");
+  const size_t first = text.find_first_not_of(" \t\n\v\f\r");
+  if (first == std::string_view::npos) return not_int;
+  text = text.substr(first, text.find_last_not_of(" \t\n\v\f\r") - first + 1);
+  std::string digits;
+  if (text.starts_with('-') || text.starts_with('+')) {
+    if (text[0] == '-') digits = "-";
+    text.remove_prefix(1);
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool between = text[i] == '_' && i > 0 && i + 1 < text.size() && text[i - 1] != '_';
+    if (between) continue;
+    if (text[i] < '0' || text[i] > '9') return not_int;
+    digits += text[i];
+  }
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec == std::errc::result_out_of_range)
+    return Status::BadInput("is out of the 64-bit integer range, got " + got);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return not_int;
+  return v;
+}
+
+// A dynamic_batching count as DeepSpeed's int() reads it (data_pipeline/
+// config.py): a JSON integer (or integral number), or a numeric string. A
+// string int() refuses, null, a boolean or a fraction is BadInput.
+Status DeepSpeedInt(const JsonFields& s, std::string_view key, int64_t* out) {
+  const nlohmann::json& value = s.at(key);
+  if (!value.is_string()) return s.Int(key, kMin, kMax, out);
+  Result<int64_t> v = PythonInt(value.get_ref<const std::string&>());
+  if (!v.ok()) return ConfigError(s.KeyPath(key), v.status().message());
+  *out = *v;
+  return Status::OK();
+}
 
 // The object at `keys` below `top`, or nullopt where a key is missing.
 Result<std::optional<JsonFields>> Descend(const JsonFields& top,
@@ -37,8 +92,9 @@ Result<std::optional<JsonFields>> Descend(const JsonFields& top,
 }
 
 Status ReadSection(const JsonFields& s, const std::string& file, ConfigValues* c) {
+  DSA_RETURN_IF_ERROR(s.CheckKnown(kSectionKeys));
   bool enabled = false;
-  DSA_RETURN_IF_ERROR(s.Bool("enabled", &enabled));
+  DSA_RETURN_IF_ERROR(DeepSpeedEnabled(s, "enabled", &enabled));
   if (!enabled)
     return ConfigError(s.KeyPath("enabled"),
                        "is not true: DeepSpeed would not batch by tokens; set it true");
@@ -49,7 +105,7 @@ Status ReadSection(const JsonFields& s, const std::string& file, ConfigValues* c
   for (const auto& [key, out] : ints) {
     if (!s.has(key)) continue;
     int64_t v = 0;
-    DSA_RETURN_IF_ERROR(s.Int(key, kMin, kMax, &v));
+    DSA_RETURN_IF_ERROR(DeepSpeedInt(s, key, &v));
     *out = v;
     c->at[key] = file + ": " + s.KeyPath(key);
   }
@@ -59,23 +115,36 @@ Status ReadSection(const JsonFields& s, const std::string& file, ConfigValues* c
       {"metrics_path", &c->metrics_path}};
   for (const auto& [key, out] : strings) {
     if (!s.has(key)) continue;
-    std::string v;
-    DSA_RETURN_IF_ERROR(s.String(key, &v));
+    // DeepSpeed takes str() of the method: null is "None", no scaling.
+    std::string v = "None";
+    if (key != std::string_view("lr_scaling_method") || !s.at(key).is_null())
+      DSA_RETURN_IF_ERROR(s.String(key, &v));
     *out = v;
     c->at[key] = file + ": " + s.KeyPath(key);
   }
   return Status::OK();
 }
 
+// data_efficiency.seed: DeepSpeed hands it to random.Random as it is, and a
+// string seeds another sequence than its number.
+Status ReadSeed(const JsonFields& de, const std::string& file, ConfigValues* c) {
+  if (!de.has("seed")) return Status::OK();
+  if (de.at("seed").is_string())
+    return ConfigError(de.KeyPath("seed"),
+                       "expected an integer, got " + ShortJson(de.at("seed")) +
+                           ": DeepSpeed seeds random.Random with the string, another sequence "
+                           "than the number's; write it without quotes");
+  int64_t seed = 0;
+  DSA_RETURN_IF_ERROR(de.Int("seed", kMin, kMax, &seed));
+  c->seed = seed;
+  c->at["seed"] = file + ": " + de.KeyPath("seed");
+  return Status::OK();
+}
+
 Status ReadSections(const json& plain, const std::string& file, ConfigValues* c) {
   DSA_ASSIGN_OR_RETURN(const JsonFields top, JsonFields::Of(plain, ""));
   DSA_ASSIGN_OR_RETURN(const std::optional<JsonFields> de, Descend(top, {"data_efficiency"}));
-  if (de && de->has("seed")) {
-    int64_t seed = 0;
-    DSA_RETURN_IF_ERROR(de->Int("seed", kMin, kMax, &seed));
-    c->seed = seed;
-    c->at["seed"] = file + ": " + de->KeyPath("seed");
-  }
+  if (de) DSA_RETURN_IF_ERROR(ReadSeed(*de, file, c));
   DSA_ASSIGN_OR_RETURN(const std::optional<JsonFields> s,
                        Descend(top, {"data_efficiency", "data_sampling", "dynamic_batching"}));
   c->has_section = s.has_value();
@@ -91,6 +160,7 @@ Result<ConfigValues> ReadConfig(const std::string& file, int64_t data_parallel_s
   if (keys.train_batch_size || keys.train_micro_batch_size_per_gpu) {
     DSA_ASSIGN_OR_RETURN(c.effective, DeepSpeedGlobalBatch(keys, data_parallel_size, file));
   }
+  c.auto_batch = AutoBatchKeys(keys, file);
   c.at["effective_batch_size"] =
       file + (keys.train_batch_size ? ": train_batch_size"
                                     : ": train_micro_batch_size_per_gpu x "
@@ -141,8 +211,10 @@ Status ResolveNumbers(const BatchesRequest& r, const ConfigValues& c, BatchParam
                                                 c.effective, c, "effective_batch_size", {}, &from);
   if (!effective)
     return Status::BadInput(
-        "no effective batch size: give --effective-batch-size, or a --ds-config with "
-        "train_batch_size or train_micro_batch_size_per_gpu");
+        c.auto_batch.empty()
+            ? "no effective batch size: give --effective-batch-size, or a --ds-config with "
+              "train_batch_size or train_micro_batch_size_per_gpu"
+            : "no effective batch size: " + c.auto_batch + ": give --effective-batch-size");
   BatchingRule& rule = p->rule;
   rule.max_tokens = *max_tokens;
   rule.effective_batch_size = *effective;

@@ -12,6 +12,15 @@
 // one plan every epoch). min_batch_size and max_batch_size 0 mean none,
 // as in DeepSpeed (it tests them for truth).
 //
+// The file is read as DeepSpeed reads it (curriculum/ds_json.h: hjson
+// comments, no key twice), and its dynamic_batching values as DeepSpeed's
+// get_dynamic_batching converts them: the three counts by int() (a JSON
+// integer, or a numeric string such as " 4_096 "), enabled by bool()
+// (curriculum/ds_config.h DeepSpeedEnabled), lr_scaling_method by str() (null
+// becomes "None": no scaling). A key of dynamic_batching DeepSpeed does not
+// read is refused with the closest known key (DeepSpeed would ignore it); a
+// string seed too (DeepSpeed would seed random.Random with the string).
+//
 // Every error is one BadInput line naming the flag or "FILE: key.path".
 #pragma once
 
@@ -44,6 +53,7 @@ struct BatchesRequest {
   bool same_size = false;
   int64_t data_parallel_size = 1;
   std::optional<int64_t> epochs;  // unset: 1 (batching/epochs.h)
+  bool quiet = false;  // -q: print errors only (cli/batches.cc)
 };
 
 struct BatchParams {

@@ -22,7 +22,7 @@ namespace {
 // DeepSpeed resolves it from where training runs), not from the config's
 // folder, so the path alone can puzzle.
 Result<BatchInput> OpenInput(const BatchParams& params, const std::string& metric) {
-  Result<BatchInput> input = OpenBatchInput(params.analysis, metric);
+  Result<BatchInput> input = OpenBatchInput(params.analysis, metric, params.order);
   const std::string& from = params.from.at("metrics_path");
   if (input.ok() || input.status().code() != Status::Code::kBadInput || from == "--analysis")
     return input;
@@ -54,9 +54,21 @@ Status CheckOutputs(const BatchesRequest& request, const BatchParams& params) {
   return Status::OK();
 }
 
+// --svg and --html: files outside --out, and not one file twice. Checked
+// first: it needs no input.
+Status CheckPagePaths(const BatchesRequest& request) {
+  for (const auto& [flag, page] :
+       {std::pair{"--svg", &request.svg}, std::pair{"--html", &request.html}})
+    if (!page->empty()) DSA_RETURN_IF_ERROR(CheckOutsidePlan(request.out, flag, *page));
+  if (!request.svg.empty() && request.svg == request.html)
+    return Status::BadInput("--html " + request.html + ": is also --svg: give each its own file");
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
+  DSA_RETURN_IF_ERROR(CheckPagePaths(request));
   SetInterruptStage("open");
   DSA_ASSIGN_OR_RETURN(const BatchParams params, ResolveBatchParams(request));
   DSA_RETURN_IF_ERROR(CheckOutputs(request, params));

@@ -6,9 +6,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "format/npy_writer.h"
+#include "output/commit_recovery.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {
@@ -36,6 +38,22 @@ Status CheckOutDir(const std::string& dir) {
 }
 
 }  // namespace
+
+Status CheckOutsidePlan(const std::string& dir, std::string_view flag, const std::string& path) {
+  // Both resolved (output/commit_recovery.h), so two names of one folder
+  // compare equal.
+  DSA_ASSIGN_OR_RETURN(const std::string real_plan, RealSavePath(dir));
+  DSA_ASSIGN_OR_RETURN(const std::string real_file, RealSavePath(path));
+  const fs::path plan = real_plan, file = real_file;
+  const auto [in_plan, in_file] = std::mismatch(plan.begin(), plan.end(), file.begin(), file.end());
+  if (in_plan != plan.end()) return Status::OK();
+  const std::string named = std::string(flag) + " " + path + ": ";
+  if (in_file == file.end())
+    return Status::BadInput(named + "is --out, the plan's folder: name a file beside it");
+  return Status::BadInput(named + "is inside --out " + dir +
+                          ", which each plan replaces as a whole (the file would be deleted "
+                          "with the previous plan): name a file outside it");
+}
 
 Result<NpyAppender> NpyAppender::Create(const std::string& path, DType dtype) {
   DSA_ASSIGN_OR_RETURN(OutputFile file, OutputFile::Create(path));
@@ -71,9 +89,12 @@ Status NpyAppender::Finish() {
 
 Result<PlanFiles> PlanFiles::Create(const std::string& dir) {
   DSA_RETURN_IF_ERROR(CheckOutDir(dir));
+  DSA_ASSIGN_OR_RETURN(const std::string real, RealSavePath(dir));
+  DSA_ASSIGN_OR_RETURN(SaveLock lock,
+                       SaveLock::AcquireRun(BesideSavePath(real, SaveLock::kRunSuffix), dir, "--out"));
   RemoveDeadTemps(dir, kStagingKind);
   DSA_ASSIGN_OR_RETURN(LeasedTemp staging, CreateLeasedFolder(dir, kStagingKind));
-  PlanFiles files(dir, std::move(staging));
+  PlanFiles files(dir, std::move(lock), std::move(staging));
   DSA_RETURN_IF_ERROR(files.OpenArrays());
   FaultPoint("batches_create");
   return files;
@@ -90,7 +111,8 @@ Status PlanFiles::OpenArrays() {
 }
 
 PlanFiles::PlanFiles(PlanFiles&& other) noexcept
-    : dir_(std::move(other.dir_)),
+    : lock_(std::move(other.lock_)),
+      dir_(std::move(other.dir_)),
       staging_(std::exchange(other.staging_, {})),
       lease_(std::move(other.lease_)),
       arrays_(std::move(other.arrays_)),

@@ -9,7 +9,11 @@
 // folder to DIR in one step (exchanging it with a previous plan, which is
 // then deleted), so DIR never holds a partial plan; a PlanFiles destroyed
 // before Commit deletes its folder, and Create deletes those that killed
-// commands left for the same DIR. Test-only pause points (util/
+// commands left for the same DIR. From Create until the PlanFiles is gone,
+// it holds the lock beside DIR that a run holds beside its save path
+// (output/save_lock.h, P/.NAME.dsanalyze.lock), so two commands never write
+// one DIR at once: the second fails at once (IoError naming the holder).
+// Test-only pause points (util/
 // fault_point.h): "batches_create" (the arrays opened), "batches_write" (the
 // first batch added), "batches_commit" (the folder complete, before the
 // rename).
@@ -23,11 +27,14 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "batching/planner.h"
 #include "format/dtype.h"
+#include "output/save_lock.h"
 #include "util/file_util.h"
 #include "util/status.h"
 #include "util/temp_lease.h"
@@ -58,10 +65,16 @@ class NpyAppender {
   std::string buffer_;
 };
 
+// BadInput when `path`, the file of option `flag` (--svg), is DIR or inside
+// it (symbolic links resolved): the commit replaces DIR as a whole, so the
+// file would be deleted with the previous plan, or would be the folder's place.
+Status CheckOutsidePlan(const std::string& dir, std::string_view flag, const std::string& path);
+
 class PlanFiles {
  public:
   // BadInput, before anything is created, when DIR's folder does not exist or
-  // DIR is a file or a non-empty folder without plan.json (not a plan).
+  // DIR is a file or a non-empty folder without plan.json (not a plan);
+  // IoError when another command holds DIR's lock.
   static Result<PlanFiles> Create(const std::string& dir);
   PlanFiles(PlanFiles&& other) noexcept;
   PlanFiles& operator=(PlanFiles&&) = delete;
@@ -80,12 +93,16 @@ class PlanFiles {
   Status Commit(const std::string& plan_json);
 
  private:
-  PlanFiles(std::string dir, LeasedTemp staging)
-      : dir_(std::move(dir)), staging_(std::move(staging.path)), lease_(std::move(staging.lease)) {}
+  PlanFiles(std::string dir, SaveLock lock, LeasedTemp staging)
+      : lock_(std::move(lock)),
+        dir_(std::move(dir)),
+        staging_(std::move(staging.path)),
+        lease_(std::move(staging.lease)) {}
   Status OpenArrays();
   Status MoveIntoPlace();
   Status OpenReaders();
   Status ReadItems(size_t array, uint64_t first, uint64_t count, void* out) const;
+  std::optional<SaveLock> lock_;  // released last, after the staging folder is gone
   std::string dir_;
   std::string staging_;  // empty once committed or moved from
   UniqueFd lease_;       // locked while the staging folder is being written

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <limits>
 
 #include "page/histogram_svg.h"
 #include "page/svg.h"
@@ -22,7 +23,26 @@ std::string Percent(uint64_t part, uint64_t whole) {
 
 uint64_t PlannedSamples(const PlanCounts& c) { return c.packed - c.trimmed_samples; }
 
-double Efficiency(int64_t tokens, double padded) { return padded > 0 ? tokens / padded : 1.0; }
+double Efficiency(unsigned __int128 tokens, double padded) {
+  return padded > 0 ? static_cast<double>(tokens) / padded : 1.0;
+}
+
+// The token total in decimal, exact.
+std::string TokensText(unsigned __int128 tokens) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(tokens % 10)));
+    tokens /= 10;
+  } while (tokens > 0);
+  return digits;
+}
+
+// plan.json's token total: an exact integer up to 2^64 - 1 (JSON readers
+// hold no more), past that the nearest double.
+ordered_json TokensJson(unsigned __int128 tokens) {
+  if (tokens <= std::numeric_limits<uint64_t>::max()) return static_cast<uint64_t>(tokens);
+  return static_cast<double>(tokens);
+}
 
 void AddPackingWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
   const PlanCounts& c = r.counts;
@@ -95,7 +115,7 @@ ordered_json Counts(const PlanCounts& c) {
           {"samples", PlannedSamples(c)},
           {"microbatches", c.microbatches},
           {"batches", c.batches},
-          {"tokens", c.tokens}};
+          {"tokens", TokensJson(c.tokens)}};
 }
 
 // The histogram of `counts` (value -> count) as HistogramSvg draws it.
@@ -180,11 +200,11 @@ std::string PlanSummary(const PlanReport& r, const std::string& out) {
   std::string text;
   std::snprintf(line, sizeof line,
                 "batches: wrote %s: %llu batches of %lld micro-batches, %llu of %llu samples, "
-                "%lld tokens\n",
+                "%s tokens\n",
                 out.c_str(), static_cast<unsigned long long>(c.batches),
                 static_cast<long long>(r.params.rule.effective_batch_size),
                 static_cast<unsigned long long>(PlannedSamples(c)),
-                static_cast<unsigned long long>(c.samples_in), static_cast<long long>(c.tokens));
+                static_cast<unsigned long long>(c.samples_in), TokensText(c.tokens).c_str());
   text += line;
   std::snprintf(line, sizeof line,
                 "  order %s, max_tokens %lld; batch size %lld..%lld, LR scale %.4g..%.4g (%s)\n",

@@ -76,7 +76,7 @@ class Grouper {
     PlannedBatch batch{ids_, micro_, ids_.size(), 0};
     for (const MicroBatch& m : micro_) {
       batch.longest = std::max(batch.longest, m.longest);
-      counts_->tokens += m.tokens;
+      counts_->tokens += static_cast<uint64_t>(m.tokens);
     }
     counts_->microbatches += e_;
     ++counts_->batches;

@@ -75,7 +75,10 @@ struct PlanCounts {
   uint64_t trimmed_samples = 0;
   uint64_t microbatches = 0;  // in the plan (after the trim)
   uint64_t batches = 0;
-  int64_t tokens = 0;  // in the plan
+  // In the plan. Fewer than 2^64 samples of values below 2^63 sum to less
+  // than 2^127, so the total cannot overflow (an int64 total wrapped to a
+  // negative count for values near 2^53).
+  unsigned __int128 tokens = 0;
 };
 
 // Plans `source` under `rule`, calling `emit` for each batch in order.

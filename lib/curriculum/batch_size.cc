@@ -37,16 +37,22 @@ void Derive(Batch* b, int64_t dp) {
 }
 
 std::string NoBatch(const DeepSpeedTrainKeys& c, const std::string& file) {
-  std::string autos;
-  for (const std::string& key : c.auto_keys) autos += (autos.empty() ? "" : ", ") + key;
-  if (!autos.empty())
-    return "no global batch size: " + file + " sets " + autos +
-           " to \"auto\" (the Hugging Face Trainer fills them in): give --global-batch-size";
+  if (!c.auto_keys.empty())
+    return "no global batch size: " + AutoBatchKeys(c, file) + ": give --global-batch-size";
   return "no global batch size: give --global-batch-size (" + file +
          " has neither train_batch_size nor train_micro_batch_size_per_gpu)";
 }
 
 }  // namespace
+
+std::string AutoBatchKeys(const DeepSpeedTrainKeys& c, const std::string& file) {
+  if (c.train_batch_size || c.train_micro_batch_size_per_gpu || c.auto_keys.empty()) return "";
+  std::string autos;
+  for (const std::string& key : c.auto_keys) autos += (autos.empty() ? "" : ", ") + key;
+  return file + " sets " + autos +
+         " to \"auto\", a placeholder the Hugging Face Trainer fills in before DeepSpeed reads "
+         "the config";
+}
 
 Result<int64_t> DeepSpeedGlobalBatch(const DeepSpeedTrainKeys& c, int64_t dp,
                                      const std::string& file) {

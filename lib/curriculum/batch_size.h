@@ -23,4 +23,9 @@ namespace dsanalyze {
 Result<int64_t> DeepSpeedGlobalBatch(const DeepSpeedTrainKeys& config, int64_t data_parallel_size,
                                      const std::string& file);
 
+// For a config without a batch size but with batch keys set to "auto":
+// "FILE sets train_batch_size to "auto", a placeholder the Hugging Face
+// Trainer fills in ...": why a command needs the size from a flag; else "".
+std::string AutoBatchKeys(const DeepSpeedTrainKeys& config, const std::string& file);
+
 }  // namespace dsanalyze

@@ -1,12 +1,10 @@
 #include "curriculum/ds_config.h"
 
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "config/json_fields.h"
+#include "curriculum/ds_json.h"
 #include "util/closest_name.h"
 
 namespace dsanalyze {
@@ -178,11 +176,11 @@ Status RequireNear(const json& j, const JsonFields& f, std::string_view key) {
   return f.Require(key);
 }
 
-// f's "enabled", which must be true.
+// f's "enabled", which must be true to DeepSpeed (DeepSpeedEnabled).
 Status RequireEnabled(const JsonFields& f) {
   bool enabled = false;
   DSA_RETURN_IF_ERROR(f.Require(kEnabledKey));
-  DSA_RETURN_IF_ERROR(f.Bool(kEnabledKey, &enabled));
+  DSA_RETURN_IF_ERROR(DeepSpeedEnabled(f, kEnabledKey, &enabled));
   if (!enabled) return ConfigError(f.KeyPath(kEnabledKey), "is false: no curriculum to replay");
   return Status::OK();
 }
@@ -229,12 +227,13 @@ Result<CurriculumMetricConfig> ParseLegacy(const json& plain) {
   return m;
 }
 
-// True when the legacy section is there and enabled (any other value of
-// "enabled" is for ParseLegacy to word).
+// True when the legacy section is there and not disabled (a value of
+// "enabled" DeepSpeedEnabled refuses is for ParseLegacy to word).
 bool LegacyEnabled(const json& plain) {
   if (!plain.contains(kSection)) return false;
   const json& legacy = plain.at(kSection);
-  return !legacy.is_object() || !legacy.contains(kEnabledKey) || legacy.at(kEnabledKey) != false;
+  return !legacy.is_object() || !legacy.contains(kEnabledKey) ||
+         !DeepSpeedFalse(legacy.at(kEnabledKey));
 }
 
 // The metrics of the data_efficiency curriculum, else of the legacy one.
@@ -274,6 +273,22 @@ std::string_view ClusteringTypeName(ClusteringType type) {
   return type == ClusteringType::kScheduleBased ? "schedule_based" : "single_cluster";
 }
 
+bool DeepSpeedFalse(const nlohmann::json& value) {
+  return value.is_null() || value == false || (value.is_number() && value == 0);
+}
+
+Status DeepSpeedEnabled(const JsonFields& f, std::string_view key, bool* out) {
+  if (!f.has(key)) return Status::OK();
+  const json& value = f.at(key);
+  if (value.is_string())
+    return ConfigError(f.KeyPath(key), "expected true or false, got " + ShortJson(value) +
+                                           " (DeepSpeed takes any non-empty string as true)");
+  if (!value.is_null() && !value.is_boolean() && !value.is_number())
+    return ConfigError(f.KeyPath(key), "expected true or false, got " + ShortJson(value));
+  *out = !DeepSpeedFalse(value);
+  return Status::OK();
+}
+
 Status InDeepSpeedConfig(const Status& s, const std::string& file) {
   constexpr std::string_view kLabel = "config: ";
   if (s.ok() || s.message().rfind(kLabel, 0) != 0) return s;
@@ -300,19 +315,6 @@ Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::s
     *out = v;
   }
   return c;
-}
-
-Result<nlohmann::ordered_json> ReadDeepSpeedJson(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Status::BadInput(path + ": is a directory, not a DeepSpeed config");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::BadInput(path + ": cannot read the DeepSpeed config");
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text.str(), nullptr, false);
-  if (doc.is_discarded()) return Status::BadInput(path + ": not valid JSON");
-  return doc;
 }
 
 Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path) {

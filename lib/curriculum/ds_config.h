@@ -34,6 +34,9 @@
 // one single_cluster value metric named after curriculum_type. Both enabled
 // at once is refused (DeepSpeed would run both; check them one at a time).
 //
+// The file is read by curriculum/ds_json.h (hjson comments, no key twice);
+// every "enabled" is DeepSpeed's truth of it (DeepSpeedEnabled: 1 is true).
+//
 // Top level, each optional: train_batch_size, train_micro_batch_size_per_gpu,
 // gradient_accumulation_steps (positive integers, or "auto" as the Hugging
 // Face Trainer writes them: not given), train_iters (a positive integer).
@@ -48,6 +51,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/json_fields.h"
 #include "curriculum/schedule.h"
 #include "util/status.h"
 
@@ -92,9 +96,13 @@ struct DeepSpeedCurriculum : DeepSpeedTrainKeys {
 // Reads the DeepSpeed config file at `path`.
 Result<DeepSpeedCurriculum> ReadDeepSpeedCurriculum(const std::string& path);
 
-// The DeepSpeed config file at `path` as JSON, in file order. BadInput for a
-// folder, an unreadable file or invalid JSON.
-Result<nlohmann::ordered_json> ReadDeepSpeedJson(const std::string& path);
+// DeepSpeed's truth of an "enabled" value, Python's bool() of it: null,
+// false and 0 are false, true and every other number true.
+bool DeepSpeedFalse(const nlohmann::json& value);
+// The "enabled" `key` of `f` as DeepSpeed takes it (DeepSpeedFalse); *out is
+// untouched when the key is absent. BadInput for a string (to DeepSpeed
+// "false" is true, as any non-empty string), an array or an object.
+Status DeepSpeedEnabled(const JsonFields& f, std::string_view key, bool* out);
 // The DeepSpeedTrainKeys of the config `doc` read from `file`; the batch
 // keys may be "auto" (listed in auto_keys, left unset).
 Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::string& file);

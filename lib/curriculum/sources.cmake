@@ -9,6 +9,7 @@ target_sources(dsanalyze_lib_curriculum PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_page.cc
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/ds_config.cc
+  ${CMAKE_CURRENT_LIST_DIR}/ds_json.cc
   ${CMAKE_CURRENT_LIST_DIR}/metric_index.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_file.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_inputs.cc

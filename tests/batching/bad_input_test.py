@@ -4,7 +4,10 @@
 Each case runs one `dsanalyze batches` command that must be refused: exit code
 2, stderr exactly one line "dsanalyze: error: ..." holding the case's
 substrings, nothing on stdout, and nothing written: no --out (or the previous
-plan there unchanged) and no staging folder beside it.
+plan there unchanged) and no staging folder beside it. The DeepSpeed config
+cases cover what DeepSpeed's hjson.load and int()/bool() take differently
+from JSON (hjson_cases), the flag cases options that contradict each other
+or a chart the commit would delete.
 
 Environment: NP, MPIEXEC, DSANALYZE.
 """
@@ -73,6 +76,89 @@ def config(work, name, doc):
     path = os.path.join(work, name + ".ds.json")
     json.dump(doc, open(path, "w"))
     return path
+
+
+def config_text(work, name, text):
+    path = os.path.join(work, name + ".ds.json")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# A config with one dynamic_batching entry written as `entry` (raw text), on
+# line 4 of the file.
+SECTION_TEXT = """{
+  "train_batch_size": 2,
+  "data_efficiency": {"data_sampling": {"dynamic_batching": {"enabled": true,
+    %s
+  }}}
+}
+"""
+
+
+def hjson_cases(work, good, out):
+    """DeepSpeed reads the config with hjson.load and refuses duplicate keys."""
+    def text(name, entry):
+        return ["--analysis", good, "--ds-config", config_text(work, name, SECTION_TEXT % entry)]
+
+    refused("duplicate key", text("dup", '"max_tokens": 20,\n    "max_tokens": 30'), out,
+            ["dup.ds.json: line 5: duplicate key \"max_tokens\" (first at line 4)",
+             "DeepSpeed refuses"])
+    refused("quoteless key (hjson)", text("quoteless", "max_tokens: 20"), out,
+            ["quoteless.ds.json: line 4, column 5: at \"max_tokens: 2",
+             "hjson syntax dsanalyze does not read"])
+    refused("quoteless value (hjson)", text("value", '"max_tokens": 20, "lr_scaling_method": sqrt'),
+            out, ["value.ds.json: line 4, column 44: at \"sqrt", "hjson syntax"])
+    refused("trailing comma (hjson)", text("trailing", '"max_tokens": 20,'), out,
+            ["trailing.ds.json: line 5, column 3: at \"}}}", "hjson syntax"])
+    refused("unclosed comment", text("comment", '"max_tokens": 20 /* to do'), out,
+            ["comment.ds.json: line 4, column 22: a /* comment that is never closed"])
+    refused("misspelt dynamic_batching key", text("typo", '"max_tokens": 20, "min_batchsize": 2'),
+            out, ['dynamic_batching: unknown key "min_batchsize" (did you mean "min_batch_size"?)'])
+    refused("enabled as a string", ["--analysis", good, "--ds-config", config(work, "enabled", {
+            "train_batch_size": 2, "data_efficiency": {"data_sampling": {
+                "dynamic_batching": {"enabled": "false", "max_tokens": 20}}}})], out,
+            ["dynamic_batching.enabled: expected true or false, got \"false\"",
+             "DeepSpeed takes any non-empty string as true"])
+    refused("max_tokens int() refuses", text("4k", '"max_tokens": "4k"'), out,
+            ['dynamic_batching.max_tokens: expected an integer, got "4k"', "int()"])
+    refused("max_tokens past int64", text("huge", '"max_tokens": "99999999999999999999"'), out,
+            ["dynamic_batching.max_tokens: is out of the 64-bit integer range"])
+    refused("max_tokens null", text("null", '"max_tokens": null'), out,
+            ["dynamic_batching.max_tokens: expected an integer, got null"])
+    refused("seed as a string", ["--analysis", good, "--ds-config", config(work, "seed", {
+            "train_batch_size": 2, "data_efficiency": {"seed": "1234", "data_sampling": {
+                "dynamic_batching": {"enabled": True, "max_tokens": 20}}}})], out,
+            ['data_efficiency.seed: expected an integer, got "1234"', "random.Random"])
+    refused("train_batch_size auto", ["--analysis", good, "--ds-config", config(work, "auto", {
+            "train_batch_size": "auto", "data_efficiency": {"data_sampling": {
+                "dynamic_batching": {"enabled": True, "max_tokens": 20}}}})], out,
+            ['auto.ds.json sets train_batch_size to "auto"', "Hugging Face Trainer",
+             "give --effective-batch-size"])
+
+
+def flag_cases(work, good, out):
+    """Flags that contradict each other, and charts --out would delete."""
+    refused("--data-parallel-size with --effective-batch-size",
+            ["--analysis", good, "--data-parallel-size", "2"] + FLAGS, out,
+            ["--effective-batch-size cannot be given with --data-parallel-size"])
+    refused("--max-tokens past int64", ["--analysis", good, "--metric", "mod", "--max-tokens",
+            "99999999999999999999", "--effective-batch-size", "2"], out,
+            ['--max-tokens: expected an integer from -9223372036854775808 to '
+             '9223372036854775807, got "99999999999999999999"'])
+    for page in ("--svg", "--html"):
+        refused("%s inside --out" % page, ["--analysis", good, page,
+                os.path.join(out, "chart.svg")] + FLAGS, out,
+                [page + " " + os.path.join(out, "chart.svg") + ": is inside --out " + out,
+                 "deleted with the previous plan"])
+        refused("%s is --out" % page, ["--analysis", good, page, out] + FLAGS, out,
+                [page + " " + out + ": is --out"])
+        fresh = os.path.join(work, "fresh")  # not there yet: the chart was written, then swapped out
+        refused("%s is a new --out" % page, ["--analysis", good, page, fresh] + FLAGS, fresh,
+                [page + " " + fresh + ": is --out"])
+    page = os.path.join(work, "page.svg")
+    refused("--svg and --html one file", ["--analysis", good, "--svg", page, "--html", page] +
+            FLAGS, out, ["--html " + page + ": is also --svg"])
 
 
 def config_cases(work, good, out):
@@ -158,7 +244,14 @@ def analysis_cases(work, good, out):
         [{"name": "s", "metric": "score", "params": {"file": scores, "per": "sample",
                                                       "scale": 1}}])
     refused("negative lengths", ["--analysis", negative, "--metric", "s"] + FLAGS[2:], out,
+            ["s_sample_to_metric: row 0: holds the value -2", "cannot be negative"])
+    refused("negative lengths, seqlen order", ["--analysis", negative, "--metric", "s",
+            "--order", "seqlen"] + FLAGS[2:], out,
             ["s_index_to_metric: holds the value -2", "cannot be negative"])
+    partial = analyse(work, "partial", 50, files=["sample_to_metric", "reports"])
+    refused("seqlen order without index files", ["--analysis", partial, "--order", "seqlen"] +
+            FLAGS, out, ["mod_index_to_sample: not written",
+                         "the seqlen order reads the index files"])
     indices = os.path.join(work, "indices.npy")
     ref.write_npy(indices, list(range(49, -1, -1)))
     shuffled = analyse(work, "shuffled", 50, {"sample_indices": indices})
@@ -184,6 +277,8 @@ def main():
         analysis_cases(work, good, out)
         subprocess.run([DSANALYZE, "batches", "--analysis", good, "--out",
                         out] + FLAGS, check=True, stdout=subprocess.DEVNULL)
+        hjson_cases(work, good, out)
+        flag_cases(work, good, out)
         refused("previous plan kept", ["--analysis", good, "--metric", "mod", "--max-tokens",
                                        "20", "--effective-batch-size", "1000"], out,
                 ["fewer than the effective"])

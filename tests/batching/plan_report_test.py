@@ -10,7 +10,8 @@ brute-force reference, the counts, both padding efficiencies, the batch-size
 and LR-scale ranges recomputed from the arrays, the warnings (kind, numbers,
 fix), the summary lines (the same warnings), the chart's two histograms and
 its batch size and LR at each step (read back from the drawn lines); the
-LR-scale lint and that its fix bounds the spread.
+LR-scale lint and that its fix bounds the spread; and plans of values near
+2^53 whose token total passes 2^63 and 2^64 (huge_values).
 
 Environment: NP, MPIEXEC, DSANALYZE, SOURCE_DIR.
 """
@@ -261,6 +262,37 @@ def lr_lint(work):
                                                               10 * min(lr)))
 
 
+def huge_values(work):
+    """Values near 2^53: the token total passes int64 (2^63) and uint64 (2^64) and stays exact
+    (an int64 total wrapped to "-4944952390852804608 tokens" and efficiency -36.6%); plan.json
+    holds it as an integer up to 2^64 - 1, past that the nearest double."""
+    n = 2200
+    values = [2 ** 53 - i for i in range(n)]
+    scores = os.path.join(work, "huge.npy")
+    ref.write_npy(scores, [float(v) for v in values], "<f8", "d")
+    analysis = cli_check.run_analysis(
+        work, "huge", {"type": "synthetic_mod", "num_samples": n, "modulus": 7},
+        [{"name": "s", "metric": "score", "params": {"file": scores, "per": "sample",
+                                                      "scale": 1}}])
+    ids = os.path.join(work, "first.npy")
+    ref.write_npy(ids, list(range(1500)))
+    for extra, past in (([], 2 ** 64), (["--sample-ids", ids], 2 ** 63)):
+        out = os.path.join(work, "huge_plan%d" % len(extra))
+        stdout = run(["--analysis", analysis, "--metric", "s", "--max-tokens", str(2 ** 63 - 1),
+                      "--effective-batch-size", "1", "--out", out] + extra)
+        plan = json.load(open(os.path.join(out, "plan.json")))
+        c = plan["counts"]
+        total = sum(values[:c["samples"]])  # the dataloader order plans a prefix
+        if total <= past:
+            fail("the case does not pass %d: %d" % (past, total))
+        expect("tokens in plan.json", c["tokens"], total if total < 2 ** 64 else float(total))
+        expect("summary line 1", stdout.splitlines()[0].split(", ")[-1], "%d tokens" % total)
+        for kind, e in plan["padding_efficiency"].items():
+            if not 0.99 < e <= 1.0:
+                fail("padding efficiency per %s: %r" % (kind, e))
+        print("ok: %d tokens (past %d) exact" % (total, past))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="batches_report_") as work:
         prefix = os.path.join(work, "docs")
@@ -275,6 +307,7 @@ def main():
         stopped_plan(work, analysis, seqlens)
         largest_budget(work, analysis, seqlens)
         lr_lint(work)
+        huge_values(work)
     print("plan report: parameters, counts, efficiency, ranges, warnings, summary and chart")
 
 

@@ -17,6 +17,10 @@ dsanalyze_add_mpi_test(NAME batching.plan_report RANKS 1
 # docs/usage.md §15's Python snippet hands DeepSpeed batch_by_seqlens' results.
 dsanalyze_add_mpi_test(NAME batching.usage_snippet RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/usage_snippet_test.py)
+# What DeepSpeed accepts, accepted alike: hjson comments, numeric strings,
+# "enabled": 1, null scaling; -q; an analysis of sample_to_metric alone.
+dsanalyze_add_mpi_test(NAME batching.config_forms RANKS 1
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/config_forms_test.py)
 # Bad input: one error line, exit 2, nothing at --out.
 dsanalyze_add_mpi_test(NAME batching.bad_input RANKS 1
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.py)

@@ -2,6 +2,7 @@
 # dsanalyze order.
 target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ds_config_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/ds_json_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/replay_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_test.cc)

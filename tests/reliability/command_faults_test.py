@@ -13,8 +13,9 @@ kill:      SIGKILL there: --out and every visible entry of its folder are
            unchanged, a hidden temporary entry is left (the kill hit mid-
            write), and the next invocation removes it and writes what a clean
            invocation writes. Also: an invocation run while another is paused
-           (alive, holding its lease) leaves that one's temporary entry alone,
-           and the paused one, resumed, completes.
+           (alive, holding its lease) leaves that one's temporary entry alone
+           (batches: is refused, exit 3 and one line naming the lock's holder,
+           as --out is locked), and the paused one, resumed, completes.
 signals:   SIGINT and SIGTERM there: exit 130/143 and the one line
            "dsanalyze: interrupted by SIGxxx during write; nothing was
            committed", --out unchanged, nothing hidden left; at the commit
@@ -175,7 +176,17 @@ def check_live_lease(cmd, a, folder, out, work):
     reset(cmd, a, folder, out)
     paused = Paused(command(cmd, a, out, 1), cmd + "_write", work)
     mine = hidden(folder)
-    run(command(cmd, a, out, 0), 0)
+    before = snapshot(folder)
+    if cmd == "batches":  # --out is locked: refused at once, naming the holder
+        proc = run(command(cmd, a, out, 0), 3)
+        lines = proc.stderr.splitlines()
+        if len(lines) != 1 or "another dsanalyze run is writing here" not in lines[0] or \
+                "held by pid %d on host" % paused.pid not in lines[0] or proc.stdout or \
+                snapshot(folder) != before:
+            fail("batches beside a live one: %r, stdout %r" % (proc.stderr, proc.stdout))
+        print("batches beside a live one: exit 3, " + lines[0])
+    else:
+        run(command(cmd, a, out, 0), 0)
     if hidden(folder) != mine:
         fail("%s: an invocation removed a live one's %s" % (cmd, mine))
     os.kill(paused.pid, signal.SIGCONT)
