@@ -85,7 +85,7 @@ Result<std::string> WriteBatchPlan(const BatchesRequest& request) {
   DSA_ASSIGN_OR_RETURN(
       std::unique_ptr<SampleSource> source,
       MakeSampleSource(input, filter ? &*filter : nullptr, params.order, params.seed));
-  PlanStats stats(params.rule.max_tokens);
+  PlanStats stats;
   DSA_ASSIGN_OR_RETURN(
       const PlanCounts counts, PlanBatches(*source, params.rule, [&](const PlannedBatch& batch) {
         const double lr =

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "page/histogram_svg.h"
+#include "page/numbers.h"
 #include "page/svg.h"
 
 namespace dsanalyze {
@@ -13,9 +14,9 @@ namespace {
 
 using nlohmann::ordered_json;
 using std::to_string;
-constexpr int64_t kTokenBins = 256;
 
-std::string Percent(uint64_t part, uint64_t whole) {
+// The terminal's share: "22.3%".
+std::string OneDecimalShare(uint64_t part, uint64_t whole) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
   return text;
@@ -49,7 +50,7 @@ void AddPackingWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
   // DeepSpeed never packs the last sample: one sample left is the rule, not a problem.
   if (c.stopped <= 1 && !c.stopped_by_tokens) return;
   const std::string what = "packing stopped at sample position " + to_string(c.packed) + ": " +
-                           to_string(c.stopped) + " samples (" + Percent(c.stopped, c.samples_in) +
+                           to_string(c.stopped) + " samples (" + OneDecimalShare(c.stopped, c.samples_in) +
                            " of the data) are never trained on";
   if (c.stopped_by_tokens)
     out->push_back({"packing_stopped", what + ": min_batch_size samples there exceed max_tokens",
@@ -74,14 +75,14 @@ void AddLrScaleWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
   const double capped = LrScale(r.params.lr_scaling, static_cast<uint64_t>(bound * e), e);
   out->push_back(
       {"lr_scale",
-       "the LR scale spans x" + FourDigits(s.lr_min) + " to x" + FourDigits(s.lr_max) + " (" +
+       "the LR scale spans x" + Significant(s.lr_min) + " to x" + Significant(s.lr_max) + " (" +
            std::string(LrScalingName(r.params.lr_scaling)) + " scaling, batches of " +
            to_string(smallest) + " to " + to_string(s.batch_sizes.rbegin()->first) +
-           " samples): the largest batches train at " + FourDigits(s.lr_max / s.lr_min) +
+           " samples): the largest batches train at " + Significant(s.lr_max / s.lr_min) +
            " times the learning rate of the smallest, and DeepSpeed says nothing",
        "max_batch_size " + to_string(bound) + " (--max-batch-size " + to_string(bound) +
            ") caps a batch at " + to_string(bound * e) + " samples and the LR scale at x" +
-           FourDigits(capped) + ", " + FourDigits(kLrSpreadLimit) + " times this plan's smallest"});
+           Significant(capped) + ", " + Significant(kLrSpreadLimit) + " times this plan's smallest"});
 }
 
 ordered_json Parameters(const PlanReport& r) {
@@ -121,30 +122,28 @@ ordered_json Counts(const PlanCounts& c) {
 // The histogram of `counts` (value -> count) as HistogramSvg draws it.
 std::string Chart(const std::string& title, const std::map<int64_t, uint64_t>& counts,
                   const std::string& axis_title, const std::string& counted) {
+  ValueAxis axis = IntegerAxis(title);
+  axis.title = axis_title;
+  axis.counted = counted;
+  return HistogramSvg(title, Counted(counts), axis);
+}
+
+}  // namespace
+
+CountedValues Counted(const std::map<int64_t, uint64_t>& counts) {
   CountedValues d;
   for (const auto& [v, n] : counts) {
     d.values.push_back(v);
     d.counts.push_back(n);
     d.samples += n;
   }
-  ValueAxis axis = IntegerAxis(title);
-  axis.title = axis_title;
-  axis.counted = counted;
-  return HistogramSvg(title, d, axis);
+  return d;
 }
-
-}  // namespace
-
-PlanStats::PlanStats(int64_t max_tokens)
-    // Bins of ceil((max_tokens + 1) / bins) tokens, written so that
-    // max_tokens up to INT64_MAX does not overflow.
-    : token_bins(static_cast<size_t>(std::min(max_tokens, kTokenBins - 1) + 1)),
-      token_bin_width(max_tokens / static_cast<int64_t>(token_bins.size()) + 1) {}
 
 void PlanStats::Add(const PlannedBatch& batch, double lr_scale) {
   ++batch_sizes[static_cast<int64_t>(batch.samples)];
   for (const MicroBatch& m : batch.micro) {
-    ++token_bins[static_cast<size_t>(m.tokens / token_bin_width)];
+    ++micro_tokens[m.tokens];
     padded_micro += static_cast<double>(m.samples) * static_cast<double>(m.longest);
   }
   padded_batch += static_cast<double>(batch.samples) * static_cast<double>(batch.longest);
@@ -159,7 +158,7 @@ std::vector<PlanWarning> PlanWarnings(const PlanReport& r) {
   std::vector<PlanWarning> out;
   if (c.too_long > 0)
     out.push_back({"too_long",
-                   to_string(c.too_long) + " samples (" + Percent(c.too_long, c.samples_in) +
+                   to_string(c.too_long) + " samples (" + OneDecimalShare(c.too_long, c.samples_in) +
                        ") are longer than max_tokens " + to_string(r.params.rule.max_tokens) +
                        " and left out (the longest has " + to_string(c.longest_left_out) + ")",
                    "raise max_tokens to " + to_string(c.longest_left_out) + " to keep them"});
@@ -240,12 +239,8 @@ std::string BatchSizeSvg(const PlanReport& r) {
 }
 
 std::string MicroBatchTokensSvg(const PlanReport& r) {
-  const PlanStats& s = r.stats;
-  std::map<int64_t, uint64_t> tokens;
-  for (size_t b = 0; b < s.token_bins.size(); ++b)
-    if (s.token_bins[b] > 0) tokens[static_cast<int64_t>(b) * s.token_bin_width] = s.token_bins[b];
-  return Chart("tokens per micro-batch", tokens,
-               "tokens (bins of " + to_string(s.token_bin_width) + ")", "micro-batches");
+  return Chart("tokens per micro-batch", r.stats.micro_tokens, "tokens (padding excluded)",
+               "micro-batches");
 }
 
 std::string StepsSvg(const PlanReport& r) {

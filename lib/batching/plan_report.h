@@ -2,9 +2,11 @@
 // batch, the warnings (each with a fix), plan.json (docs/format.md §2.13),
 // the terminal summary and the --svg chart (batch sizes, tokens per
 // micro-batch, batch size and LR over the training steps). The statistics
-// are epoch 1's but for the steps, which cover every epoch. Memory: one
-// counter per distinct batch size, a fixed number of token bins and of step
-// columns (batching/steps_chart.h).
+// are epoch 1's but for the steps, which cover every epoch. The charts'
+// values are exact: one counter per distinct batch size and per distinct
+// token count of a micro-batch (at most min(micro-batches, max_tokens + 1)
+// of them), binned once, by the chart; the step columns are a fixed number
+// (batching/steps_chart.h).
 //
 // The LR-scale lint: DeepSpeed scales each batch's LR by its size and says
 // nothing however far apart the scales are (the seqlen order over 1e7
@@ -26,6 +28,7 @@
 #include "batching/batch_params.h"
 #include "batching/planner.h"
 #include "batching/steps_chart.h"
+#include "page/histogram_svg.h"
 
 namespace dsanalyze {
 
@@ -33,12 +36,10 @@ inline constexpr double kLrSpreadLimit = 10;
 
 class PlanStats {
  public:
-  explicit PlanStats(int64_t max_tokens);
   void Add(const PlannedBatch& batch, double lr_scale);
 
-  std::map<int64_t, uint64_t> batch_sizes;  // batch size -> batches
-  std::vector<uint64_t> token_bins;         // micro-batches by tokens, bins of token_bin_width
-  int64_t token_bin_width = 1;
+  std::map<int64_t, uint64_t> batch_sizes;   // batch size -> batches
+  std::map<int64_t, uint64_t> micro_tokens;  // tokens of a micro-batch -> micro-batches
   double padded_micro = 0;  // sum of micro-batch samples x its longest
   double padded_batch = 0;  // sum of batch samples x its longest
   double lr_min = 0, lr_max = 0;
@@ -70,5 +71,7 @@ std::string PlanSvg(const PlanReport& r);
 std::string BatchSizeSvg(const PlanReport& r);
 std::string MicroBatchTokensSvg(const PlanReport& r);
 std::string StepsSvg(const PlanReport& r);
+// A value -> count map as the charts and the page read it.
+CountedValues Counted(const std::map<int64_t, uint64_t>& counts);
 
 }  // namespace dsanalyze

@@ -1,9 +1,9 @@
 #include "batching/steps_chart.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 
+#include "page/numbers.h"
 #include "page/svg.h"
 
 namespace dsanalyze {
@@ -43,7 +43,7 @@ std::string Axes(const Panel& p) {
   for (int t = 0; t <= 2; ++t) {
     const double v = p.hi * t / 2, y = p.Y(v);
     if (t > 0) s += Line(svg::kLeft, y, svg::kLeft + svg::kPlotW, y, "stroke=\"#e0e0e0\"");
-    s += Text(svg::kLeft - 8, y + 4, "end", FourDigits(v));
+    s += Text(svg::kLeft - 8, y + 4, "end", Significant(v));
   }
   return s + Text(svg::kLeft, p.top - 10, "start", p.title, "font-weight=\"bold\"");
 }
@@ -76,7 +76,7 @@ std::string StepTicksAndEpochs(const StepsChart& chart, double top, double botto
   for (int t = 0; t <= 4; ++t) {
     const uint64_t step = axis.total * static_cast<uint64_t>(t) / 4;
     s += Line(axis.X(step), bottom, axis.X(step), bottom + 5, "stroke=\"black\"");
-    s += Text(axis.X(step), bottom + 20, "middle", std::to_string(step));
+    s += Text(axis.X(step), bottom + 20, "middle", Count(step));
   }
   s += Text(svg::kLeft + svg::kPlotW / 2, svg::kHeight - 25, "middle", "training step");
   const uint64_t per = chart.steps_per_epoch;
@@ -91,12 +91,6 @@ std::string StepTicksAndEpochs(const StepsChart& chart, double top, double botto
 }
 
 }  // namespace
-
-std::string FourDigits(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
 
 void StepSeries::Add(int64_t batch_size, double lr_scale) {
   if (columns_.empty() || columns_.back().steps == width_) {
@@ -161,8 +155,8 @@ std::string StepsSvg(const StepsChart& chart) {
       "<title>batch size and LR over training</title>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   out += Text(svg::kWidth / 2, 28, "middle",
-              "over training: " + std::to_string(s.steps()) + " steps" +
-                  (s.width() > 1 ? " (" + std::to_string(s.width()) +
+              "over training: " + Count(s.steps()) + " steps" +
+                  (s.width() > 1 ? " (" + Count(s.width()) +
                                        " a column: band min..max, "
                                        "line mean)"
                                  : std::string()),

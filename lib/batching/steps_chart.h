@@ -50,8 +50,4 @@ struct StepsChart {
 // Requires at least one step.
 std::string StepsSvg(const StepsChart& chart);
 
-// `v` to 4 significant digits ("%.4g"): how the chart's ticks and the plan's
-// warnings show LR scales.
-std::string FourDigits(double v);
-
 }  // namespace dsanalyze

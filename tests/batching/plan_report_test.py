@@ -18,6 +18,7 @@ Environment: NP, MPIEXEC, DSANALYZE, SOURCE_DIR.
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -114,15 +115,55 @@ def check_steps_chart(chart, sizes, lr):
         fail("steps chart LR scales %r, want %r" % (drawn[:8], lr[:8]))
 
 
-def check_svg(path, sizes, microbatches, lr):
+def nearest_rank(values, p):
+    ordered = sorted(values)
+    return ordered[max(1, -(-p * len(ordered) // 100)) - 1]
+
+
+def check_tokens_chart(chart, tokens):
+    """The tokens-per-micro-batch histogram against the exact tokens of each micro-batch: its
+    bars are one binning of equal width (a bar's tooltip "first..last: n micro-batches") that
+    counts every micro-batch in its own bar, and its p10/p50/p90 marks are the exact
+    nearest-rank percentiles. Binning twice (fixed token bins, then the chart's) moved
+    micro-batches into the wrong bars and the marks off the true percentiles."""
+    bars = []
+    for rect in (e for e in chart.iter() if e.tag.endswith("rect")):
+        tip = next((e.text for e in rect if e.tag.endswith("title")), None)
+        if tip is None:
+            continue
+        span, count = tip.replace(",", "").split(": ")
+        first, _, last = span.partition("..")
+        bars.append((int(first), int(last or first), int(count.split()[0])))
+    widths = {last - first for first, last, _ in bars}
+    if len(widths) != 1:
+        fail("tokens chart: bars of several widths %r: binned more than once" % sorted(widths))
+    for first, last, count in bars:
+        expect("micro-batches of %d..%d tokens" % (first, last), count,
+               sum(1 for t in tokens if first <= t <= last))
+    expect("micro-batches in the bars", sum(c for _, _, c in bars), len(tokens))
+    marks = sorted(e.text for e in chart.iter() if e.tag.endswith("text") and
+                   (e.text or "").startswith("p"))
+    expect("tokens chart marks", marks,
+           sorted("p%d = %d" % (p, nearest_rank(tokens, p)) for p in (10, 50, 90)))
+
+
+def check_svg(path, sizes, tokens, lr):
+    """`tokens`: the tokens of each micro-batch (padding excluded)."""
     root = ET.parse(path).getroot()
     charts = [c for c in root if c.tag.endswith("svg")]
-    titles = [next(e.text for e in c.iter() if e.tag.endswith("text")) for c in charts]
+    titles = [re.sub(r"(?<=\d),(?=\d{3})", "", next(e.text for e in c.iter()
+                                                     if e.tag.endswith("text"))) for c in charts]
     want = ["batch sizes: N = %d batches, %d distinct values" % (len(sizes), len(set(sizes))),
-            "tokens per micro-batch: N = %d micro-batches" % microbatches]
-    if len(titles) != 3 or titles[0] != want[0] or not titles[1].startswith(want[1]):
+            "tokens per micro-batch: N = %d micro-batches, %d distinct values"
+            % (len(tokens), len(set(tokens)))]
+    if len(titles) != 3 or titles[:2] != want:
         fail("svg charts %r, want %r and the steps chart" % (titles, want))
+    check_tokens_chart(charts[1], tokens)
     check_steps_chart(charts[2], sizes, lr)
+
+
+def micro_tokens(reference, seqlens):
+    return [sum(seqlens[i] for i in m) for m in reference[0]]
 
 
 def config_plan(work, analysis, seqlens):
@@ -166,7 +207,7 @@ def config_plan(work, analysis, seqlens):
             not in kinds["trimmed"]["message"]:
         fail("trimmed warning: %r" % kinds["trimmed"])
     check_summary(stdout, plan, out, 12)
-    check_svg(svg, reference[1], len(reference[0]),
+    check_svg(svg, reference[1], micro_tokens(reference, seqlens),
               [ref.lr_scale("sqrt", s, 12) for s in reference[1]])
 
 
@@ -177,7 +218,8 @@ def stopped_plan(work, analysis, seqlens):
         "dynamic_batching": {"enabled": True, "metrics_path": "/nonexistent",
                              "max_tokens": 400, "min_batch_size": 4}}}}, open(cfg, "w"))
     out = os.path.join(work, "plan2")
-    stdout = run(["--ds-config", cfg, "--analysis", analysis, "--out", out])
+    svg = os.path.join(work, "plan2.svg")
+    stdout = run(["--ds-config", cfg, "--analysis", analysis, "--out", out, "--svg", svg])
     plan = json.load(open(os.path.join(out, "plan.json")))
     expect("analysis", plan["analysis"], analysis)
     check_parameters(plan, {
@@ -195,6 +237,8 @@ def stopped_plan(work, analysis, seqlens):
             stopped[0]["fix"] != "raise max_tokens or lower min_batch_size":
         fail("packing_stopped warning: %r, want it to start %r" % (stopped, want))
     check_summary(stdout, plan, out, 2)
+    check_svg(svg, reference[1], micro_tokens(reference, seqlens),
+              [ref.lr_scale("linear", s, 2) for s in reference[1]])
 
 
 def largest_budget(work, analysis, seqlens):
@@ -209,7 +253,7 @@ def largest_budget(work, analysis, seqlens):
     check_numbers(plan, out, seqlens, reference, 1, "linear")
     expect("max_tokens", plan["parameters"]["max_tokens"]["value"], largest)
     check_summary(stdout, plan, out, 1)
-    check_svg(svg, reference[1], len(reference[0]), reference[1])
+    check_svg(svg, reference[1], micro_tokens(reference, seqlens), reference[1])
 
 
 def lint_analysis(work):
