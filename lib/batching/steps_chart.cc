@@ -148,10 +148,9 @@ std::string StepsSvg(const StepsChart& chart) {
                  [&](const auto& c) { return mean(c.lr_sum, c); }};
   std::string out =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-      Px(svg::kWidth) + "\" height=\"" + Px(svg::kHeight) + "\" viewBox=\"0 0 " + Px(svg::kWidth) +
-      " " + Px(svg::kHeight) +
-      "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"520\" viewBox=\"0 0 880 "
+      "520\" "
+      "style=\"font-family: sans-serif; font-size: 12px\">\n"
       "<title>batch size and LR over training</title>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   out += Text(svg::kWidth / 2, 28, "middle",

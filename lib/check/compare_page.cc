@@ -1,10 +1,12 @@
 #include "check/compare_page.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "output/analysis_folder.h"
 #include "page/histogram_svg.h"
 #include "page/html.h"
+#include "page/numbers.h"
 #include "report/metric_stats.h"
 
 namespace dsanalyze {
@@ -26,82 +28,166 @@ std::vector<std::string> Distributions(const AnalysisFolder& analysis) {
   return names;
 }
 
-Markup Verdict(const std::string& a, const std::string& b, const CompareReport& r) {
-  Markup m = html::Facts({{"A", a},
-                          {"B", b},
-                          {"verdict", r.same() ? "same" : "different"},
-                          {"equal", std::to_string(r.equal.size())},
-                          {"equal except doc_idx", std::to_string(r.equal_except_doc_idx.size())},
-                          {"different", std::to_string(r.different.size())},
-                          {"skipped by choice", std::to_string(r.skipped_by_choice.size())}});
-  if (r.samples_differ) m += html::Paragraph("note: " + *r.samples_differ);
+// A metric's two distributions, read (either may have failed).
+struct MetricPair {
+  std::string name;
+  Result<ValueDistribution> a, b;
+};
+
+double Mean(const ValueDistribution& d) {
+  return static_cast<double>(static_cast<long double>(SumOfValues(d)) /
+                             static_cast<long double>(d.samples));
+}
+
+// `text` with a "+" before it when `v` > 0. Appends, not `literal +
+// temporary`: the latter trips GCC 12's -Wrestrict false positive (GCC bug
+// 105329).
+std::string Signed(double v, const std::string& text) {
+  std::string s = v > 0 ? "+" : "";
+  s += text;
+  return s;
+}
+
+// The change from `a` to `b` in percent of |a|, signed: "+12.3%", "-0.5%",
+// "0%"; from 0 it has no percentage and says so.
+std::string Shift(double a, double b) {
+  if (a == b) return "0%";
+  if (a == 0) return "from 0";
+  const double change = (b - a) / std::fabs(a);
+  return Signed(change, Percent(change, 3));
+}
+
+// "A → B (shift)" for a value of both sides.
+std::string Moved(double a, double b) {
+  return Significant(a) + " → " + Significant(b) + " (" + Shift(a, b) + ")";
+}
+
+// Samples of each side, when summary.json lists them, and whether the two
+// analyses are of different datasets (a different recorded dataset, or
+// different samples).
+std::string DatasetSentence(const AnalysisFolder& fa, const AnalysisFolder& fb,
+                            const CompareReport& r) {
+  const bool other_data =
+      r.samples_differ.has_value() ||
+      (!fa.dataset.is_null() && !fb.dataset.is_null() && fa.dataset != fb.dataset) ||
+      (!fa.config.is_null() && !fb.config.is_null() &&
+       fa.config.value("dataset", nlohmann::json()) !=
+           fb.config.value("dataset", nlohmann::json()));
+  if (!other_data) return "";
+  return "A and B are analyses of different datasets, so their files are bound to differ: "
+         "what to read is how each metric's distribution shifted from A to B, below" +
+         (r.samples_differ ? " (" + *r.samples_differ + "). " : std::string(". "));
+}
+
+std::string Verdict(const CompareReport& r) {
+  const auto n = [](size_t k) { return Count(static_cast<uint64_t>(k)); };
+  return (r.same() ? "The analyses are the same: " : "The analyses differ: ") +
+         n(r.different.size()) + " file(s) differ, " + n(r.equal.size()) + " are equal, " +
+         n(r.equal_except_doc_idx.size()) + " equal except doc_idx, " +
+         n(r.skipped_by_choice.size()) + " skipped by choice.";
+}
+
+// One row per metric: N, mean, median, p10, p90, A → B with the shift.
+Markup Shifts(const std::vector<MetricPair>& metrics) {
+  html::Table t{{"metric", "samples", "mean", "median", "p10", "p90"}, {}};
+  std::vector<std::string> unreadable;
+  for (const MetricPair& m : metrics) {
+    if (!m.a.ok() || !m.b.ok() || m.a->samples == 0 || m.b->samples == 0) {
+      unreadable.push_back(m.name);
+      continue;
+    }
+    const auto p = [&](int q) {
+      return Moved(static_cast<double>(NearestRankPercentile(*m.a, q)),
+                   static_cast<double>(NearestRankPercentile(*m.b, q)));
+    };
+    t.rows.push_back(
+        {m.name,
+         Count(m.a->samples) + " → " + Count(m.b->samples) + " (" +
+             Shift(static_cast<double>(m.a->samples), static_cast<double>(m.b->samples)) + ")",
+         Moved(Mean(*m.a), Mean(*m.b)), p(50), p(10), p(90)});
+  }
+  Markup out = t.rows.empty() ? html::Paragraph(
+                                    "No single-value metric has its distribution on "
+                                    "both sides.")
+                              : html::TableOf(t);
+  if (!unreadable.empty()) {
+    std::string names;
+    for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
+    out += html::Paragraph("No distribution to compare for " + names + " (see below).");
+  }
+  return out;
+}
+
+// The files compared: the counts and every file that is not equal, folded.
+Markup Files(const CompareReport& r) {
   html::Table t{{"", "file (prefix)", "first differing row", "difference"}, {}};
   const auto add = [&](const char* what, const std::vector<FileDifference>& list) {
     for (const FileDifference& d : list)
-      t.rows.push_back({what, d.prefix, d.row ? std::to_string(*d.row) : "", d.message});
+      t.rows.push_back({what, d.prefix, d.row ? Count(*d.row) : "", d.message});
   };
   add("different", r.different);
   add("equal except doc_idx", r.equal_except_doc_idx);
   add("skipped by choice", r.skipped_by_choice);
-  if (!t.rows.empty()) m += html::TableOf(t);
-  return m;
+  if (t.rows.empty()) return html::Paragraph("Every file is equal.");
+  return html::Folded(Count(static_cast<uint64_t>(t.rows.size())) + " file(s) not equal",
+                      html::TableOf(t));
 }
 
-// vb - va with its sign, exact over all int64 values.
-std::string Change(int64_t va, int64_t vb) {
-  const __int128 d = static_cast<__int128>(vb) - va;
-  const unsigned __int128 mag = d < 0 ? -d : d;
-  std::string digits;
-  for (unsigned __int128 m = mag; m > 0 || digits.empty(); m /= 10)
-    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
-  return (d < 0 ? "-" : "+") + digits;
-}
-
-Markup Moved(const ValueDistribution& a, const ValueDistribution& b) {
+// The nearest-rank percentiles p0 ... p100 that moved, with the shift.
+Markup MovedPercentiles(const ValueDistribution& a, const ValueDistribution& b) {
   if (a.samples == 0 || b.samples == 0) return html::Paragraph("A side has no samples.");
-  html::Table t{{"percentile", "A", "B", "B - A"}, {}};
+  html::Table t{{"percentile", "A", "B", "B − A", "shift"}, {}};
   for (int p = 0; p <= 100; p += kSummaryPercentileStep) {
     const int64_t va = NearestRankPercentile(a, p), vb = NearestRankPercentile(b, p);
+    const double change = static_cast<double>(static_cast<__int128>(vb) - va);
     if (va != vb)
-      t.rows.push_back({PercentileKey(p), std::to_string(va), std::to_string(vb), Change(va, vb)});
+      t.rows.push_back({PercentileKey(p), Count(va), Count(vb), Signed(change, Significant(change)),
+                        Shift(static_cast<double>(va), static_cast<double>(vb))});
   }
   if (t.rows.empty()) return html::Paragraph("No percentile p0 ... p100 moved.");
-  return html::Paragraph(std::to_string(t.rows.size()) + " of the " +
-                         std::to_string(100 / kSummaryPercentileStep + 1) +
+  return html::Paragraph(Count(static_cast<uint64_t>(t.rows.size())) + " of the " +
+                         Count(static_cast<uint64_t>(100 / kSummaryPercentileStep + 1)) +
                          " percentiles p0 ... p100 moved:") +
          html::TableOf(t);
 }
 
-Markup MetricOf(const std::string& name, const std::string& a, const AnalysisFolder& fa,
-                const std::string& b, const AnalysisFolder& fb) {
-  Result<ValueDistribution> da =
-      ReadValueDistribution(a, name, fa.table.value_or(CodeTable::kDeepSpeed));
-  Result<ValueDistribution> db =
-      ReadValueDistribution(b, name, fb.table.value_or(CodeTable::kDeepSpeed));
-  if (!da.ok() || !db.ok())
+Markup MetricBlock(const MetricPair& m) {
+  if (!m.a.ok() || !m.b.ok())
     return html::Block(
-        name, html::Paragraph("no distribution: " + (da.ok() ? db : da).status().message()));
-  return html::Block(name,
-                     html::Chart(OverlaySvg(name, *da, *db, IntegerAxis(name), "A", "B"),
-                                 name + ": samples per value, A as bars, B as a dashed outline.") +
-                         Moved(*da, *db));
+        m.name, html::Paragraph("no distribution: " + (m.a.ok() ? m.b : m.a).status().message()));
+  return html::Block(
+      m.name, html::Chart(OverlaySvg(m.name, *m.a, *m.b, IntegerAxis(m.name), "A", "B"),
+                          m.name + ": samples per value, A as bars, B as a dashed outline.") +
+                  MovedPercentiles(*m.a, *m.b));
+}
+
+std::vector<MetricPair> ReadPairs(const std::string& a, const AnalysisFolder& fa,
+                                  const std::string& b, const AnalysisFolder& fb) {
+  std::vector<MetricPair> out;
+  const std::vector<std::string> in_b = Distributions(fb);
+  for (const std::string& name : Distributions(fa))
+    if (std::binary_search(in_b.begin(), in_b.end(), name))
+      out.push_back({name, ReadValueDistribution(a, name, fa.table.value_or(CodeTable::kDeepSpeed)),
+                     ReadValueDistribution(b, name, fb.table.value_or(CodeTable::kDeepSpeed))});
+  return out;
 }
 
 }  // namespace
 
 std::string ComparePageHtml(const std::string& a, const std::string& b, const CompareReport& r) {
-  Markup body = html::Section("The comparison", Verdict(a, b, r), "verdict");
   Result<AnalysisFolder> fa = ReadAnalysisFolder(a), fb = ReadAnalysisFolder(b);
-  Markup metrics;
-  if (fa.ok() && fb.ok()) {
-    const std::vector<std::string> in_a = Distributions(*fa), in_b = Distributions(*fb);
-    for (const std::string& name : in_a)
-      if (std::binary_search(in_b.begin(), in_b.end(), name))
-        metrics += MetricOf(name, a, *fa, b, *fb);
-  }
-  if (metrics.html.empty())
-    metrics = html::Paragraph("No single-value metric has its distribution on both sides.");
-  body += html::Section("Distributions", metrics, "distributions");
+  const bool read = fa.ok() && fb.ok();
+  const std::vector<MetricPair> metrics =
+      read ? ReadPairs(a, *fa, b, *fb) : std::vector<MetricPair>{};
+  Markup summary =
+      html::Paragraph((read ? DatasetSentence(*fa, *fb, r) : std::string()) + Verdict(r));
+  summary += html::Facts({{"A", a}, {"B", b}});
+  summary += Shifts(metrics);
+  Markup body = html::Section("Summary: distribution shifts from A to B", summary, "summary");
+  Markup details;
+  for (const MetricPair& m : metrics) details += MetricBlock(m);
+  if (!details.html.empty()) body += html::Section("Distributions", details, "distributions");
+  body += html::Section("Files", Files(r), "files");
   return html::Document("dsanalyze compare: " + a + " and " + b,
                         r.same() ? "the analyses are the same" : "the analyses differ", body);
 }

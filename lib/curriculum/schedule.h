@@ -39,6 +39,12 @@ inline constexpr std::string_view kRootDegreeKey = "root_degree";
 inline constexpr std::string_view kDiscreteDifficultyKey = "difficulty";
 inline constexpr std::string_view kDiscreteMaxStepKey = "max_step";
 
+// DeepSpeed's total_curriculum_step in its GPT-3 data-efficiency example: a
+// run's curriculum_config.json holds it as a placeholder when the run was
+// given no output.total_curriculum_step (report/curriculum_config.h), and
+// the curriculum page calls it out.
+inline constexpr int64_t kPlaceholderCurriculumStep = 110000;
+
 enum class ScheduleType { kFixedLinear, kFixedRoot, kFixedDiscrete };
 
 // "fixed_linear", "fixed_root", "fixed_discrete".

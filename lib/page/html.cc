@@ -9,7 +9,10 @@ namespace {
 
 // SVG charts scale down to the page width (a phone's too); wide tables
 // scroll inside their box rather than widening the page. Severities are
-// words and bold, not only colours; print drops the shading.
+// words and bold, not only colours; print drops the shading. On a phone
+// (up to 600 px) tables stack, one block per row with each cell named by
+// its column, and chart text is 25 units: at least 10 px on a 390 px screen,
+// where an 880-unit chart is drawn 366 px wide.
 constexpr std::string_view kStyle = R"(
 body { font-family: sans-serif; margin: 0 auto; padding: 0 12px 24px; max-width: 1100px;
        color: #111; background: #fff; line-height: 1.4; }
@@ -36,6 +39,16 @@ ul.findings { padding-left: 1.2em; }
 .severity { font-weight: bold; text-transform: uppercase; }
 .severity-error { color: #a00000; }
 .severity-warning { color: #805000; }
+@media (max-width: 600px) {
+  table, tbody, tr, th, td { display: block; }
+  thead { display: none; }
+  table { border: none; }
+  tr { border: 1px solid #999; margin-bottom: 6px; }
+  th, td { border: none; }
+  td.num { text-align: left; }
+  td[data-label]::before { content: attr(data-label) ": "; font-weight: bold; }
+  svg text { font-size: 25px; }
+}
 @media print {
   body { max-width: none; }
   thead th, pre { background: none; }
@@ -109,8 +122,13 @@ Markup TableOf(const Table& table) {
   s += "</tr></thead>\n<tbody>\n";
   for (const std::vector<std::string>& row : table.rows) {
     s += "<tr>";
-    for (const std::string& cell : row)
-      s += (LooksNumeric(cell) ? "<td class=\"num\">" : "<td>") + Text(cell).html + "</td>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string label = i < table.head.size() && !table.head[i].empty()
+                                    ? " data-label=\"" + Text(table.head[i]).html + "\""
+                                    : std::string();
+      s += std::string(LooksNumeric(row[i]) ? "<td class=\"num\"" : "<td") + label + ">" +
+           Text(row[i]).html + "</td>";
+    }
     s += "</tr>\n";
   }
   return {s + "</tbody>\n</table></div>\n"};

@@ -48,6 +48,8 @@ std::string Shown(const nlohmann::ordered_json& value);
 // after `prefix`.
 Markup JsonFacts(const nlohmann::ordered_json& object, const std::string& prefix = "");
 // A table with a header row; cells that read as numbers are right-aligned.
+// Each cell carries its column's heading (data-label), which names it when
+// a phone's screen stacks the table.
 struct Table {
   std::vector<std::string> head;
   std::vector<std::vector<std::string>> rows;

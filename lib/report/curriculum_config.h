@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "curriculum/schedule.h"  // kPlaceholderCurriculumStep
+
 namespace dsanalyze {
 
 struct CurriculumMetric {
@@ -37,9 +39,6 @@ struct CurriculumMetric {
   int64_t max_value = 0;
 };
 
-// DeepSpeed's value in its GPT-3 data-efficiency example, written when the
-// run gives none.
-inline constexpr int64_t kPlaceholderCurriculumStep = 110000;
 // The warning a run gives when it wrote the placeholder, and its fix (the
 // run's log and its report page say the same).
 std::string PlaceholderStepWarning();
