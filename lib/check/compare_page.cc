@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
+#include "config/config.h"
+#include "metrics/registry.h"
 #include "output/analysis_folder.h"
 #include "page/histogram_svg.h"
 #include "page/html.h"
 #include "page/numbers.h"
 #include "report/metric_stats.h"
+#include "report/score_summary.h"
 
 namespace dsanalyze {
 namespace {
@@ -28,15 +33,54 @@ std::vector<std::string> Distributions(const AnalysisFolder& analysis) {
   return names;
 }
 
-// A metric's two distributions, read (either may have failed).
+// A metric's two distributions, read (either may have failed). A score
+// metric with a scale (the same on both sides) has them in ascending score
+// order, the NaN placeholder left out: the values of a descending score
+// negated, so that its percentiles are the scores' own; `unit` (1 / scale)
+// turns a value into its score.
 struct MetricPair {
   std::string name;
   Result<ValueDistribution> a, b;
+  double unit = 1;
+  std::optional<ScoreMeaning> score;  // ascending, for the chart's axis
 };
 
 double Mean(const ValueDistribution& d) {
   return static_cast<double>(static_cast<long double>(SumOfValues(d)) /
                              static_cast<long double>(d.samples));
+}
+
+// The score metrics with a scale that `folder`'s recorded config names
+// (none without a readable config: their values are then shown as they are).
+std::map<std::string, ScoreMeaning> ScaledScores(const AnalysisFolder& folder) {
+  std::map<std::string, ScoreMeaning> out;
+  if (folder.config.is_null()) return out;
+  const Result<Config> config = ParseConfig(folder.config);
+  if (!config.ok()) return out;
+  for (const MetricConfig& m : config->metrics) {
+    const Result<std::optional<ScoreMeaning>> meaning = ScoreMeaningOf(m);
+    if (meaning.ok() && *meaning && (*meaning)->bins == 0) out[m.name] = **meaning;
+  }
+  return out;
+}
+
+// `d` in ascending score order without the NaN placeholder (see MetricPair).
+void InScoreOrder(const ScoreMeaning& meaning, ValueDistribution* d) {
+  ValueDistribution out = *d;
+  out.values.clear();
+  out.counts.clear();
+  out.samples = 0;
+  for (size_t i = 0; i < d->values.size(); ++i) {
+    if (meaning.nan_value && d->values[i] == *meaning.nan_value) continue;
+    out.values.push_back(meaning.descending ? -d->values[i] : d->values[i]);
+    out.counts.push_back(d->counts[i]);
+    out.samples += d->counts[i];
+  }
+  if (meaning.descending) {
+    std::reverse(out.values.begin(), out.values.end());
+    std::reverse(out.counts.begin(), out.counts.end());
+  }
+  *d = std::move(out);
 }
 
 // `text` with a "+" before it when `v` > 0. Appends, not `literal +
@@ -90,6 +134,7 @@ std::string Verdict(const CompareReport& r) {
 // One row per metric: N, mean, median, p10, p90, A → B with the shift.
 Markup Shifts(const std::vector<MetricPair>& metrics) {
   html::Table t{{"metric", "samples", "mean", "median", "p10", "p90"}, {}};
+  // A score metric's row is in scores; its name says so.
   std::vector<std::string> unreadable;
   for (const MetricPair& m : metrics) {
     if (!m.a.ok() || !m.b.ok() || m.a->samples == 0 || m.b->samples == 0) {
@@ -97,14 +142,14 @@ Markup Shifts(const std::vector<MetricPair>& metrics) {
       continue;
     }
     const auto p = [&](int q) {
-      return Moved(static_cast<double>(NearestRankPercentile(*m.a, q)),
-                   static_cast<double>(NearestRankPercentile(*m.b, q)));
+      return Moved(static_cast<double>(NearestRankPercentile(*m.a, q)) * m.unit,
+                   static_cast<double>(NearestRankPercentile(*m.b, q)) * m.unit);
     };
     t.rows.push_back(
-        {m.name,
+        {m.score ? m.name + " (score)" : m.name,
          Count(m.a->samples) + " → " + Count(m.b->samples) + " (" +
              Shift(static_cast<double>(m.a->samples), static_cast<double>(m.b->samples)) + ")",
-         Moved(Mean(*m.a), Mean(*m.b)), p(50), p(10), p(90)});
+         Moved(Mean(*m.a) * m.unit, Mean(*m.b) * m.unit), p(50), p(10), p(90)});
   }
   Markup out = t.rows.empty() ? html::Paragraph(
                                     "No single-value metric has its distribution on "
@@ -133,15 +178,19 @@ Markup Files(const CompareReport& r) {
                       html::TableOf(t));
 }
 
-// The nearest-rank percentiles p0 ... p100 that moved, with the shift.
-Markup MovedPercentiles(const ValueDistribution& a, const ValueDistribution& b) {
+// The nearest-rank percentiles p0 ... p100 that moved, with the shift:
+// integer values as exact counts, scores (`unit` != 1) to 4 digits.
+Markup MovedPercentiles(const ValueDistribution& a, const ValueDistribution& b, double unit) {
   if (a.samples == 0 || b.samples == 0) return html::Paragraph("A side has no samples.");
   html::Table t{{"percentile", "A", "B", "B − A", "shift"}, {}};
+  const auto shown = [unit](int64_t v) {
+    return unit == 1 ? Count(v) : Significant(static_cast<double>(v) * unit);
+  };
   for (int p = 0; p <= 100; p += kSummaryPercentileStep) {
     const int64_t va = NearestRankPercentile(a, p), vb = NearestRankPercentile(b, p);
-    const double change = static_cast<double>(static_cast<__int128>(vb) - va);
+    const double change = static_cast<double>(static_cast<__int128>(vb) - va) * unit;
     if (va != vb)
-      t.rows.push_back({PercentileKey(p), Count(va), Count(vb), Signed(change, Significant(change)),
+      t.rows.push_back({PercentileKey(p), shown(va), shown(vb), Signed(change, Significant(change)),
                         Shift(static_cast<double>(va), static_cast<double>(vb))});
   }
   if (t.rows.empty()) return html::Paragraph("No percentile p0 ... p100 moved.");
@@ -155,20 +204,34 @@ Markup MetricBlock(const MetricPair& m) {
   if (!m.a.ok() || !m.b.ok())
     return html::Block(
         m.name, html::Paragraph("no distribution: " + (m.a.ok() ? m.b : m.a).status().message()));
+  const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, {}) : IntegerAxis(m.name);
   return html::Block(
-      m.name, html::Chart(OverlaySvg(m.name, *m.a, *m.b, IntegerAxis(m.name), "A", "B"),
+      m.name, html::Chart(OverlaySvg(m.name, *m.a, *m.b, axis, "A", "B"),
                           m.name + ": samples per value, A as bars, B as a dashed outline.") +
-                  MovedPercentiles(*m.a, *m.b));
+                  MovedPercentiles(*m.a, *m.b, m.unit));
 }
 
 std::vector<MetricPair> ReadPairs(const std::string& a, const AnalysisFolder& fa,
                                   const std::string& b, const AnalysisFolder& fb) {
   std::vector<MetricPair> out;
   const std::vector<std::string> in_b = Distributions(fb);
-  for (const std::string& name : Distributions(fa))
-    if (std::binary_search(in_b.begin(), in_b.end(), name))
-      out.push_back({name, ReadValueDistribution(a, name, fa.table.value_or(CodeTable::kDeepSpeed)),
-                     ReadValueDistribution(b, name, fb.table.value_or(CodeTable::kDeepSpeed))});
+  const std::map<std::string, ScoreMeaning> scores_a = ScaledScores(fa),
+                                            scores_b = ScaledScores(fb);
+  for (const std::string& name : Distributions(fa)) {
+    if (!std::binary_search(in_b.begin(), in_b.end(), name)) continue;
+    MetricPair m{name, ReadValueDistribution(a, name, fa.table.value_or(CodeTable::kDeepSpeed)),
+                 ReadValueDistribution(b, name, fb.table.value_or(CodeTable::kDeepSpeed)), 1,
+                 std::nullopt};
+    const auto sa = scores_a.find(name), sb = scores_b.find(name);
+    if (m.a.ok() && m.b.ok() && sa != scores_a.end() && sb != scores_b.end() &&
+        sa->second.scale == sb->second.scale && sa->second.descending == sb->second.descending) {
+      InScoreOrder(sa->second, &*m.a);
+      InScoreOrder(sb->second, &*m.b);
+      m.unit = 1 / sa->second.scale;
+      m.score = ScoreMeaning{sa->second.scale, 0, false, std::nullopt};
+    }
+    out.push_back(std::move(m));
+  }
   return out;
 }
 

@@ -8,7 +8,7 @@ Each page:
   - has in that box every warning the command's machine-readable output holds
     (plan.json's warnings; the curriculum --json groups, message and fix; the
     placeholder total_curriculum_step) and, for compare of two datasets, the
-    sentence saying so;
+    sentence saying so and a descending score's mean and median in scores;
   - writes numbers for people: no number with a fraction has more than 4
     significant digits, every integer of 5 digits or more has thousands
     separators, and no `null` or plan.json key path shows;
@@ -67,20 +67,32 @@ def cli(*args, expect=(0,)):
     return proc
 
 
-def analysis(work, name, documents, length, seed):
+def scores_of(documents, step):
+    """Per document a score in thousandths (exact at scale 1000), under step / 1000."""
+    return [(d * 7919 % step) / 1000.0 for d in range(documents)]
+
+
+def analysis(work, name, documents, length, seed, step):
+    """seqlen and a descending score at scale 1000 (its files hold -1000 x score)."""
     prefix = os.path.join(work, name + "_tokens")
     cli("generate", prefix, "--documents", documents, "--vocab-size", 500, "--max-length", length,
         "--seed", seed)
-    return cli_check.run_analysis(work, name, {"type": "documents", "prefixes": [prefix]},
-                                  [{"name": "seqlen", "metric": "seqlen"}])
+    scores = os.path.join(work, name + "_scores.jsonl")
+    with open(scores, "w") as f:
+        f.writelines('{"score": %r}\n' % s for s in scores_of(documents, step))
+    return cli_check.run_analysis(work, name, {"type": "documents", "prefixes": [prefix]}, [
+        {"name": "seqlen", "metric": "seqlen"},
+        {"name": "quality", "metric": "score",
+         "params": {"file": scores, "per": "document", "scale": 1000, "descending": True}}],
+        output={"curriculum_metric": "seqlen"})
 
 
 def make_pages(work):
     """{name: (page, the texts its summary box must hold)}."""
-    a, b = analysis(work, "a", 3000, 300, 1), analysis(work, "b", 2000, 400, 2)
+    a, b = analysis(work, "a", 3000, 300, 1, 1000), analysis(work, "b", 2000, 400, 2, 800)
     pages = {name: os.path.join(work, name + ".html") for name in ("batches", "curriculum",
                                                                     "compare")}
-    cli("batches", "--analysis", a, "--out", os.path.join(work, "plan"), "--max-tokens", 250,
+    cli("batches", "--analysis", a, "--metric", "seqlen", "--out", os.path.join(work, "plan"), "--max-tokens", 250,
         "--effective-batch-size", 4, "--html", pages["batches"])
     with open(os.path.join(work, "plan", "plan.json")) as f:
         plan = json.load(f)
@@ -98,7 +110,11 @@ def make_pages(work):
         "curriculum": (pages["curriculum"],
                        [g[k] for g in groups for k in ("message", "fix")] +
                        ["total_curriculum_step is 110,000"]),
-        "compare": (pages["compare"], ["A and B are analyses of different datasets"]),
+        # The score row in scores (not the files' -1000 x score): mean and median.
+        "compare": (pages["compare"], ["A and B are analyses of different datasets",
+                                       "quality (score)"] + [
+            "%.4g → %.4g" % (f(scores_of(3000, 1000)), f(scores_of(2000, 800)))
+            for f in (lambda v: sum(v) / len(v), lambda v: sorted(v)[(len(v) + 1) // 2 - 1])]),
     }
 
 
