@@ -379,6 +379,11 @@ TEST_CASE("the --json report and the SVG chart", "[curriculum]") {
        at = svg.find("<polyline", at + 1))
     ++lines;
   REQUIRE(lines == 2);  // the metric's difficulty and the eligible pool
+  // The empty first cluster (an error) at step 1 is shaded until step 2; the
+  // pool (0, then 3) spans orders of magnitude: a log axis; the batch line.
+  REQUIRE(svg.find("<title>error at step 1</title>") != std::string::npos);
+  REQUIRE(svg.find(">eligible pool (log)</text>") != std::string::npos);
+  REQUIRE(svg.find(">global batch 4</text>") != std::string::npos);
 }
 
 }  // namespace
