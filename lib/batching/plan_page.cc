@@ -26,15 +26,15 @@ std::string Times(double scale) {
   return s;
 }
 
-std::string Samples(uint64_t n) { return Count(n) + (n == 1 ? " sample" : " samples"); }
+std::string SamplesText(uint64_t n) { return Count(n) + (n == 1 ? " sample" : " samples"); }
 
 // The verdict: how much of the data the plan trains on, and how many warnings.
-std::string Verdict(const PlanReport& r, uint64_t planned, size_t warnings) {
+std::string VerdictSentence(const PlanReport& r, uint64_t planned, size_t warnings) {
   const PlanCounts& c = r.counts;
   const double share = c.samples_in ? static_cast<double>(planned) / c.samples_in : 1.0;
   return "Planned " + Count(c.batches) + " batches (" + Count(c.microbatches) +
          " micro-batches) from " + Percent(share, 3) + " of the samples: " + Count(planned) +
-         " of " + Samples(c.samples_in) + ", " + TokensShown(c.tokens) + " tokens. " +
+         " of " + SamplesText(c.samples_in) + ", " + TokensShown(c.tokens) + " tokens. " +
          (warnings == 0 ? "No warning."
                         : Count(static_cast<uint64_t>(warnings)) +
                               (warnings == 1 ? " warning" : " warnings") + ", each with its fix:");
@@ -47,7 +47,7 @@ Rows AtAGlance(const PlanReport& r, const nlohmann::ordered_json& plan) {
   const auto p = [](const CountedValues& d, int q) { return Count(NearestRankPercentile(d, q)); };
   return {
       {"analysis",
-       r.params.analysis + " (metric " + r.metric + ", " + Samples(r.dataset_samples) + ")"},
+       r.params.analysis + " (metric " + r.metric + ", " + SamplesText(r.dataset_samples) + ")"},
       {"batch size", p(sizes, 0) + " .. " + p(sizes, 100) + " samples, median " + p(sizes, 50) +
                          ", " + Count(static_cast<uint64_t>(sizes.values.size())) + " distinct"},
       {"tokens per micro-batch",
@@ -60,7 +60,8 @@ Rows AtAGlance(const PlanReport& r, const nlohmann::ordered_json& plan) {
                        std::string(LrScalingName(r.params.lr_scaling)) + " scaling)"}};
 }
 
-Markup Summary(const PlanReport& r, const nlohmann::ordered_json& plan, const std::string& out) {
+Markup PageSummary(const PlanReport& r, const nlohmann::ordered_json& plan,
+                   const std::string& out) {
   std::vector<html::Finding> findings;
   for (const PlanWarning& w : PlanWarnings(r))
     findings.push_back({"warning", w.kind + ": " + w.message, w.fix});
@@ -68,7 +69,7 @@ Markup Summary(const PlanReport& r, const nlohmann::ordered_json& plan, const st
   Rows rows = AtAGlance(r, plan);
   rows.push_back({"written to", out});
   return html::Section("Summary",
-                       html::Paragraph(Verdict(r, planned, findings.size())) +
+                       html::Paragraph(VerdictSentence(r, planned, findings.size())) +
                            (findings.empty() ? Markup{} : html::Findings(findings, "")) +
                            html::Facts(rows),
                        "summary");
@@ -76,7 +77,7 @@ Markup Summary(const PlanReport& r, const nlohmann::ordered_json& plan, const st
 
 // Each parameter in one row: what it is (its DeepSpeed key), its value and
 // where it came from.
-Markup Parameters(const PlanReport& r) {
+Markup ParameterTable(const PlanReport& r) {
   const BatchParams& p = r.params;
   const auto row = [&](const std::string& what, const std::string& key, std::string value) {
     return std::vector<std::string>{what + " (" + key + ")", std::move(value), p.from.at(key)};
@@ -87,9 +88,9 @@ Markup Parameters(const PlanReport& r) {
       row("tokens a micro-batch holds at most", "max_tokens", Count(p.rule.max_tokens) + " tokens"),
       row("micro-batches a batch", "effective_batch_size", Count(p.rule.effective_batch_size)),
       row("samples a micro-batch holds at least", "min_batch_size",
-          Samples(static_cast<uint64_t>(p.rule.min_batch_size))),
+          SamplesText(static_cast<uint64_t>(p.rule.min_batch_size))),
       row("samples a micro-batch holds at most", "max_batch_size",
-          max_batch > 0 ? Samples(static_cast<uint64_t>(max_batch)) : "no limit"),
+          max_batch > 0 ? SamplesText(static_cast<uint64_t>(max_batch)) : "no limit"),
       row("order samples are picked in", "sequence_picking_order",
           std::string(PickingOrderName(p.order))),
       row("random seed", "seed", std::to_string(p.seed)),
@@ -106,13 +107,13 @@ Markup Parameters(const PlanReport& r) {
 // plan.json's counts, labelled as the terminal words them.
 Markup CountsOf(const PlanCounts& c, uint64_t planned) {
   return html::Facts(
-      {{"samples in", Samples(c.samples_in)},
-       {"left out: longer than max_tokens", Samples(c.too_long)},
+      {{"samples in", SamplesText(c.samples_in)},
+       {"left out: longer than max_tokens", SamplesText(c.too_long)},
        {"packing stopped at sample position", Count(c.packed)},
-       {"left out: where packing stopped", Samples(c.stopped)},
+       {"left out: where packing stopped", SamplesText(c.stopped)},
        {"left out: trimmed (the last, partial batch)",
-        Samples(c.trimmed_samples) + " in " + Count(c.trimmed_micro) + " micro-batches"},
-       {"samples planned", Samples(planned)},
+        SamplesText(c.trimmed_samples) + " in " + Count(c.trimmed_micro) + " micro-batches"},
+       {"samples planned", SamplesText(planned)},
        {"micro-batches", Count(c.microbatches)},
        {"batches", Count(c.batches)},
        {"tokens (padding excluded)", TokensShown(c.tokens)}});
@@ -122,7 +123,7 @@ Markup CountsOf(const PlanCounts& c, uint64_t planned) {
 
 std::string PlanPageHtml(const PlanReport& r, const std::string& out) {
   const nlohmann::ordered_json plan = PlanJson(r);
-  Markup body = Summary(r, plan, out);
+  Markup body = PageSummary(r, plan, out);
   body += html::Section(
       "Distributions",
       html::Chart(BatchSizeSvg(r), "Samples per batch: how many batches have each size.") +
@@ -134,7 +135,7 @@ std::string PlanPageHtml(const PlanReport& r, const std::string& out) {
       html::Chart(StepsSvg(r), "Samples per batch and LR scale at each optimizer step" +
                                    std::string(r.params.epochs > 1 ? ", epoch after epoch." : ".")),
       "steps");
-  body += html::Section("Parameters", Parameters(r), "parameters");
+  body += html::Section("Parameters", ParameterTable(r), "parameters");
   body += html::Section("Counts", CountsOf(r.counts, plan["counts"]["samples"].get<uint64_t>()),
                         "counts");
   return html::Document("dsanalyze batches: " + out,

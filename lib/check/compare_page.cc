@@ -45,7 +45,7 @@ struct MetricPair {
   std::optional<ScoreMeaning> score;  // ascending, for the chart's axis
 };
 
-double Mean(const ValueDistribution& d) {
+double MeanOf(const ValueDistribution& d) {
   return static_cast<double>(static_cast<long double>(SumOfValues(d)) /
                              static_cast<long double>(d.samples));
 }
@@ -123,7 +123,7 @@ std::string DatasetSentence(const AnalysisFolder& fa, const AnalysisFolder& fb,
          (r.samples_differ ? " (" + *r.samples_differ + "). " : std::string(". "));
 }
 
-std::string Verdict(const CompareReport& r) {
+std::string VerdictSentence(const CompareReport& r) {
   const auto n = [](size_t k) { return Count(static_cast<uint64_t>(k)); };
   return (r.same() ? "The analyses are the same: " : "The analyses differ: ") +
          n(r.different.size()) + " file(s) differ, " + n(r.equal.size()) + " are equal, " +
@@ -149,7 +149,7 @@ Markup Shifts(const std::vector<MetricPair>& metrics) {
         {m.score ? m.name + " (score)" : m.name,
          Count(m.a->samples) + " → " + Count(m.b->samples) + " (" +
              Shift(static_cast<double>(m.a->samples), static_cast<double>(m.b->samples)) + ")",
-         Moved(Mean(*m.a) * m.unit, Mean(*m.b) * m.unit), p(50), p(10), p(90)});
+         Moved(MeanOf(*m.a) * m.unit, MeanOf(*m.b) * m.unit), p(50), p(10), p(90)});
   }
   Markup out = t.rows.empty() ? html::Paragraph(
                                     "No single-value metric has its distribution on "
@@ -164,7 +164,7 @@ Markup Shifts(const std::vector<MetricPair>& metrics) {
 }
 
 // The files compared: the counts and every file that is not equal, folded.
-Markup Files(const CompareReport& r) {
+Markup FileList(const CompareReport& r) {
   html::Table t{{"", "file (prefix)", "first differing row", "difference"}, {}};
   const auto add = [&](const char* what, const std::vector<FileDifference>& list) {
     for (const FileDifference& d : list)
@@ -243,14 +243,14 @@ std::string ComparePageHtml(const std::string& a, const std::string& b, const Co
   const std::vector<MetricPair> metrics =
       read ? ReadPairs(a, *fa, b, *fb) : std::vector<MetricPair>{};
   Markup summary =
-      html::Paragraph((read ? DatasetSentence(*fa, *fb, r) : std::string()) + Verdict(r));
+      html::Paragraph((read ? DatasetSentence(*fa, *fb, r) : std::string()) + VerdictSentence(r));
   summary += html::Facts({{"A", a}, {"B", b}});
   summary += Shifts(metrics);
   Markup body = html::Section("Summary: distribution shifts from A to B", summary, "summary");
   Markup details;
   for (const MetricPair& m : metrics) details += MetricBlock(m);
   if (!details.html.empty()) body += html::Section("Distributions", details, "distributions");
-  body += html::Section("Files", Files(r), "files");
+  body += html::Section("Files", FileList(r), "files");
   return html::Document("dsanalyze compare: " + a + " and " + b,
                         r.same() ? "the analyses are the same" : "the analyses differ", body);
 }

@@ -10,7 +10,7 @@ namespace {
 
 using html::Markup;
 
-Markup Setting(const CurriculumReport& r) {
+Markup SettingFacts(const CurriculumReport& r) {
   std::string names;
   for (const CurriculumMetricConfig& m : r.metrics) names += (names.empty() ? "" : ", ") + m.name;
   return html::Facts(
@@ -24,7 +24,7 @@ Markup Setting(const CurriculumReport& r) {
 }
 
 // The verdict in one sentence, by the worst severity found.
-std::string Verdict(const CurriculumReport& r) {
+std::string VerdictSentence(const CurriculumReport& r) {
   const size_t errors = CountSeverity(r.warnings, Severity::kError),
                warnings = CountSeverity(r.warnings, Severity::kWarning),
                notes = CountSeverity(r.warnings, Severity::kNote);
@@ -72,7 +72,7 @@ Markup MetricLines(const CurriculumReport& r) {
   return html::TableOf(t);
 }
 
-Markup Summary(const CurriculumReport& r) {
+Markup PageSummary(const CurriculumReport& r) {
   std::vector<html::Finding> findings = PlaceholderFindings(r);
   for (html::Finding& f : CurriculumFindings(r.warnings)) findings.push_back(std::move(f));
   const std::string pool =
@@ -85,12 +85,13 @@ Markup Summary(const CurriculumReport& r) {
                         3) +
                 ") have been eligible.";
   return html::Section("Summary",
-                       html::Paragraph(Verdict(r) + pool) +
-                           html::Findings(findings, "No finding.") + Setting(r) + MetricLines(r),
+                       html::Paragraph(VerdictSentence(r) + pool) +
+                           html::Findings(findings, "No finding.") + SettingFacts(r) +
+                           MetricLines(r),
                        "summary");
 }
 
-Markup Steps(const CurriculumReport& r) {
+Markup StepsTable(const CurriculumReport& r) {
   html::Table t{{"step"}, {}};
   for (const CurriculumMetricConfig& m : r.metrics) t.head.push_back(m.name + " difficulty");
   t.head.push_back("new cluster");
@@ -115,7 +116,7 @@ std::vector<html::Finding> CurriculumFindings(const std::vector<CurriculumWarnin
 }
 
 std::string CurriculumPageHtml(const CurriculumReport& r) {
-  Markup body = Summary(r);
+  Markup body = PageSummary(r);
   body += html::Section(
       "Schedule",
       html::Chart(CurriculumSvg(r),
@@ -125,7 +126,7 @@ std::string CurriculumPageHtml(const CurriculumReport& r) {
       "chart");
   body += html::Section(
       "Steps where a difficulty changes",
-      html::Folded(Count(static_cast<uint64_t>(r.replay.steps.size())) + " step(s)", Steps(r)),
+      html::Folded(Count(static_cast<uint64_t>(r.replay.steps.size())) + " step(s)", StepsTable(r)),
       "steps");
   return html::Document("dsanalyze curriculum: " + r.ds_config,
                         "DeepSpeed's curriculum replayed on its analysis", body);

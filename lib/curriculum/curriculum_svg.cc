@@ -34,10 +34,10 @@ constexpr double kPoolTop = kTop + kPanelH + kGap;
 // its largest (0 included): two orders of magnitude.
 constexpr double kLogSpan = 100;
 
-int64_t Steps(const CurriculumReport& r) { return std::max<int64_t>(r.train_steps, 1); }
+int64_t ChartSteps(const CurriculumReport& r) { return std::max<int64_t>(r.train_steps, 1); }
 
-double X(const CurriculumReport& r, int64_t step) {
-  const int64_t steps = Steps(r);
+double StepX(const CurriculumReport& r, int64_t step) {
+  const int64_t steps = ChartSteps(r);
   return kLeft +
          (steps > 1 ? static_cast<double>(step - 1) / static_cast<double>(steps - 1) : 0) * kPlotW;
 }
@@ -69,7 +69,7 @@ PoolScale PoolScaleOf(const CurriculumReport& r) {
   return {true, std::max(10.0, std::pow(10.0, std::ceil(std::log10(n))))};
 }
 
-std::string Head(const CurriculumReport& r) {
+std::string ChartHead(const CurriculumReport& r) {
   std::string s =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"520\" "
@@ -92,7 +92,7 @@ std::string YTitle(double top, const std::string& title) {
 }
 
 // Both panels' frames, the difficulty's 0..100% ticks, the step ticks.
-std::string Axes(const CurriculumReport& r) {
+std::string ChartAxes(const CurriculumReport& r) {
   std::string s;
   for (const double top : {kTop, kPoolTop}) {
     s += Line(kLeft, top + kPanelH, kLeft + kPlotW, top + kPanelH, "stroke=\"black\"");
@@ -102,9 +102,9 @@ std::string Axes(const CurriculumReport& r) {
     const double y = PanelY(kTop, t / 4.0);
     if (t > 0) s += Line(kLeft, y, kLeft + kPlotW, y, "stroke=\"#e0e0e0\"");
     s += Text(kLeft - 8, y + 4, "end", std::to_string(25 * t) + "%");
-    const int64_t step = 1 + (Steps(r) - 1) * t / 4;
-    s += Line(X(r, step), kAxisY, X(r, step), kAxisY + 5, "stroke=\"black\"");
-    s += Text(X(r, step), kAxisY + 20, "middle", Count(step));
+    const int64_t step = 1 + (ChartSteps(r) - 1) * t / 4;
+    s += Line(StepX(r, step), kAxisY, StepX(r, step), kAxisY + 5, "stroke=\"black\"");
+    s += Text(StepX(r, step), kAxisY + 20, "middle", Count(step));
   }
   s += YTitle(kTop, "difficulty (share of range)");
   return s + Text(kLeft + kPlotW / 2, kHeight - 25, "middle", "training step");
@@ -142,12 +142,12 @@ std::string ErrorShading(const CurriculumReport& r) {
     const int64_t first = std::max<int64_t>(w.step, 1);
     const auto next = std::upper_bound(steps.begin(), steps.end(), first,
                                        [](int64_t v, const ReplayStep& s) { return v < s.step; });
-    const int64_t until = next == steps.end() ? Steps(r) : next->step;
+    const int64_t until = next == steps.end() ? ChartSteps(r) : next->step;
     if (spans.empty() || spans.back() != std::pair{first, until}) spans.push_back({first, until});
   }
   std::string s;
   for (const auto& [first, until] : spans) {
-    const double x0 = X(r, first), x1 = std::max(X(r, until), x0 + 2);
+    const double x0 = StepX(r, first), x1 = std::max(StepX(r, until), x0 + 2);
     s += "<rect x=\"" + Px(x0) + "\" y=\"" + Px(kTop) + "\" width=\"" + Px(x1 - x0) +
          "\" height=\"" + Px(kPlotH) + "\" fill=\"#f4b0b0\" fill-opacity=\"0.6\"><title>error at " +
          (until - first > 1 ? "steps " + Count(first) + ".." + Count(until - 1)
@@ -166,8 +166,9 @@ std::string StepLine(const CurriculumReport& r, double top,
   const auto& steps = r.replay.steps;
   for (size_t i = 0; i < steps.size(); ++i) {
     const double y = PanelY(top, unit(steps[i]));
-    const int64_t until = i + 1 < steps.size() ? steps[i + 1].step : Steps(r);
-    points += Px(X(r, steps[i].step)) + "," + Px(y) + " " + Px(X(r, until)) + "," + Px(y) + " ";
+    const int64_t until = i + 1 < steps.size() ? steps[i + 1].step : ChartSteps(r);
+    points +=
+        Px(StepX(r, steps[i].step)) + "," + Px(y) + " " + Px(StepX(r, until)) + "," + Px(y) + " ";
   }
   const double ly = 50 + 14 * (row / 2), lx = kLeft + (row % 2) * kPlotW / 2;
   const std::string style = "stroke=\"" + std::string(color) +
@@ -181,7 +182,7 @@ std::string StepLine(const CurriculumReport& r, double top,
 }  // namespace
 
 std::string CurriculumSvg(const CurriculumReport& r) {
-  std::string s = Head(r) + ErrorShading(r) + Axes(r);
+  std::string s = ChartHead(r) + ErrorShading(r) + ChartAxes(r);
   const PoolScale pool = PoolScaleOf(r);
   s += PoolAxis(r, pool);
   int row = 0;
