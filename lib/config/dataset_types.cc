@@ -17,12 +17,17 @@ constexpr std::array<std::string_view, 3> kSyntheticModKeys = {"num_samples", "m
 constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_codes"};
 constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_codes", "seq_length"};
 constexpr std::array<std::string_view, 8> kMegatronGptKeys = {
-    "prefix",     "dtype_codes", "seq_length",  "index_prefix",
-    "doc_idx",    "sample_idx",  "shuffle_idx", "add_extra_token_to_sequence"};
-constexpr std::array<std::string_view, 9> kMegatronBlendKeys = {
-    "datasets", "dtype_codes",   "seq_length",           "dataset_index",
-    "weights",  "size",          "dataset_sample_index", "train_samples",
-    "add_extra_token_to_sequence"};
+    "prefix",  "dtype_codes", "seq_length",  "index_prefix",
+    "doc_idx", "sample_idx",  "shuffle_idx", "add_extra_token_to_sequence"};
+constexpr std::array<std::string_view, 9> kMegatronBlendKeys = {"datasets",
+                                                                "dtype_codes",
+                                                                "seq_length",
+                                                                "dataset_index",
+                                                                "weights",
+                                                                "size",
+                                                                "dataset_sample_index",
+                                                                "train_samples",
+                                                                "add_extra_token_to_sequence"};
 constexpr std::array<std::string_view, 7> kMegatronCoreKeys = {
     "path_to_cache", "split",       "data_path",       "add_extra_token_to_sequence",
     "num_samples",   "dtype_codes", "description_hash"};

@@ -107,8 +107,8 @@ struct MegatronCoreConfig {
   std::vector<std::string> data_path;
   std::vector<std::string> prefixes;
   std::vector<double> weights;
-  bool add_extra_token = true;  // Core's add_extra_token_to_sequence
-  uint64_t num_samples = 0;     // the split's requested samples; 0: not given
+  bool add_extra_token = true;   // Core's add_extra_token_to_sequence
+  uint64_t num_samples = 0;      // the split's requested samples; 0: not given
   std::string description_hash;  // picks one of several candidate descriptions
   CodeTable dtype_codes = CodeTable::kMegatron;
 

@@ -65,8 +65,7 @@ BlendWeights NormaliseCoreBlendWeights(std::span<const double> weights) {
   return w;
 }
 
-std::vector<uint64_t> CoreComponentTargets(uint64_t requested,
-                                           std::span<const double> normalised) {
+std::vector<uint64_t> CoreComponentTargets(uint64_t requested, std::span<const double> normalised) {
   std::vector<uint64_t> targets;
   for (double w : normalised)
     targets.push_back(static_cast<uint64_t>(std::ceil(static_cast<double>(requested) * w)));
@@ -127,7 +126,6 @@ BlendIndex BlendIndex::Compute(std::span<const double> weights, uint64_t size) {
   }
   return index;
 }
-
 
 BlendIndex BlendIndex::ComputeExhaustive(std::span<const uint64_t> sizes) {
   uint64_t total = 0;

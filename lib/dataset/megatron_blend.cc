@@ -15,12 +15,14 @@
 // components before it), as `documents` numbers the rows across its prefixes:
 // one per-document score file covers the whole blend, its rows the components'
 // in `datasets` order.
+#include "dataset/megatron_blend.h"
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-
-#include "dataset/megatron_blend.h"
 
 #include "dataset/blend_index.h"
 #include "dataset/megatron_gpt.h"
@@ -153,16 +155,15 @@ Status CheckIndex(const BlendSource& source, const BlendIndex& index,
   const uint64_t count = components->size();
   if (!index.computed() && which.dtype() == DType::kU8 && count > kMaxUint8Components)
     return Status::BadInput(source.dataset_index_key + ": " + which.path() +
-                            ": a uint8 ('|u1') index, but the blend has " +
-                            std::to_string(count) + " entries; a uint8 index serves at most " +
+                            ": a uint8 ('|u1') index, but the blend has " + std::to_string(count) +
+                            " entries; a uint8 index serves at most " +
                             std::to_string(kMaxUint8Components) + " (is it another blend's?)");
   for (uint64_t i = 0; i < index.size(); ++i) {
     const int64_t k = index.component(i);
     if (k < 0 || static_cast<uint64_t>(k) >= count)
-      return Status::BadInput(source.dataset_index_key + ": " + which.path() +
-                              ": dataset_index[" + std::to_string(i) + "] = " + std::to_string(k) +
-                              " is not a component (the blend has " + std::to_string(count) +
-                              ")");
+      return Status::BadInput(source.dataset_index_key + ": " + which.path() + ": dataset_index[" +
+                              std::to_string(i) + "] = " + std::to_string(k) +
+                              " is not a component (the blend has " + std::to_string(count) + ")");
     Component& c = (*components)[static_cast<size_t>(k)];
     const int64_t j = index.sample(i);
     if (j >= 0 && static_cast<uint64_t>(j) < c.dataset->size()) {
@@ -173,16 +174,50 @@ Status CheckIndex(const BlendSource& source, const BlendIndex& index,
                                   c.dataset->prefix() + ", which has " +
                                   std::to_string(c.dataset->size()) + " samples)";
     if (index.computed())
-      return Status::BadInput("config: " + source.size_key + ": the blend of " + std::to_string(index.size()) +
-                              " samples computed from the weights draws more samples from " +
-                              component +
-                              " than it has (were its maps built for other weights "
-                              "or another size?)");
-    return Status::BadInput(
-        source.sample_index_key + ": " + index.dataset_sample_index_file().path() +
-        ": dataset_sample_index[" + std::to_string(i) + "] = " + std::to_string(j) +
-        " is not a sample of " + component);
+      return Status::BadInput(
+          "config: " + source.size_key + ": the blend of " + std::to_string(index.size()) +
+          " samples computed from the weights draws more samples from " + component +
+          " than it has (were its maps built for other weights "
+          "or another size?)");
+    return Status::BadInput(source.sample_index_key + ": " +
+                            index.dataset_sample_index_file().path() + ": dataset_sample_index[" +
+                            std::to_string(i) + "] = " + std::to_string(j) +
+                            " is not a sample of " + component);
   }
+  return Status::OK();
+}
+
+// Megatron-DeepSpeed's BlendableDataset writes its description <md5>.dsc beside
+// <md5>_index.npy: "Blendable dataset", then each component's description,
+// whose "Data prefix P" lines give the components in the blend's order. When
+// it is there, `datasets` must name the same prefixes in that order (by file
+// name: a cache made on another machine names other folders). Swapped
+// components would otherwise pass every check with wrong samples.
+Status CheckDeepSpeedOrder(const MegatronBlendConfig& config) {
+  const std::string suffix = "_index.npy", &index = config.dataset_index;
+  if (!config.weights.empty() || !index.ends_with(suffix)) return Status::OK();
+  const std::string dsc = index.substr(0, index.size() - suffix.size()) + ".dsc";
+  std::ifstream in(dsc);
+  std::string line;
+  if (!std::getline(in, line) || line != "Blendable dataset") return Status::OK();
+  std::vector<std::string> listed;
+  std::string list;
+  while (std::getline(in, line)) {
+    if (!line.starts_with("Data prefix ")) continue;
+    listed.push_back(line.substr(std::string("Data prefix ").size()));
+    list += (listed.size() > 1 ? ", " : "") + listed.back();
+  }
+  const auto name = [](const std::string& p) { return std::filesystem::path(p).filename(); };
+  if (listed.size() != config.datasets.size())
+    return Status::BadInput("dataset.datasets: " + std::to_string(config.datasets.size()) +
+                            " entries, but the blend's description " + dsc + " lists " +
+                            std::to_string(listed.size()) + " components (" + list + ")");
+  for (size_t k = 0; k < listed.size(); ++k)
+    if (name(config.datasets[k].prefix) != name(listed[k]))
+      return Status::BadInput("dataset.datasets[" + std::to_string(k) + "].prefix: \"" +
+                              config.datasets[k].prefix + "\" is not the blend's component " +
+                              std::to_string(k) + ", \"" + listed[k] + "\"; its description " +
+                              dsc + " lists its components in this order: " + list);
   return Status::OK();
 }
 
@@ -220,6 +255,7 @@ Result<std::unique_ptr<Dataset>> OpenMegatronBlend(
 
 Result<std::unique_ptr<Dataset>> OpenType(const MegatronBlendConfig& config,
                                           const std::vector<int64_t>& ignore) {
+  DSA_RETURN_IF_ERROR(CheckDeepSpeedOrder(config));
   BlendSource source;
   for (size_t k = 0; k < config.datasets.size(); ++k)
     source.component_keys.push_back("dataset.datasets[" + std::to_string(k) + "]");

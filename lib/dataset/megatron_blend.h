@@ -26,8 +26,8 @@ struct BlendSource {
   std::string dataset_index_key = "dataset.dataset_index";
   std::string sample_index_key = "dataset.dataset_sample_index";
   std::string size_key;
-  std::vector<double> weights;   // the blending weights of a computed index
-  uint64_t train_samples = 0;    // megatron_blend: N derived from it
+  std::vector<double> weights;                         // the blending weights of a computed index
+  uint64_t train_samples = 0;                          // megatron_blend: N derived from it
   nlohmann::json describe = nlohmann::json::object();  // more keys for DescribeJson
 };
 

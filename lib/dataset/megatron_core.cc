@@ -125,13 +125,14 @@ Status CheckBlendMatches(const MegatronCoreConfig& c, const CoreDescription& ble
                             " has " + std::to_string(names.size()) + " components");
   for (size_t k = 0; k < names.size(); ++k) {
     if (Basename(c.prefixes[k]) == names[k]) continue;
-    const bool elsewhere = std::find(names.begin(), names.end(), Basename(c.prefixes[k])) !=
-                           names.end();
-    return Status::BadInput("config: " + PrefixKey(c, k) + ": \"" + c.prefixes[k] + "\" is " +
-                            (elsewhere ? "in another place in" : "not") +
-                            " the cached blend's component " + std::to_string(k) + ", \"" +
-                            StringOr(parts[k], "dataset_path", "") + "\"; " +
-                            ListBlend(blend, c.split) + " lists its components in that order");
+    const bool elsewhere =
+        std::find(names.begin(), names.end(), Basename(c.prefixes[k])) != names.end();
+    return Status::BadInput("config: " + PrefixKey(c, k) + ": \"" + c.prefixes[k] + "\" " +
+                            (elsewhere ? "comes at another place in" : "is not in") +
+                            " the cached blend, whose component " + std::to_string(k) + " is \"" +
+                            StringOr(parts[k], "dataset_path", "") + "\" (" +
+                            ListBlend(blend, c.split) +
+                            "); data_path lists the blend's components in its order");
   }
   if (c.weights.empty()) return Status::OK();
   const std::vector<double> mine = NormaliseCoreBlendWeights(c.weights).blending;
@@ -202,8 +203,8 @@ Result<std::optional<json>> WantedSamples(const MegatronCoreConfig& c, size_t k)
     return c.num_samples != 0 ? std::optional<json>(c.num_samples) : std::nullopt;
   if (c.weights.empty()) return std::optional<json>(json());
   if (c.num_samples == 0)
-    return Status::BadInput("config: dataset.num_samples: required key is missing (the " +
-                            c.split + " blend's own files are not in the cache" +
+    return Status::BadInput("config: dataset.num_samples: required key is missing (the " + c.split +
+                            " blend's own files are not in the cache" +
                             (c.path_to_cache.empty() ? " (Core caches blends only under "
                                                        "--data-cache-path, dataset.path_to_cache)"
                                                      : " " + c.path_to_cache) +
@@ -234,8 +235,8 @@ Result<CoreDescription> ComponentOfPrefix(const MegatronCoreConfig& c, size_t k)
   std::string list;
   for (const CoreDescription& d : found)
     list += "; " + d.hash + " (num_samples " + d.content.value("num_samples", json()).dump() + ")";
-  const std::string which = "GPTDataset " + c.split + " description of \"" + c.prefixes[k] +
-                            "\"" + (wanted ? " with num_samples " + wanted->dump() : "");
+  const std::string which = "GPTDataset " + c.split + " description of \"" + c.prefixes[k] + "\"" +
+                            (wanted ? " with num_samples " + wanted->dump() : "");
   if (found.empty())
     return Status::BadInput("config: " + PrefixKey(c, k) + ": no " + which + " in " + dir +
                             " (has Megatron-LM built this split with this data_path there?)");
@@ -262,8 +263,7 @@ Result<Found> FindDescriptions(const MegatronCoreConfig& c) {
 // Component k as megatron_gpt opens it: data_path's prefix (a cache made on
 // another machine names other folders; the maps' checks against the .idx
 // tell whether it is the same data) and the description's maps.
-MegatronGptConfig ComponentConfig(const MegatronCoreConfig& c, size_t k,
-                                  const CoreDescription& d) {
+MegatronGptConfig ComponentConfig(const MegatronCoreConfig& c, size_t k, const CoreDescription& d) {
   MegatronGptConfig g;
   g.prefix = c.prefixes[k];
   g.doc_idx = d.File("GPTDataset", c.split, "document_index.npy");
@@ -313,8 +313,7 @@ Result<std::unique_ptr<Dataset>> OpenType(const MegatronCoreConfig& config,
   for (size_t k = 0; k < found.components.size(); ++k) {
     components.push_back(ComponentConfig(config, k, found.components[k]));
     source.component_keys.push_back(PrefixKey(config, k));
-    descriptions.push_back(found.components[k].File("GPTDataset", config.split,
-                                                    "description.txt"));
+    descriptions.push_back(found.components[k].File("GPTDataset", config.split, "description.txt"));
   }
   source.describe = {
       {"split", config.split},

@@ -177,3 +177,24 @@ def write_blend(cache, split, descriptions, weights, size, which, sample):
     score_reference.write_npy(base + "dataset_index.npy", "<i2", which)
     score_reference.write_npy(base + "dataset_sample_index.npy", "<i8", sample)
     return md5
+
+
+def exhaustive(sizes):
+    """helpers.cpp build_exhaustive_blending_indices: (dataset_index, dataset_sample_index)."""
+    total = sum(sizes)
+    weights = [s / float(total) for s in sizes]
+    drawn, which, sample = [0] * len(sizes), [], []
+    unspent = set(range(len(sizes)))
+    for i in range(total):
+        x = max(float(i), 1.0)
+        best, best_error = -1, -float("inf")
+        for k in sorted(unspent):
+            error = weights[k] * x - float(drawn[k])
+            if error > best_error:
+                best, best_error = k, error
+        which.append(best)
+        sample.append(drawn[best])
+        drawn[best] += 1
+        if drawn[best] == sizes[best]:
+            unspent.discard(best)
+    return which, sample
