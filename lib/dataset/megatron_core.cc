@@ -102,7 +102,7 @@ struct Found {
   std::optional<CoreDescription> blend;
 };
 
-// "<file> (blend of N: a, b, ...)", listing a candidate blend.
+// "<description file> (prefix, prefix, ...)": a candidate blend, for messages.
 std::string ListBlend(const CoreDescription& d, const std::string& split) {
   std::string s = d.File("BlendedDataset", split, "description.txt") + " (";
   const json& parts = d.content.value("datasets", json::array());
