@@ -127,6 +127,13 @@ BlendIndex BlendIndex::Compute(std::span<const double> weights, uint64_t size) {
   return index;
 }
 
+BlendIndex BlendIndex::Identity(uint64_t size) {
+  BlendIndex index;
+  index.computed_ = true;
+  index.identity_size_ = size;
+  return index;
+}
+
 BlendIndex BlendIndex::ComputeExhaustive(std::span<const uint64_t> sizes) {
   uint64_t total = 0;
   for (uint64_t n : sizes) total += n;

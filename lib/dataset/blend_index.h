@@ -92,8 +92,15 @@ class BlendIndex {
   // build_exhaustive_blending_indices: every sample of components of `sizes`
   // (each >= 1) samples.
   static BlendIndex ComputeExhaustive(std::span<const uint64_t> sizes);
+  // A lone dataset's: sample i is component 0's sample i, held in no memory
+  // (the exhaustive blend of one component, which a lone GPTDataset of
+  // billions of samples could not afford at 10 bytes a sample).
+  static BlendIndex Identity(uint64_t size);
 
-  uint64_t size() const { return computed_ ? component_.size() : dataset_index_.size(); }
+  uint64_t size() const {
+    return identity_size_ != 0 ? identity_size_
+                               : (computed_ ? component_.size() : dataset_index_.size());
+  }
   bool computed() const { return computed_; }
   // The files (empty when computed).
   const NpyArray& dataset_index_file() const { return dataset_index_; }
@@ -101,11 +108,18 @@ class BlendIndex {
 
   // dataset_index[i] and dataset_sample_index[i], as the .npy holds them
   // (widened to int64; checked against the components by the caller).
-  int64_t component(uint64_t i) const { return computed_ ? component_[i] : dataset_index_.at(i); }
-  int64_t sample(uint64_t i) const { return computed_ ? sample_[i] : dataset_sample_index_.at(i); }
+  int64_t component(uint64_t i) const {
+    if (identity_size_ != 0) return 0;
+    return computed_ ? component_[i] : dataset_index_.at(i);
+  }
+  int64_t sample(uint64_t i) const {
+    if (identity_size_ != 0) return static_cast<int64_t>(i);
+    return computed_ ? sample_[i] : dataset_sample_index_.at(i);
+  }
 
  private:
   bool computed_ = false;
+  uint64_t identity_size_ = 0;  // Identity's size; 0 otherwise
   NpyArray dataset_index_;
   NpyArray dataset_sample_index_;
   std::vector<uint16_t> component_;  // computed: at most 65536 components

@@ -90,6 +90,8 @@ std::string MegatronBlendDataset::Describe() const {
     s += (k ? ", " : "") + components_[k].dataset->prefix() + " " +
          std::to_string(components_[k].drawn);
   s += "), ";
+  if (index_.computed() && source_.weights.empty())
+    return s + "index computed from the components' sizes";
   return s + (index_.computed() ? "index computed from the weights"
                                 : "dataset_index " + index_.dataset_index_file().path());
 }

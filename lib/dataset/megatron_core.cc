@@ -291,7 +291,8 @@ Result<BlendIndex> CoreIndex(const MegatronCoreConfig& c, const Found& f,
     source->weights = w.blending;
     return BlendIndex::Compute(w.blending, n);
   }
-  if (c.num_samples == 0 || sizes.size() == 1) return BlendIndex::ComputeExhaustive(sizes);
+  if (sizes.size() == 1 && c.weights.empty()) return BlendIndex::Identity(sizes.front());
+  if (c.num_samples == 0) return BlendIndex::ComputeExhaustive(sizes);
   std::vector<double> lengths(sizes.begin(), sizes.end());
   uint64_t total = 0;
   for (uint64_t s : sizes) total += s;

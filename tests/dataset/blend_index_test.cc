@@ -68,6 +68,16 @@ TEST_CASE("blend index: Megatron-Core's exhaustive blend draws every sample once
   CHECK(Samples(index) == std::vector<int64_t>{0, 0, 0, 1, 1, 2});
 }
 
+TEST_CASE("blend index: a lone dataset's identity index is the exhaustive blend of one",
+          "[dataset][blend]") {
+  const BlendIndex identity = BlendIndex::Identity(5);
+  const BlendIndex exhaustive = BlendIndex::ComputeExhaustive(std::vector<uint64_t>{5});
+  CHECK(identity.computed());
+  CHECK(identity.size() == 5);
+  CHECK(Components(identity) == Components(exhaustive));
+  CHECK(Samples(identity) == Samples(exhaustive));
+}
+
 TEST_CASE("blend index: Megatron-Core's sizes: sum of ceil(S·w), components with 0.005 more",
           "[dataset][blend]") {
   // Thirds of 1000: ceil(333.33) = 334 each, a blend of 1002 (Megatron-DeepSpeed's
