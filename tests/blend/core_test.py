@@ -6,7 +6,8 @@ JSON descriptions, Core's dtypes), over token files whose documents hold
 several sequences. For each case, the metric files of the megatron_core
 analysis equal those of a `documents` dataset whose rows are Core's
 dataset[i] texts (the reference's, padding left out):
-  - a 2-way weighted blend cached under path_to_cache, int32 sample_index;
+  - a 2-way weighted blend cached under path_to_cache, int32 sample_index,
+    also with its token files moved (a cache made on another machine);
   - add_extra_token_to_sequence false, a lone valid GPTDataset with its padded
     last sample, int64 sample_index, found in Core's default folder;
   - a 9-way blend whose index is computed (its files removed): Core's
@@ -92,7 +93,18 @@ def check_cached_blend(work, rng):
                                             "data_path": path}, samples)
     if block["type"] != "megatron_core" or md5 not in block["blend_description"]:
         raise AssertionError("two: summary.json's dataset block: %r" % block)
-    return cache, path
+    # A cache made on another machine: its descriptions name folders that are
+    # not here; data_path's prefixes of the same file names are used.
+    here = os.path.join(work, "here")
+    os.makedirs(here)
+    for name in ["web", "books"]:
+        for ext in [".bin", ".idx"]:
+            shutil.move(os.path.join(work, name + ext), os.path.join(here, name + ext))
+    moved = [path[0], os.path.join(here, "web"), path[2], os.path.join(here, "books")]
+    same_as_reference(work, "made_elsewhere",
+                      {"type": "megatron_core", "path_to_cache": cache, "data_path": moved},
+                      samples)
+    return cache, moved
 
 
 def check_lone_valid_without_extra_token(work, rng):
@@ -155,7 +167,8 @@ def check_refusals(work, cache, path):
     good = {"type": "megatron_core", "path_to_cache": cache, "data_path": path}
     swapped = path[2:] + path[:2]
     refused(work, "order", dict(good, data_path=swapped),
-            ["dataset.data_path[1]", path[3], "comes at another place in", path[1]])
+            ["dataset.data_path[1]", path[3], "comes at another place in",
+             os.path.join(work, "web")])
     refused(work, "other_data", dict(good, data_path=[path[0], os.path.join(work, "x"), path[2],
                                                       path[3]]),
             ["dataset.data_path[1]", "is not in the cached blend, whose component 0 is"])
@@ -180,6 +193,16 @@ def check_refusals(work, cache, path):
                            [0, 1, 0, 1], [0, 0, 1, 1])
     refused(work, "several", dict(good, path_to_cache=other),
             ["dataset.path_to_cache: " + other, "holds 2 train blends", "dataset.description_hash"])
+    # A component's description missing from the cache.
+    partial = os.path.join(work, "partial_cache")
+    shutil.copytree(cache, partial)
+    for f in os.listdir(partial):
+        if f.endswith("GPTDataset-train-description.txt"):
+            os.remove(os.path.join(partial, f))
+            break
+    refused(work, "partial", dict(good, path_to_cache=partial),
+            ["dataset.path_to_cache: " + partial, "has no GPTDataset description of component",
+             "(was the cache copied in part?)"])
     # Maps that disagree with the .idx: another corpus under the same name.
     moved = os.path.join(work, "moved")
     os.makedirs(moved)
