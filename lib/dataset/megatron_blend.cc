@@ -54,6 +54,14 @@ class MegatronBlendDataset : public Dataset {
   DType dtype() const override { return components_.front().dataset->dtype(); }
   std::string Describe() const override;
   nlohmann::json DescribeJson() const override;
+  std::vector<std::string> ComponentPrefixes() const override {
+    std::vector<std::string> prefixes;
+    for (const Component& c : components_) prefixes.push_back(c.dataset->prefix());
+    return prefixes;
+  }
+  uint32_t ComponentOf(uint64_t i) const override {
+    return static_cast<uint32_t>(index_.component(i));
+  }
   std::unique_ptr<SampleReader> NewReader() const override;
   void WillReadEverySample() const override {
     for (const Component& c : components_) c.dataset->WillReadEverySample();

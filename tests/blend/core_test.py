@@ -14,6 +14,7 @@ dataset[i] texts (the reference's, padding left out):
     numpy-order normalisation (Megatron-DeepSpeed's differs on these weights)
     and size sum ceil(S·w_k) (not the 1.005 surplus sum);
   - no weights and no blend files: Core's exhaustive blend.
+The cached blend's summary.json has each metric's per-component statistics.
 Then the refusals, each one error line and exit 2.
 Usage: core_test.py   (env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR)
 """
@@ -31,6 +32,7 @@ sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blend_reference as ref  # noqa: E402
 import cli_check  # noqa: E402
+import component_stats  # noqa: E402
 import core_cache  # noqa: E402
 
 DSANALYZE = os.environ["DSANALYZE"]
@@ -71,7 +73,7 @@ def data_path(prefixes, weights):
 
 def weighted_blend(work, cache, names, weights, requested, rng, extra=True):
     """Components and the Core blend of `weights` for `requested` samples;
-    returns (data_path, Core's samples, blend md5)."""
+    returns (data_path, Core's samples, blend md5, dataset_index)."""
     once, targets, builds = core_cache.blend_sizes(weights, requested)
     prefixes, descriptions, samples = [], [], []
     for k, name in enumerate(names):
@@ -83,16 +85,19 @@ def weighted_blend(work, cache, names, weights, requested, rng, extra=True):
     twice = core_cache.normalize(once)
     which, sample = ref.blending_indices(twice, sum(targets))
     md5 = core_cache.write_blend(cache, "train", descriptions, twice, sum(targets), which, sample)
-    return data_path(prefixes, weights), [samples[k][j] for k, j in zip(which, sample)], md5
+    return (data_path(prefixes, weights), [samples[k][j] for k, j in zip(which, sample)], md5,
+            which)
 
 
 def check_cached_blend(work, rng):
     cache = os.path.join(work, "cache2")
-    path, samples, md5 = weighted_blend(work, cache, ["web", "books"], [30, 70], 200, rng)
+    path, samples, md5, which = weighted_blend(work, cache, ["web", "books"], [30, 70], 200, rng)
     block = same_as_reference(work, "two", {"type": "megatron_core", "path_to_cache": cache,
                                             "data_path": path}, samples)
     if block["type"] != "megatron_core" or md5 not in block["blend_description"]:
         raise AssertionError("two: summary.json's dataset block: %r" % block)
+    component_stats.check(os.path.join(work, "two"), ["seqlen", "ent"], which,
+                          [path[1], path[3]], "two")
     # A cache made on another machine: its descriptions name folders that are
     # not here; data_path's prefixes of the same file names are used.
     here = os.path.join(work, "here")
@@ -122,7 +127,7 @@ def check_lone_valid_without_extra_token(work, rng):
 def check_computed_nine(work, rng):
     cache = os.path.join(work, "cache9")
     names = ["c%d" % k for k in range(len(NINE))]
-    path, samples, md5 = weighted_blend(work, cache, names, NINE, 300, rng, extra=False)
+    path, samples, md5, _ = weighted_blend(work, cache, names, NINE, 300, rng, extra=False)
     _, deepspeed = ref.normalise(NINE)
     if ref.blending_indices(deepspeed, len(samples)) == ref.blending_indices(
             core_cache.normalize(core_cache.normalize(NINE)), len(samples)):
