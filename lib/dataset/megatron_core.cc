@@ -18,9 +18,12 @@
 //     one whose sample i is the dataset's sample i.
 // Each component is then opened as megatron_gpt opens it, and the blend as
 // megatron_blend opens it (dataset/megatron_blend.h), with every check of both.
+#include "dataset/megatron_core.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -300,7 +303,47 @@ Result<BlendIndex> CoreIndex(const MegatronCoreConfig& c, const Found& f,
   return BlendIndex::Compute(source->weights, std::min(c.num_samples, total));
 }
 
+// The files of what `f` found for `c`'s split, added to `out`.
+void AddFiles(const MegatronCoreConfig& c, const Found& f, CoreCacheFiles* out) {
+  const auto add = [&](const CoreDescription& d, const std::string& cls,
+                       std::initializer_list<const char*> what) {
+    for (const char* w : what) out->files.push_back(d.File(cls, c.split, w));
+    if (std::find(out->cache_dirs.begin(), out->cache_dirs.end(), d.dir) == out->cache_dirs.end())
+      out->cache_dirs.push_back(d.dir);
+  };
+  for (const CoreDescription& d : f.components)
+    add(d, "GPTDataset",
+        {"description.txt", "document_index.npy", "sample_index.npy", "shuffle_index.npy"});
+  if (f.blend)
+    add(*f.blend, "BlendedDataset",
+        {"description.txt", "dataset_index.npy", "dataset_sample_index.npy"});
+}
+
 }  // namespace
+
+Result<CoreCacheFiles> FindCoreCacheFiles(const MegatronCoreConfig& config) {
+  DSA_ASSIGN_OR_RETURN(const Found found, FindDescriptions(config));
+  CoreCacheFiles out;
+  AddFiles(config, found, &out);
+  if (found.blend) {
+    out.rewrite = {found.blend->File("BlendedDataset", config.split, "dataset_index.npy"),
+                   found.blend->File("BlendedDataset", config.split, "dataset_sample_index.npy")};
+  } else if (config.prefixes.size() == 1 && config.weights.empty()) {
+    out.rewrite = {found.components.front().File("GPTDataset", config.split, "shuffle_index.npy")};
+  } else {
+    return Status::BadInput(
+        "dataset.path_to_cache: the " + config.split +
+        " blend's own files are not in the cache, so there is no blend index to rewrite; run "
+        "Megatron-LM once with --data-cache-path (it caches the blend there), then analyse that");
+  }
+  for (const char* split : {"train", "valid", "test"}) {
+    if (split == config.split) continue;
+    MegatronCoreConfig other = config;
+    other.split = split;
+    if (Result<Found> f = FindDescriptions(other); f.ok()) AddFiles(other, *f, &out);
+  }
+  return out;
+}
 
 Result<std::unique_ptr<Dataset>> OpenType(const MegatronCoreConfig& config,
                                           const std::vector<int64_t>& ignore) {

@@ -14,7 +14,9 @@ dataset[i] texts (the reference's, padding left out):
     numpy-order normalisation (Megatron-DeepSpeed's differs on these weights)
     and size sum ceil(S·w_k) (not the 1.005 surplus sum);
   - no weights and no blend files: Core's exhaustive blend.
-The cached blend's summary.json has each metric's per-component statistics.
+The cached blend's summary.json has each metric's per-component statistics;
+`order --megatron-core-cache` rewrites the cached blend's index (and the lone
+dataset's shuffle_index) to the order, copying the rest.
 Then the refusals, each one error line and exit 2.
 Usage: core_test.py   (env: NP, MPIEXEC, DSANALYZE, SOURCE_DIR)
 """
@@ -34,6 +36,7 @@ import blend_reference as ref  # noqa: E402
 import cli_check  # noqa: E402
 import component_stats  # noqa: E402
 import core_cache  # noqa: E402
+import score_reference  # noqa: E402
 
 DSANALYZE = os.environ["DSANALYZE"]
 SEQ = 16
@@ -98,6 +101,8 @@ def check_cached_blend(work, rng):
         raise AssertionError("two: summary.json's dataset block: %r" % block)
     component_stats.check(os.path.join(work, "two"), ["seqlen", "ent"], which,
                           [path[1], path[3]], "two")
+    check_order_cache(work, os.path.join(work, "two"), cache,
+                      ("-dataset_index.npy", "-dataset_sample_index.npy"))
     # A cache made on another machine: its descriptions name folders that are
     # not here; data_path's prefixes of the same file names are used.
     here = os.path.join(work, "here")
@@ -122,6 +127,7 @@ def check_lone_valid_without_extra_token(work, rng):
     same_as_reference(work, "lone", {"type": "megatron_core", "split": "valid",
                                      "add_extra_token_to_sequence": False,
                                      "data_path": [prefix]}, samples)
+    check_order_cache(work, os.path.join(work, "lone"), cache, ("-shuffle_index.npy",))
 
 
 def check_computed_nine(work, rng):
@@ -155,6 +161,38 @@ def check_exhaustive(work, rng):
     same_as_reference(work, "exhaustive", {"type": "megatron_core", "path_to_cache": cache,
                                            "data_path": prefixes},
                       [samples[k][j] for k, j in zip(which, sample)])
+
+
+def npy_descr(path):
+    with open(path, "rb") as f:
+        head = f.read(128).decode("latin1")
+    return head[head.index("'descr': '") + 10:].split("'")[0]
+
+
+def check_order_cache(work, analysis, cache, rewritten):
+    """`order --megatron-core-cache` over ANALYSIS: OUT_DIR holds CACHE's files,
+    those named by the `rewritten` suffixes permuted by the order (entry i the
+    old entry order[i]) in their dtypes, the others copied byte for byte."""
+    out = os.path.join(work, os.path.basename(analysis) + "_curriculum_cache")
+    order = os.path.join(work, os.path.basename(analysis) + "_order.npy")
+    proc = subprocess.run([DSANALYZE, "order", "--analysis", analysis, "--metric", "ent",
+                           "--buckets", "3", "--seed", "5", "--megatron-core-cache", out,
+                           "--out", order], capture_output=True, text=True, check=True)
+    if "--data-cache-path " + out not in proc.stdout:
+        raise AssertionError("order: the flag to change is not printed: %r" % proc.stdout)
+    ids = score_reference.read_npy_1d(order)
+    wanted = os.listdir(cache)  # every file Megatron-LM reads, no other
+    if sorted(os.listdir(out)) != sorted(wanted) or not wanted:
+        raise AssertionError("order: %r, expected copies of %r" % (os.listdir(out), wanted))
+    for f in wanted:
+        a, b = os.path.join(cache, f), os.path.join(out, f)
+        if not f.endswith(rewritten):
+            if not filecmp.cmp(a, b, shallow=False):
+                raise AssertionError("order: %s is not a copy" % f)
+            continue
+        old, new = score_reference.read_npy_1d(a), score_reference.read_npy_1d(b)
+        if new != [old[i] for i in ids] or npy_descr(a) != npy_descr(b):
+            raise AssertionError("order: %s is not %s permuted by the order" % (b, a))
 
 
 def refused(work, name, dataset, expected):
@@ -208,6 +246,20 @@ def check_refusals(work, cache, path):
     refused(work, "partial", dict(good, path_to_cache=partial),
             ["dataset.path_to_cache: " + partial, "has no GPTDataset description of component",
              "(was the cache copied in part?)"])
+    # order --megatron-core-cache: only over a megatron_core analysis, never
+    # into the cache it read.
+    order = [DSANALYZE, "order", "--metric", "seqlen", "--megatron-core-cache"]
+    for name, args, expected in [
+            ("order_type", [os.path.join(work, "x_cache"), "--analysis",
+                            os.path.join(work, "two_docs")],
+             ["order: --megatron-core-cache: " + os.path.join(work, "two_docs"),
+              "of a documents dataset"]),
+            ("order_same", [cache, "--analysis", os.path.join(work, "two")],
+             ["order: --megatron-core-cache: " + cache, "is the cache folder"])]:
+        problems = cli_check.error_line_problems(
+            subprocess.run(order + args, capture_output=True, text=True), expected)
+        if problems:
+            raise AssertionError("%s: %s" % (name, "; ".join(problems)))
     # Maps that disagree with the .idx: another corpus under the same name.
     moved = os.path.join(work, "moved")
     os.makedirs(moved)
