@@ -156,7 +156,7 @@ std::string ComponentsSvg(const std::string& metric, const nlohmann::ordered_jso
   for (int t = 0; t <= 4; ++t) {
     const double v = lo + (hi - lo) * t / 4;
     char label[32];
-    std::snprintf(label, sizeof label, "%.4g", v);
+    std::snprintf(label, sizeof label, "%.6g", v);
     s += Line(x(v), axis, x(v), axis + 5, "stroke=\"black\"");
     s += Text(x(v), axis + 20, "middle", label);
   }
