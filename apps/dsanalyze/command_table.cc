@@ -102,7 +102,10 @@ void AddOrder(CLI::App& order, OrderOptions& o) {
   order.add_option("--analysis", o.analysis, "save path of a finished analysis")->required();
   order.add_option("--metric", o.metrics, "metric to order by; repeat to break ties by another")
       ->required();
-  order.add_option("--out", o.out, "the .npy to write")->required();
+  order.add_option("--out", o.out, "the .npy to write (required without --megatron-core-cache)");
+  order.add_option("--megatron-core-cache", o.megatron_core_cache,
+                   "write a copy of a megatron_core analysis's cache whose index follows the "
+                   "order into this new folder");
   order
       .add_option("--buckets", o.buckets,
                   "K equal-count difficulty buckets, each shuffled (default: none)")
@@ -257,8 +260,9 @@ void AddRunOptions(CLI::App& app, cli::RunOptions& o, bool config_required) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   // The old spelling of --progress never, kept for old scripts.
-  app.add_flag_callback("--no-progress", [&o] { o.progress = "never"; },
-                        "same as --progress never (the old spelling)");
+  app.add_flag_callback(
+      "--no-progress", [&o] { o.progress = "never"; },
+      "same as --progress never (the old spelling)");
 }
 
 }  // namespace dsanalyze

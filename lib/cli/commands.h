@@ -79,6 +79,11 @@ int ListMetrics(const MetricsOptions& options);
 // `dsanalyze order --analysis S --metric M ... --out FILE.npy`: prints one
 // line on success; bad input is one error line and exit 2, nothing at --out.
 int Order(const OrderOptions& options);
+// With --megatron-core-cache OUT_DIR (order_core_cache.cc): writes the copy of
+// the analysis's Megatron-Core cache whose index follows the order; returns N.
+// BadInput for an analysis of another dataset type, OUT_DIR the cache folder,
+// or an order that does not cover the split's samples.
+Result<uint64_t> WriteCoreCacheOrder(const OrderOptions& options);
 // --- end of dsanalyze order ---
 
 // `dsanalyze batches` (batching/batch_plan.h): DeepSpeed's variable batch

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <variant>
@@ -98,6 +100,7 @@ Status ParseType(const JsonFields& f, MegatronGptConfig* d) {
   DSA_RETURN_IF_ERROR(f.Require("prefix"));
   DSA_RETURN_IF_ERROR(f.String("prefix", &d->prefix));
   DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
+  DSA_RETURN_IF_ERROR(f.Bool("add_extra_token_to_sequence", &d->add_extra_token));
   return ParseIndexMaps(f, d);
 }
 
@@ -119,6 +122,7 @@ Status ParseBlendDatasets(const JsonFields& f, MegatronBlendConfig* d) {
     MegatronGptConfig gpt;
     gpt.seq_length = d->seq_length;  // the section's, unless the entry gives its own
     gpt.dtype_codes = d->dtype_codes;
+    gpt.add_extra_token = d->add_extra_token;
     DSA_RETURN_IF_ERROR(entry.CheckKnown(DatasetTypeKeys(gpt)));
     DSA_RETURN_IF_ERROR(ParseType(entry, &gpt));
     d->datasets.push_back(std::move(gpt));
@@ -192,8 +196,61 @@ Status ParseBlendIndex(const JsonFields& f, MegatronBlendConfig* d) {
 Status ParseType(const JsonFields& f, MegatronBlendConfig* d) {
   DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
   DSA_RETURN_IF_ERROR(f.Uint("seq_length", 1, kMaxSeqLength, &d->seq_length));
+  DSA_RETURN_IF_ERROR(f.Bool("add_extra_token_to_sequence", &d->add_extra_token));
   DSA_RETURN_IF_ERROR(ParseBlendDatasets(f, d));
   return ParseBlendIndex(f, d);
+}
+
+// One weight of megatron_core's data_path, as Python's float() reads it; the
+// whole entry must be the number (surrounding blanks aside).
+std::optional<double> DataPathWeight(const std::string& entry) {
+  const size_t first = entry.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return std::nullopt;
+  const std::string trimmed = entry.substr(first, entry.find_last_not_of(" \t\n") - first + 1);
+  char* end = nullptr;
+  const double w = std::strtod(trimmed.c_str(), &end);
+  if (end != trimmed.c_str() + trimmed.size()) return std::nullopt;
+  return w;
+}
+
+// data_path as Core's get_blend_from_list reads it: an even-length list whose
+// entries 0, 2, ... are all numbers is weights and prefixes interleaved;
+// anything else is prefixes. Prefixes lose surrounding blanks; weights are > 0.
+Status ParseDataPath(const JsonFields& f, MegatronCoreConfig* d) {
+  DSA_RETURN_IF_ERROR(f.Require("data_path"));
+  DSA_RETURN_IF_ERROR(f.StringArray("data_path", &d->data_path));
+  const std::vector<std::string>& p = d->data_path;
+  bool weighted = p.size() % 2 == 0;
+  for (size_t i = 0; weighted && i < p.size(); i += 2) weighted = DataPathWeight(p[i]).has_value();
+  for (size_t i = weighted ? 1 : 0; i < p.size(); i += weighted ? 2 : 1) {
+    const size_t a = p[i].find_first_not_of(" \t\n"), b = p[i].find_last_not_of(" \t\n");
+    d->prefixes.push_back(a == std::string::npos ? "" : p[i].substr(a, b - a + 1));
+    if (!weighted) continue;
+    const double w = *DataPathWeight(p[i - 1]);
+    if (!(w > 0) || !std::isfinite(w))
+      return ConfigError(f.KeyPath("data_path") + "[" + std::to_string(i - 1) + "]",
+                         "weight " + json(p[i - 1]).dump() + " of " + json(p[i]).dump() +
+                             " is not a positive number; Megatron-Core's weights are > 0");
+    d->weights.push_back(w);
+  }
+  if (d->prefixes.size() > kMaxBlendDatasets)
+    return ConfigError(f.KeyPath("data_path"), std::to_string(d->prefixes.size()) +
+                                                   " prefixes; a blend has at most " +
+                                                   std::to_string(kMaxBlendDatasets));
+  return Status::OK();
+}
+
+Status ParseType(const JsonFields& f, MegatronCoreConfig* d) {
+  DSA_RETURN_IF_ERROR(ParseCodeTable(f, "dtype_codes", &d->dtype_codes));
+  DSA_RETURN_IF_ERROR(f.String("path_to_cache", &d->path_to_cache));
+  DSA_RETURN_IF_ERROR(f.String("split", &d->split));
+  if (d->split != "train" && d->split != "valid" && d->split != "test")
+    return ConfigError(f.KeyPath("split"), "unknown split " + json(d->split).dump() +
+                                               " (use \"train\", \"valid\" or \"test\")");
+  DSA_RETURN_IF_ERROR(f.Bool("add_extra_token_to_sequence", &d->add_extra_token));
+  DSA_RETURN_IF_ERROR(f.Uint("num_samples", 1, kMaxBlendSize, &d->num_samples));
+  DSA_RETURN_IF_ERROR(f.String("description_hash", &d->description_hash));
+  return ParseDataPath(f, d);
 }
 
 // "sample_range": [begin, end), two integers with 0 <= begin < end.
@@ -433,6 +490,7 @@ void AddTypeKeys(const MegatronGptConfig& d, json* dataset) {
   (*dataset)["prefix"] = d.prefix;
   (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
   if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
+  if (!d.add_extra_token) (*dataset)["add_extra_token_to_sequence"] = false;
   if (!d.index_prefix.empty()) {
     (*dataset)["index_prefix"] = d.index_prefix;
   } else {
@@ -452,6 +510,7 @@ void AddTypeKeys(const MegatronBlendConfig& d, json* dataset) {
   (*dataset)["datasets"] = std::move(entries);
   (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
   if (d.seq_length != 0) (*dataset)["seq_length"] = d.seq_length;
+  if (!d.add_extra_token) (*dataset)["add_extra_token_to_sequence"] = false;
   if (d.weights.empty()) {
     (*dataset)["dataset_index"] = d.dataset_index;
     (*dataset)["dataset_sample_index"] = d.dataset_sample_index;
@@ -460,6 +519,16 @@ void AddTypeKeys(const MegatronBlendConfig& d, json* dataset) {
   (*dataset)["weights"] = d.weights;
   if (d.size != 0) (*dataset)["size"] = d.size;
   if (d.train_samples != 0) (*dataset)["train_samples"] = d.train_samples;
+}
+
+void AddTypeKeys(const MegatronCoreConfig& d, json* dataset) {
+  if (!d.path_to_cache.empty()) (*dataset)["path_to_cache"] = d.path_to_cache;
+  (*dataset)["split"] = d.split;
+  (*dataset)["data_path"] = d.data_path;
+  (*dataset)["add_extra_token_to_sequence"] = d.add_extra_token;
+  if (d.num_samples != 0) (*dataset)["num_samples"] = d.num_samples;
+  if (!d.description_hash.empty()) (*dataset)["description_hash"] = d.description_hash;
+  (*dataset)["dtype_codes"] = CodeTableName(d.dtype_codes);
 }
 
 }  // namespace

@@ -16,23 +16,34 @@ constexpr std::array<std::string_view, 4> kCommonKeys = {"type", "ignore_token_i
 constexpr std::array<std::string_view, 3> kSyntheticModKeys = {"num_samples", "modulus", "offset"};
 constexpr std::array<std::string_view, 2> kDocumentsKeys = {"prefixes", "dtype_codes"};
 constexpr std::array<std::string_view, 3> kPackedKeys = {"prefixes", "dtype_codes", "seq_length"};
-constexpr std::array<std::string_view, 7> kMegatronGptKeys = {
-    "prefix", "dtype_codes", "seq_length", "index_prefix", "doc_idx", "sample_idx", "shuffle_idx"};
-constexpr std::array<std::string_view, 8> kMegatronBlendKeys = {
-    "datasets", "dtype_codes", "seq_length",   "dataset_index", "dataset_sample_index",
-    "weights",  "size",        "train_samples"};
+constexpr std::array<std::string_view, 8> kMegatronGptKeys = {
+    "prefix",  "dtype_codes", "seq_length",  "index_prefix",
+    "doc_idx", "sample_idx",  "shuffle_idx", "add_extra_token_to_sequence"};
+constexpr std::array<std::string_view, 9> kMegatronBlendKeys = {"datasets",
+                                                                "dtype_codes",
+                                                                "seq_length",
+                                                                "dataset_index",
+                                                                "weights",
+                                                                "size",
+                                                                "dataset_sample_index",
+                                                                "train_samples",
+                                                                "add_extra_token_to_sequence"};
+constexpr std::array<std::string_view, 7> kMegatronCoreKeys = {
+    "path_to_cache", "split",       "data_path",       "add_extra_token_to_sequence",
+    "num_samples",   "dtype_codes", "description_hash"};
 
 template <class T>
 DatasetTypeConfig Make() {
   return T{};
 }
 
-constexpr std::array<DatasetTypeInfo, 5> kTypes = {{
+constexpr std::array<DatasetTypeInfo, 6> kTypes = {{
     {"synthetic_mod", kSyntheticModKeys, Make<SyntheticModConfig>},
     {"documents", kDocumentsKeys, Make<DocumentsConfig>},
     {"packed", kPackedKeys, Make<PackedConfig>},
     {"megatron_gpt", kMegatronGptKeys, Make<MegatronGptConfig>},
     {"megatron_blend", kMegatronBlendKeys, Make<MegatronBlendConfig>},
+    {"megatron_core", kMegatronCoreKeys, Make<MegatronCoreConfig>},
 }};
 static_assert(kTypes.size() == std::variant_size_v<DatasetTypeConfig>,
               "one row per alternative of DatasetTypeConfig, in its order");

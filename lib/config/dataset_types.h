@@ -68,6 +68,9 @@ struct MegatronGptConfig {
   // seq_length + 1 tokens.
   uint64_t seq_length = 0;
   CodeTable dtype_codes = CodeTable::kMegatron;
+  // Megatron-Core's add_extra_token_to_sequence: a sample's end token
+  // (sample_idx's next row) is its last (true) or just past it (false).
+  bool add_extra_token = true;
 
   bool operator==(const MegatronGptConfig&) const = default;
 };
@@ -82,6 +85,7 @@ struct MegatronBlendConfig {
   std::vector<MegatronGptConfig> datasets;
   CodeTable dtype_codes = CodeTable::kMegatron;  // the section's
   uint64_t seq_length = 0;                       // the section's; 0: not given
+  bool add_extra_token = true;                   // the section's
   std::string dataset_index;                     // Megatron's cached index...
   std::string dataset_sample_index;
   std::vector<double> weights;  // ...or computed: one weight >= 0 per entry, not all 0
@@ -91,10 +95,30 @@ struct MegatronBlendConfig {
   bool operator==(const MegatronBlendConfig&) const = default;
 };
 
+// megatron_core: the samples Megatron-Core's GPTDataset or BlendedDataset
+// gives training, found in its cache folder (--data-cache-path) by their
+// description files (docs/config.md, "megatron_core").
+struct MegatronCoreConfig {
+  std::string path_to_cache;  // "": each prefix's cache/GPTDataset_indices, Core's default
+  std::string split = "train";
+  // Megatron's --data-path as written: prefixes, or weights and prefixes
+  // interleaved; `prefixes` and `weights` are what it says (weights empty
+  // when it has none; each > 0 otherwise).
+  std::vector<std::string> data_path;
+  std::vector<std::string> prefixes;
+  std::vector<double> weights;
+  bool add_extra_token = true;   // Core's add_extra_token_to_sequence
+  uint64_t num_samples = 0;      // the split's requested samples; 0: not given
+  std::string description_hash;  // picks one of several candidate descriptions
+  CodeTable dtype_codes = CodeTable::kMegatron;
+
+  bool operator==(const MegatronCoreConfig&) const = default;
+};
+
 // The type of a dataset with its settings; the alternatives in the order of
 // DatasetTypes().
 using DatasetTypeConfig = std::variant<SyntheticModConfig, DocumentsConfig, PackedConfig,
-                                       MegatronGptConfig, MegatronBlendConfig>;
+                                       MegatronGptConfig, MegatronBlendConfig, MegatronCoreConfig>;
 
 struct DatasetTypeInfo {
   std::string_view name;                   // as written in the config

@@ -29,6 +29,10 @@ struct OrderOptions {
   uint64_t buckets = 0;              // K; 0: no buckets, no shuffle
   uint64_t seed = 0;
   bool descending = false;  // hard → easy; buckets from the hardest
+  // `order --megatron-core-cache`: the folder to write a copy of a
+  // megatron_core analysis's cache into, its index rewritten to the order
+  // (cli/order_core_cache.cc); `out` is then optional.
+  std::string megatron_core_cache;
 };
 
 // Writes the order to options.out (through a hidden temporary file beside it,

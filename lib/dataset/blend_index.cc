@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dsanalyze {
 namespace {
@@ -55,6 +56,28 @@ BlendWeights NormaliseBlendWeights(std::span<const double> weights) {
   return w;
 }
 
+BlendWeights NormaliseCoreBlendWeights(std::span<const double> weights) {
+  BlendWeights w;
+  const double sum = NumpySum(weights);
+  for (double x : weights) w.normalised.push_back(x / sum);
+  const double again = NumpySum(w.normalised);
+  for (double x : w.normalised) w.blending.push_back(x / again);
+  return w;
+}
+
+std::vector<uint64_t> CoreComponentTargets(uint64_t requested, std::span<const double> normalised) {
+  std::vector<uint64_t> targets;
+  for (double w : normalised)
+    targets.push_back(static_cast<uint64_t>(std::ceil(static_cast<double>(requested) * w)));
+  return targets;
+}
+
+uint64_t CoreComponentBuild(uint64_t target) {
+  // int(math.ceil(math.ceil(S * w) * (1 + surplus))), 1 + 0.005 rounded as Python does.
+  const double factor = 1.0 + 0.005;
+  return static_cast<uint64_t>(std::ceil(static_cast<double>(target) * factor));
+}
+
 std::vector<uint64_t> ComponentSamples(uint64_t train_samples, std::span<const double> normalised) {
   std::vector<uint64_t> samples;
   // int(math.ceil(val * weight * 1.005)), the products in float64 in that order.
@@ -100,6 +123,42 @@ BlendIndex BlendIndex::Compute(std::span<const double> weights, uint64_t size) {
     }
     index.component_[i] = static_cast<uint16_t>(best);
     index.sample_[i] = drawn[best]++;
+  }
+  return index;
+}
+
+BlendIndex BlendIndex::Identity(uint64_t size) {
+  BlendIndex index;
+  index.computed_ = true;
+  index.identity_size_ = size;
+  return index;
+}
+
+BlendIndex BlendIndex::ComputeExhaustive(std::span<const uint64_t> sizes) {
+  uint64_t total = 0;
+  for (uint64_t n : sizes) total += n;
+  std::vector<double> weights;
+  for (uint64_t n : sizes) weights.push_back(static_cast<double>(n) / static_cast<double>(total));
+  BlendIndex index;
+  index.computed_ = true;
+  index.component_.resize(total);
+  index.sample_.resize(total);
+  std::vector<int64_t> drawn(sizes.size(), 0);
+  std::vector<bool> spent(sizes.size(), false);
+  for (uint64_t i = 0; i < total; ++i) {
+    const double x = std::max(static_cast<double>(i), 1.0);
+    size_t best = sizes.size();
+    double best_error = std::numeric_limits<double>::lowest();
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      const double error = weights[k] * x - static_cast<double>(drawn[k]);
+      if (!spent[k] && error > best_error) {
+        best_error = error;
+        best = k;
+      }
+    }
+    index.component_[i] = static_cast<uint16_t>(best);
+    index.sample_[i] = drawn[best]++;
+    spent[best] = static_cast<uint64_t>(drawn[best]) == sizes[best];
   }
   return index;
 }

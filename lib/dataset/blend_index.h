@@ -22,6 +22,19 @@
 //             w_k·x − drawn_k (strictly larger wins: ties go to the lowest k),
 //             dataset_index[i] = k, dataset_sample_index[i] = drawn_k, drawn_k += 1.
 //
+// Megatron-Core (megatron/core/datasets/blended_megatron_dataset_builder.py,
+// blended_dataset.py, utils.py) computes it differently:
+//
+//   weights   utils.normalize (w / numpy.sum(w), float64) in the builder, and
+//             again in BlendedDataset: both sums are numpy's pairwise ones.
+//   size      from the split's requested samples S, sum over k of ceil(S · w_k)
+//             (w normalised once); component k is built with
+//             ceil(ceil(S · w_k) · (1 + 0.005)) samples (mid_level_dataset_surplus).
+//   no weights  the components' sample counts L_k serve as weights: with S,
+//             normalised once, size min(S, sum L_k); without S, helpers.cpp
+//             build_exhaustive_blending_indices draws every sample of every
+//             component, choosing as above among those not yet exhausted.
+//
 // What the index must agree with (the components and their sample counts) is
 // megatron_blend.cc's to check. Immutable once made; const accessors are safe
 // from several threads.
@@ -53,6 +66,18 @@ BlendWeights NormaliseBlendWeights(std::span<const double> weights);
 // samples Megatron builds each component with. Their sum is the blend's N.
 std::vector<uint64_t> ComponentSamples(uint64_t train_samples, std::span<const double> normalised);
 
+// Megatron-Core's weights: normalised with numpy.sum once (`normalised`) and
+// again (`blending`). Requires every weight > 0.
+BlendWeights NormaliseCoreBlendWeights(std::span<const double> weights);
+
+// ceil(S · w_k) for each once-normalised weight: component k's share of a Core
+// blend of S requested samples. The blend's size is their sum.
+std::vector<uint64_t> CoreComponentTargets(uint64_t requested, std::span<const double> normalised);
+
+// ceil(target · 1.005): the samples Core builds a component with its default
+// mid_level_dataset_surplus of 0.005.
+uint64_t CoreComponentBuild(uint64_t target);
+
 class BlendIndex {
  public:
   BlendIndex() = default;
@@ -64,8 +89,18 @@ class BlendIndex {
                                  const std::string& sample_index_key);
   // build_blending_indices over `weights` (the blending ones) for `size` samples.
   static BlendIndex Compute(std::span<const double> weights, uint64_t size);
+  // build_exhaustive_blending_indices: every sample of components of `sizes`
+  // (each >= 1) samples.
+  static BlendIndex ComputeExhaustive(std::span<const uint64_t> sizes);
+  // A lone dataset's: sample i is component 0's sample i, held in no memory
+  // (the exhaustive blend of one component, which a lone GPTDataset of
+  // billions of samples could not afford at 10 bytes a sample).
+  static BlendIndex Identity(uint64_t size);
 
-  uint64_t size() const { return computed_ ? component_.size() : dataset_index_.size(); }
+  uint64_t size() const {
+    return identity_size_ != 0 ? identity_size_
+                               : (computed_ ? component_.size() : dataset_index_.size());
+  }
   bool computed() const { return computed_; }
   // The files (empty when computed).
   const NpyArray& dataset_index_file() const { return dataset_index_; }
@@ -73,11 +108,18 @@ class BlendIndex {
 
   // dataset_index[i] and dataset_sample_index[i], as the .npy holds them
   // (widened to int64; checked against the components by the caller).
-  int64_t component(uint64_t i) const { return computed_ ? component_[i] : dataset_index_.at(i); }
-  int64_t sample(uint64_t i) const { return computed_ ? sample_[i] : dataset_sample_index_.at(i); }
+  int64_t component(uint64_t i) const {
+    if (identity_size_ != 0) return 0;
+    return computed_ ? component_[i] : dataset_index_.at(i);
+  }
+  int64_t sample(uint64_t i) const {
+    if (identity_size_ != 0) return static_cast<int64_t>(i);
+    return computed_ ? sample_[i] : dataset_sample_index_.at(i);
+  }
 
  private:
   bool computed_ = false;
+  uint64_t identity_size_ = 0;  // Identity's size; 0 otherwise
   NpyArray dataset_index_;
   NpyArray dataset_sample_index_;
   std::vector<uint16_t> component_;  // computed: at most 65536 components

@@ -63,6 +63,11 @@ class Dataset {
   // "dataset" block and `inspect --config`: null for types whose config says
   // it all; megatron_blend's components and the samples drawn from each.
   virtual nlohmann::json DescribeJson() const { return nullptr; }
+  // A blend's components in its order (their prefixes; empty for a dataset
+  // that is not a blend) and the component of the sample at position i < size(),
+  // for summary.json's per-component statistics.
+  virtual std::vector<std::string> ComponentPrefixes() const { return {}; }
+  virtual uint32_t ComponentOf(uint64_t /*position*/) const { return 0; }
   virtual std::unique_ptr<SampleReader> NewReader() const = 0;
   // A hint, given before any reader is made, that the run reads every sample
   // (no sample_range). A type whose samples lie at random places in its files

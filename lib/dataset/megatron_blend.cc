@@ -15,8 +15,12 @@
 // components before it), as `documents` numbers the rows across its prefixes:
 // one per-document score file covers the whole blend, its rows the components'
 // in `datasets` order.
+#include "dataset/megatron_blend.h"
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -37,15 +41,9 @@ struct Component {
   uint64_t drawn = 0;           // samples of the blend taken from it
 };
 
-// How the index was made, for Describe and DescribeJson.
-struct IndexSource {
-  std::vector<double> weights;  // the blending weights; empty when read from files
-  uint64_t train_samples = 0;   // when N was derived from it
-};
-
 class MegatronBlendDataset : public Dataset {
  public:
-  MegatronBlendDataset(std::vector<Component> components, BlendIndex index, IndexSource source,
+  MegatronBlendDataset(std::vector<Component> components, BlendIndex index, BlendSource source,
                        std::vector<int64_t> ignore)
       : components_(std::move(components)),
         index_(std::move(index)),
@@ -56,6 +54,14 @@ class MegatronBlendDataset : public Dataset {
   DType dtype() const override { return components_.front().dataset->dtype(); }
   std::string Describe() const override;
   nlohmann::json DescribeJson() const override;
+  std::vector<std::string> ComponentPrefixes() const override {
+    std::vector<std::string> prefixes;
+    for (const Component& c : components_) prefixes.push_back(c.dataset->prefix());
+    return prefixes;
+  }
+  uint32_t ComponentOf(uint64_t i) const override {
+    return static_cast<uint32_t>(index_.component(i));
+  }
   std::unique_ptr<SampleReader> NewReader() const override;
   void WillReadEverySample() const override {
     for (const Component& c : components_) c.dataset->WillReadEverySample();
@@ -81,23 +87,26 @@ class MegatronBlendDataset : public Dataset {
  private:
   std::vector<Component> components_;
   BlendIndex index_;
-  IndexSource source_;
+  BlendSource source_;
   std::vector<int64_t> ignore_;
 };
 
 std::string MegatronBlendDataset::Describe() const {
-  std::string s = "megatron_blend " + std::to_string(size()) + " samples from " +
+  std::string s = source_.type + " " + std::to_string(size()) + " samples from " +
                   std::to_string(components_.size()) + " datasets (";
   for (size_t k = 0; k < components_.size(); ++k)
     s += (k ? ", " : "") + components_[k].dataset->prefix() + " " +
          std::to_string(components_[k].drawn);
   s += "), ";
+  if (index_.computed() && source_.weights.empty())
+    return s + "index computed from the components' sizes";
   return s + (index_.computed() ? "index computed from the weights"
                                 : "dataset_index " + index_.dataset_index_file().path());
 }
 
 nlohmann::json MegatronBlendDataset::DescribeJson() const {
-  nlohmann::json j = {{"type", "megatron_blend"}, {"samples", size()}};
+  nlohmann::json j = {{"type", source_.type}, {"samples", size()}};
+  j.update(source_.describe);
   if (index_.computed()) {
     j["index"] = "computed";
     if (source_.train_samples != 0) j["train_samples"] = source_.train_samples;
@@ -126,20 +135,19 @@ std::unique_ptr<SampleReader> MegatronBlendDataset::NewReader() const {
   return std::make_unique<GptSampleReader<decltype(locate)>>(size(), dtype(), locate);
 }
 
-std::string ComponentKey(size_t k) { return "dataset.datasets[" + std::to_string(k) + "]"; }
-
 // Opens every component; they must share one token dtype.
-Result<std::vector<Component>> OpenComponents(const MegatronBlendConfig& config,
+Result<std::vector<Component>> OpenComponents(const std::vector<MegatronGptConfig>& configs,
+                                              const std::vector<std::string>& keys,
                                               const std::vector<int64_t>& ignore) {
   std::vector<Component> components;
   uint64_t documents = 0;
-  for (size_t k = 0; k < config.datasets.size(); ++k) {
+  for (size_t k = 0; k < configs.size(); ++k) {
     DSA_ASSIGN_OR_RETURN(std::unique_ptr<MegatronGptDataset> d,
-                         MegatronGptDataset::Open(config.datasets[k], ignore, ComponentKey(k)));
+                         MegatronGptDataset::Open(configs[k], ignore, keys[k]));
     if (k > 0 && d->dtype() != components.front().dataset->dtype())
-      return Status::BadInput(ComponentKey(k) + ".prefix: " + d->prefix() + " holds " +
-                              std::string(DTypeName(d->dtype())) + " tokens, but " +
-                              ComponentKey(0) + " holds " +
+      return Status::BadInput(keys[k] + ".prefix: " + d->prefix() + " holds " +
+                              std::string(DTypeName(d->dtype())) + " tokens, but " + keys[0] +
+                              " holds " +
                               std::string(DTypeName(components.front().dataset->dtype())) +
                               "; the components of a blend share one token dtype");
     const uint64_t rows = d->num_documents();
@@ -149,57 +157,85 @@ Result<std::vector<Component>> OpenComponents(const MegatronBlendConfig& config,
   return components;
 }
 
-// The key whose value made N: "size", or "train_samples" N derives from.
-std::string SizeKey(const MegatronBlendConfig& config) {
-  return config.size != 0 ? "config: dataset.size" : "config: dataset.train_samples";
-}
-
 // Before any sample is read: every entry of the index names a component and
 // one of its samples. Counts each component's draws.
-Status CheckIndex(const MegatronBlendConfig& config, const BlendIndex& index,
+Status CheckIndex(const BlendSource& source, const BlendIndex& index,
                   std::vector<Component>* components) {
   const NpyArray& which = index.dataset_index_file();
   const uint64_t count = components->size();
   if (!index.computed() && which.dtype() == DType::kU8 && count > kMaxUint8Components)
-    return Status::BadInput("dataset.dataset_index: " + which.path() +
-                            ": a uint8 ('|u1') index, but dataset.datasets has " +
-                            std::to_string(count) + " entries; a uint8 index serves at most " +
+    return Status::BadInput(source.dataset_index_key + ": " + which.path() +
+                            ": a uint8 ('|u1') index, but the blend has " + std::to_string(count) +
+                            " entries; a uint8 index serves at most " +
                             std::to_string(kMaxUint8Components) + " (is it another blend's?)");
   for (uint64_t i = 0; i < index.size(); ++i) {
     const int64_t k = index.component(i);
     if (k < 0 || static_cast<uint64_t>(k) >= count)
-      return Status::BadInput("dataset.dataset_index: " + which.path() + ": dataset_index[" +
+      return Status::BadInput(source.dataset_index_key + ": " + which.path() + ": dataset_index[" +
                               std::to_string(i) + "] = " + std::to_string(k) +
-                              " is not a component (dataset.datasets has " + std::to_string(count) +
-                              " entries)");
+                              " is not a component (the blend has " + std::to_string(count) + ")");
     Component& c = (*components)[static_cast<size_t>(k)];
     const int64_t j = index.sample(i);
     if (j >= 0 && static_cast<uint64_t>(j) < c.dataset->size()) {
       ++c.drawn;
       continue;
     }
-    const std::string component = ComponentKey(static_cast<size_t>(k)) + " (" +
+    const std::string component = source.component_keys[static_cast<size_t>(k)] + " (" +
                                   c.dataset->prefix() + ", which has " +
                                   std::to_string(c.dataset->size()) + " samples)";
     if (index.computed())
-      return Status::BadInput(SizeKey(config) + ": the blend of " + std::to_string(index.size()) +
-                              " samples computed from the weights draws more samples from " +
-                              component +
-                              " than it has (were its maps built for other weights "
-                              "or another size?)");
-    return Status::BadInput(
-        "dataset.dataset_sample_index: " + index.dataset_sample_index_file().path() +
-        ": dataset_sample_index[" + std::to_string(i) + "] = " + std::to_string(j) +
-        " is not a sample of " + component);
+      return Status::BadInput(
+          "config: " + source.size_key + ": the blend of " + std::to_string(index.size()) +
+          " samples computed from the weights draws more samples from " + component +
+          " than it has (were its maps built for other weights "
+          "or another size?)");
+    return Status::BadInput(source.sample_index_key + ": " +
+                            index.dataset_sample_index_file().path() + ": dataset_sample_index[" +
+                            std::to_string(i) + "] = " + std::to_string(j) +
+                            " is not a sample of " + component);
   }
   return Status::OK();
 }
 
+// Megatron-DeepSpeed's BlendableDataset writes its description <md5>.dsc beside
+// <md5>_index.npy: "Blendable dataset", then each component's description,
+// whose "Data prefix P" lines give the components in the blend's order. When
+// it is there, `datasets` must name the same prefixes in that order (by file
+// name: a cache made on another machine names other folders). Swapped
+// components would otherwise pass every check with wrong samples.
+Status CheckDeepSpeedOrder(const MegatronBlendConfig& config) {
+  const std::string suffix = "_index.npy", &index = config.dataset_index;
+  if (!config.weights.empty() || !index.ends_with(suffix)) return Status::OK();
+  const std::string dsc = index.substr(0, index.size() - suffix.size()) + ".dsc";
+  std::ifstream in(dsc);
+  std::string line;
+  if (!std::getline(in, line) || line != "Blendable dataset") return Status::OK();
+  std::vector<std::string> listed;
+  std::string list;
+  while (std::getline(in, line)) {
+    if (!line.starts_with("Data prefix ")) continue;
+    listed.push_back(line.substr(std::string("Data prefix ").size()));
+    list += (listed.size() > 1 ? ", " : "") + listed.back();
+  }
+  const auto name = [](const std::string& p) { return std::filesystem::path(p).filename(); };
+  if (listed.size() != config.datasets.size())
+    return Status::BadInput("dataset.datasets: " + std::to_string(config.datasets.size()) +
+                            " entries, but the blend's description " + dsc + " lists " +
+                            std::to_string(listed.size()) + " components (" + list + ")");
+  for (size_t k = 0; k < listed.size(); ++k)
+    if (name(config.datasets[k].prefix) != name(listed[k]))
+      return Status::BadInput("dataset.datasets[" + std::to_string(k) + "].prefix: \"" +
+                              config.datasets[k].prefix + "\" is not the blend's component " +
+                              std::to_string(k) + ", \"" + listed[k] + "\"; its description " +
+                              dsc + " lists its components in this order: " + list);
+  return Status::OK();
+}
+
 // Megatron's cached index, or the one computed from the weights.
-Result<BlendIndex> MakeIndex(const MegatronBlendConfig& config, IndexSource* source) {
+Result<BlendIndex> MakeIndex(const MegatronBlendConfig& config, BlendSource* source) {
   if (config.weights.empty())
     return BlendIndex::Open(config.dataset_index, config.dataset_sample_index,
-                            "dataset.dataset_index", "dataset.dataset_sample_index");
+                            source->dataset_index_key, source->sample_index_key);
   const BlendWeights w = NormaliseBlendWeights(config.weights);
   uint64_t n = config.size;
   if (n == 0) {
@@ -212,14 +248,32 @@ Result<BlendIndex> MakeIndex(const MegatronBlendConfig& config, IndexSource* sou
 
 }  // namespace
 
+Result<std::unique_ptr<Dataset>> OpenMegatronBlend(
+    const std::vector<MegatronGptConfig>& components, BlendSource source,
+    const std::function<Result<BlendIndex>(const std::vector<uint64_t>& sizes, BlendSource*)>&
+        make_index,
+    const std::vector<int64_t>& ignore) {
+  DSA_ASSIGN_OR_RETURN(std::vector<Component> opened,
+                       OpenComponents(components, source.component_keys, ignore));
+  std::vector<uint64_t> sizes;
+  for (const Component& c : opened) sizes.push_back(c.dataset->size());
+  DSA_ASSIGN_OR_RETURN(BlendIndex index, make_index(sizes, &source));
+  DSA_RETURN_IF_ERROR(CheckIndex(source, index, &opened));
+  return std::unique_ptr<Dataset>(std::make_unique<MegatronBlendDataset>(
+      std::move(opened), std::move(index), std::move(source), SortedUnique(ignore)));
+}
+
 Result<std::unique_ptr<Dataset>> OpenType(const MegatronBlendConfig& config,
                                           const std::vector<int64_t>& ignore) {
-  DSA_ASSIGN_OR_RETURN(std::vector<Component> components, OpenComponents(config, ignore));
-  IndexSource source;
-  DSA_ASSIGN_OR_RETURN(BlendIndex index, MakeIndex(config, &source));
-  DSA_RETURN_IF_ERROR(CheckIndex(config, index, &components));
-  return std::unique_ptr<Dataset>(std::make_unique<MegatronBlendDataset>(
-      std::move(components), std::move(index), std::move(source), SortedUnique(ignore)));
+  DSA_RETURN_IF_ERROR(CheckDeepSpeedOrder(config));
+  BlendSource source;
+  for (size_t k = 0; k < config.datasets.size(); ++k)
+    source.component_keys.push_back("dataset.datasets[" + std::to_string(k) + "]");
+  source.size_key = config.size != 0 ? "dataset.size" : "dataset.train_samples";
+  return OpenMegatronBlend(
+      config.datasets, std::move(source),
+      [&config](const std::vector<uint64_t>&, BlendSource* s) { return MakeIndex(config, s); },
+      ignore);
 }
 
 }  // namespace dsanalyze

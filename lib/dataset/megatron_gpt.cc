@@ -38,7 +38,7 @@ void MegatronGptDataset::AppendDocumentPieces(uint64_t i, std::vector<DocumentPi
   const Cut a = Start(j), b = Start(j + 1);
   for (uint64_t p = a.position; p <= b.position; ++p) {
     const uint64_t lo = p == a.position ? a.offset : 0;
-    const uint64_t hi = p == b.position ? b.offset + 1 : RowSize(p);
+    const uint64_t hi = p == b.position ? b.offset + extra_ : RowSize(p);
     if (hi > lo) out->push_back({Row(p), hi - lo});
   }
 }
@@ -65,7 +65,7 @@ std::byte* MegatronGptDataset::CopySample(uint64_t j, std::byte* out) const {
   for (uint64_t p = a.position; p <= b.position; ++p) {
     const ElementView row = file_.row(Row(p));
     const uint64_t lo = p == a.position ? a.offset : 0;
-    const uint64_t hi = p == b.position ? b.offset + 1 : row.count;
+    const uint64_t hi = p == b.position ? b.offset + extra_ : row.count;
     if (hi <= lo) continue;
     std::memcpy(out, row.data + lo * itemsize, (hi - lo) * itemsize);
     out += (hi - lo) * itemsize;
@@ -136,7 +136,7 @@ Status MegatronGptDataset::CheckSampleIdx(const std::string& key, uint64_t sampl
     DSA_ASSIGN_OR_RETURN(const Cut cut, CheckCut(key, k));
     if (k > 0) {
       DSA_ASSIGN_OR_RETURN(const uint64_t length,
-                           CheckSample(key, k - 1, previous, cut, seq_length));
+                           CheckSample(key, {k - 1, samples}, previous, cut, seq_length));
       if (k == 1) common_length = length;
       uniform = uniform && length == common_length;
     }
@@ -147,7 +147,8 @@ Status MegatronGptDataset::CheckSampleIdx(const std::string& key, uint64_t sampl
 }
 
 // Row k of sample_idx as a cut, once it lies inside doc_idx and its row. Row 0
-// only starts a sample, so its offset may equal the row size.
+// only starts a sample, so its offset may equal the row size; so may any row's
+// without the extra token, whose end offset is exclusive.
 Result<Cut> MegatronGptDataset::CheckCut(const std::string& key, uint64_t k) const {
   const int64_t position = sample_idx_.at(2 * k), offset = sample_idx_.at(2 * k + 1);
   if (position < 0 || static_cast<uint64_t>(position) >= doc_idx_.size())
@@ -157,7 +158,7 @@ Result<Cut> MegatronGptDataset::CheckCut(const std::string& key, uint64_t k) con
                         " entries");
   const Cut cut{static_cast<uint64_t>(position), static_cast<uint64_t>(offset)};
   const uint64_t size = RowSize(cut.position);
-  if (offset < 0 || cut.offset > size || (k > 0 && cut.offset == size))
+  if (offset < 0 || cut.offset > size || (k > 0 && cut.offset + extra_ > size))
     return MapError(key, sample_idx_,
                     SampleIdxRow(k, position, offset) + ": offset " + std::to_string(offset) +
                         " is outside row " + std::to_string(Row(cut.position)) + " of " +
@@ -165,24 +166,33 @@ Result<Cut> MegatronGptDataset::CheckCut(const std::string& key, uint64_t k) con
   return cut;
 }
 
-// Sample k runs from `start` through `end`, not backwards; returns its length,
-// which must be seq_length + 1 when seq_length != 0.
-Result<uint64_t> MegatronGptDataset::CheckSample(const std::string& key, uint64_t k, Cut start,
+// Sample k.first (of k.second) runs from `start` to `end`, not backwards;
+// returns its length, which must be seq_length + extra_ when seq_length != 0,
+// except for a last sample that ends where doc_idx ends (Core pads it).
+Result<uint64_t> MegatronGptDataset::CheckSample(const std::string& key,
+                                                 std::pair<uint64_t, uint64_t> k, Cut start,
                                                  Cut end, uint64_t seq_length) const {
+  const uint64_t j = k.first;
   if (end.position < start.position ||
       (end.position == start.position && end.offset < start.offset))
     return MapError(
         key, sample_idx_,
-        SampleIdxRow(k + 1, static_cast<int64_t>(end.position), static_cast<int64_t>(end.offset)) +
-            " comes before the start of sample " + std::to_string(k) +
-            " in doc_idx order (sample_idx[" + std::to_string(k) + "] = (" +
+        SampleIdxRow(j + 1, static_cast<int64_t>(end.position), static_cast<int64_t>(end.offset)) +
+            " comes before the start of sample " + std::to_string(j) +
+            " in doc_idx order (sample_idx[" + std::to_string(j) + "] = (" +
             std::to_string(start.position) + ", " + std::to_string(start.offset) + "))");
   const uint64_t length = Length(start, end);
-  if (seq_length != 0 && length != seq_length + 1)
+  const uint64_t full = seq_length + extra_;
+  const bool padded_last = j + 1 == k.second && end.position + 1 == doc_idx_.size() &&
+                           end.offset + extra_ == RowSize(end.position) && length > 0 &&
+                           length < full;
+  if ((seq_length != 0 && length != full && !padded_last) || length == 0)
     return MapError(key, sample_idx_,
-                    "sample " + std::to_string(k) + " (sample_idx rows " + std::to_string(k) +
-                        " to " + std::to_string(k + 1) + ") has " + std::to_string(length) +
-                        " tokens, but seq_length + 1 = " + std::to_string(seq_length + 1));
+                    "sample " + std::to_string(j) + " (sample_idx rows " + std::to_string(j) +
+                        " to " + std::to_string(j + 1) + ") has " + std::to_string(length) +
+                        " tokens, but seq_length" + (extra_ ? " + 1" : "") + " = " +
+                        std::to_string(full) +
+                        (extra_ ? "" : " (add_extra_token_to_sequence is false)"));
   return length;
 }
 
@@ -208,9 +218,9 @@ Result<std::unique_ptr<MegatronGptDataset>> MegatronGptDataset::Open(
     if (!a.ok()) return a.status().WithPrefix(keys[m]);
     maps[m] = std::move(a).value();
   }
-  std::unique_ptr<MegatronGptDataset> ds(
-      new MegatronGptDataset(std::move(file), std::move(maps[0]), std::move(maps[1]),
-                             std::move(maps[2]), config.dtype_codes, SortedUnique(ignore)));
+  std::unique_ptr<MegatronGptDataset> ds(new MegatronGptDataset(
+      std::move(file), std::move(maps[0]), std::move(maps[1]), std::move(maps[2]),
+      config.dtype_codes, SortedUnique(ignore), config.add_extra_token));
   DSA_RETURN_IF_ERROR(ds->Validate(config.seq_length, keys));
   return ds;
 }

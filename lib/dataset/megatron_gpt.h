@@ -8,9 +8,12 @@
 //
 // The sample at iteration position i is sample shuffle_idx[i], so position
 // (and default id) i is Megatron's training index i. A sample's tokens run
-// from its start through the rows in doc_idx order to its end, inclusive:
-// seq_length + 1 tokens for maps Megatron built (GPTDataset's
-// _query_document_sample_shuffle_indices with add_extra_token_to_sequence).
+// from its start through the rows in doc_idx order to its end: the end's
+// token included with add_extra_token_to_sequence (seq_length + 1 tokens, the
+// default), excluded without it (seq_length tokens; the end may then be a
+// row's size), as GPTDataset's _query_document_sample_shuffle_indices reads
+// them. The last sample may be shorter when it ends at the end of doc_idx:
+// Core's padded last validation sample, of which only the real tokens count.
 // The maps stay memory-mapped (they can hold billions of entries) and are
 // read through NpyArray::at, since Megatron versions store them as int32,
 // uint32 or int64.
@@ -33,6 +36,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/dataset_types.h"
@@ -79,8 +83,10 @@ class MegatronGptDataset : public Dataset {
 
  private:
   MegatronGptDataset(IndexedDataset file, NpyArray doc_idx, NpyArray sample_idx,
-                     NpyArray shuffle_idx, CodeTable table, std::vector<int64_t> ignore)
-      : file_(std::move(file)),
+                     NpyArray shuffle_idx, CodeTable table, std::vector<int64_t> ignore,
+                     bool extra_token)
+      : extra_(extra_token ? 1 : 0),
+        file_(std::move(file)),
         doc_idx_(std::move(doc_idx)),
         sample_idx_(std::move(sample_idx)),
         shuffle_idx_(std::move(shuffle_idx)),
@@ -95,16 +101,17 @@ class MegatronGptDataset : public Dataset {
   uint64_t RowSize(uint64_t position) const {
     return static_cast<uint64_t>(file_.row_size(Row(position)));
   }
-  // Tokens from cut a through cut b inclusive (b at or after a).
+  // Tokens from cut a to cut b, b's token included when extra_ (b at or after a).
   uint64_t Length(Cut a, Cut b) const {
-    if (a.position == b.position) return b.offset - a.offset + 1;
-    uint64_t n = RowSize(a.position) - a.offset + b.offset + 1;
+    if (a.position == b.position) return b.offset - a.offset + extra_;
+    uint64_t n = RowSize(a.position) - a.offset + b.offset + extra_;
     for (uint64_t p = a.position + 1; p < b.position; ++p) n += RowSize(p);
     return n;
   }
 
   // Validates the maps against the token file (see the file comment); with
-  // seq_length != 0 every sample must have seq_length + 1 tokens. `keys` name
+  // seq_length != 0 every sample must have seq_length + extra_ tokens (the
+  // last fewer if it ends at the end of doc_idx). `keys` name
   // the config keys of doc_idx, sample_idx and shuffle_idx for messages.
   Status Validate(uint64_t seq_length, const std::string (&keys)[3]);
   // The steps of Validate, in order; `key` is the map's config key.
@@ -113,9 +120,10 @@ class MegatronGptDataset : public Dataset {
   Status CheckShuffleIdx(const std::string& key, uint64_t samples) const;
   Status CheckSampleIdx(const std::string& key, uint64_t samples, uint64_t seq_length);
   Result<Cut> CheckCut(const std::string& key, uint64_t k) const;
-  Result<uint64_t> CheckSample(const std::string& key, uint64_t k, Cut start, Cut end,
-                               uint64_t seq_length) const;
+  Result<uint64_t> CheckSample(const std::string& key, std::pair<uint64_t, uint64_t> k, Cut start,
+                               Cut end, uint64_t seq_length) const;
 
+  uint64_t extra_;  // 1 with add_extra_token_to_sequence: a sample's end token is its own
   IndexedDataset file_;
   NpyArray doc_idx_;
   NpyArray sample_idx_;

@@ -30,6 +30,8 @@ Result<std::unique_ptr<Dataset>> OpenType(const MegatronGptConfig& config,
                                           const std::vector<int64_t>& ignore);
 Result<std::unique_ptr<Dataset>> OpenType(const MegatronBlendConfig& config,
                                           const std::vector<int64_t>& ignore);
+Result<std::unique_ptr<Dataset>> OpenType(const MegatronCoreConfig& config,
+                                          const std::vector<int64_t>& ignore);
 
 // `ids` sorted, without repeats: the form Dataset::ignore_token_ids returns.
 std::vector<int64_t> SortedUnique(std::vector<int64_t> ids);

@@ -1,7 +1,11 @@
 #include "merge/merge.h"
 
+#include <spdlog/spdlog.h>
+
+#include <memory>
 #include <thread>
 
+#include "dataset/open_dataset.h"
 #include "merge/merge_inputs.h"
 #include "merge/merge_metric.h"
 #include "metrics/registry.h"
@@ -135,6 +139,30 @@ RunInfo MergeInfo(const std::vector<MergeInput>& inputs, const std::string& out,
   return info;
 }
 
+// A blend's dataset (its "dataset" block lists components), opened from the
+// merged config so that the report computes its per-component statistics
+// over the union, as a run over it would; `info` then names its components.
+// Null for other datasets, with sample_indices (ids that are not positions),
+// or when the blend's files cannot be opened here (a warning: the merged
+// summary then has no per-component statistics, the rest is exact).
+std::unique_ptr<Dataset> OpenBlend(const std::vector<MergeInput>& inputs, const std::string& out,
+                                   RunInfo* info) {
+  const nlohmann::json& block = inputs.front().dataset;
+  const Config config = MergedConfig(inputs, out);
+  if (!block.is_object() || !block.contains("components") || !config.dataset.sample_indices.empty())
+    return nullptr;
+  Result<std::unique_ptr<Dataset>> blend = OpenDataset(config.dataset);
+  if (!blend.ok()) {
+    spdlog::warn("no per-component statistics: the blend does not open here: {}",
+                 blend.status().message());
+    return nullptr;
+  }
+  const Dataset* d = blend->get();
+  info->component_prefixes = d->ComponentPrefixes();
+  info->component_of_id = [d](uint64_t id) { return d->ComponentOf(id); };
+  return std::move(blend).value();
+}
+
 // The inputs, read and checked, with what the output needs of them.
 struct Prepared {
   std::vector<MergeInput> inputs;
@@ -171,7 +199,9 @@ Status WriteStaged(const Prepared& p, const std::string& out, AnalysisWriter* st
   DSA_RETURN_IF_ERROR(written);
   SetInterruptStage("report");
   BeginStage("report", clock, progress);
-  return WriteReports(staged->dir(), p.entries, MergeInfo(p.inputs, out, clock->Elapsed()));
+  RunInfo info = MergeInfo(p.inputs, out, clock->Elapsed());
+  const std::unique_ptr<Dataset> blend = OpenBlend(p.inputs, out, &info);
+  return WriteReports(staged->dir(), p.entries, info);
 }
 
 }  // namespace

@@ -305,6 +305,14 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
   return info;
 }
 
+// A blend's components for the per-component statistics. Sample ids are
+// positions unless sample_indices gives others; then there are none.
+void SetComponents(const Dataset& dataset, const Config& config, RunInfo* info) {
+  if (!config.dataset.sample_indices.empty()) return;
+  info->component_prefixes = dataset.ComponentPrefixes();
+  info->component_of_id = [&dataset](uint64_t id) { return dataset.ComponentOf(id); };
+}
+
 // Collective: rank 0 writes the reports into the staged analysis; its
 // Status, which FinishAnalysis agrees on. They and the commit are timed as
 // one stage, report_commit.
@@ -333,6 +341,7 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dat
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
     info.dataset = dataset.DescribeJson();
+    SetComponents(dataset, run.config, &info);
     st = WriteReports(run.staged->dir(), entries, info);
     FaultPoint("report");  // test-only (util/fault_point.h)
   }

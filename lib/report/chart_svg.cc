@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 
 #include "page/svg.h"
 
@@ -106,6 +108,59 @@ std::string ZipfSvg(const std::string& metric, const std::vector<int64_t>& ranke
   }
   return s + "<polyline fill=\"none\" stroke=\"#4878a8\" stroke-width=\"2\" points=\"" + points +
          "\"><title>" + svg::Escape(metric) + " rank-frequency</title></polyline>\n</svg>\n";
+}
+
+namespace {
+
+// One component's row of ComponentsSvg at height y, x(v) placing value v.
+std::string ComponentRow(const nlohmann::ordered_json& c, double y,
+                         const std::function<double(double)>& x) {
+  const std::string name = std::filesystem::path(c["prefix"].get<std::string>()).filename();
+  const uint64_t samples = c["samples"].get<uint64_t>();
+  std::string s = Text(svg::kLeft + 90, y + 4, "end", name + " (" + std::to_string(samples) + ")");
+  if (samples == 0) return s + Text(svg::kLeft + 100, y + 4, "start", "no samples");
+  const auto p = [&](const char* key) { return x(c["percentiles"][key].get<double>()); };
+  s += Line(p("p5"), y, p("p95"), y, "stroke=\"black\"");
+  s += Rect(
+      p("p25"), y - 7, std::max(1.0, p("p75") - p("p25")), 14, kRank0Style,
+      name + ": p25 " + c["percentiles"]["p25"].dump() + ", p75 " + c["percentiles"]["p75"].dump());
+  s += Line(p("p50"), y - 9, p("p50"), y + 9, "stroke=\"black\" stroke-width=\"2\"");
+  return s + "<circle cx=\"" + Px(x(c["mean"].get<double>())) + "\" cy=\"" + Px(y) +
+         "\" r=\"3\" fill=\"white\" stroke=\"black\"/>\n";
+}
+
+}  // namespace
+
+std::string ComponentsSvg(const std::string& metric, const nlohmann::ordered_json& per_component) {
+  constexpr double kRow = 34, kTopY = 70;
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const auto& c : per_component) {
+    if (c["samples"].get<uint64_t>() == 0) continue;
+    const double a = c["min"].get<double>(), b = c["max"].get<double>();
+    lo = any ? std::min(lo, a) : a;
+    hi = any ? std::max(hi, b) : b;
+    any = true;
+  }
+  if (hi <= lo) hi = lo + 1;
+  const double left = svg::kLeft + 100, width = svg::kWidth - left - svg::kRight;
+  const auto x = [&](double v) { return left + (v - lo) / (hi - lo) * width; };
+  const double axis = kTopY + kRow * static_cast<double>(per_component.size());
+  std::string s = Open(axis + 50, metric + " per component (p5-p95, p25-p75, median, mean)");
+  double y = kTopY + kRow / 2;
+  for (const auto& c : per_component) {
+    s += ComponentRow(c, y, x);
+    y += kRow;
+  }
+  s += Line(left, axis, left + width, axis, "stroke=\"black\"");
+  for (int t = 0; t <= 4; ++t) {
+    const double v = lo + (hi - lo) * t / 4;
+    char label[32];
+    std::snprintf(label, sizeof label, "%.6g", v);
+    s += Line(x(v), axis, x(v), axis + 5, "stroke=\"black\"");
+    s += Text(x(v), axis + 20, "middle", label);
+  }
+  return s + "</svg>\n";
 }
 
 }  // namespace dsanalyze

@@ -19,4 +19,10 @@ std::string TimingsSvg(const nlohmann::ordered_json& timings);
 // most frequent token).
 std::string ZipfSvg(const std::string& metric, const std::vector<int64_t>& ranked);
 
+// A metric's "per_component" list (summary.json): one row per component on
+// one value axis, a line from p5 to p95, a box from p25 to p75, a tick at the
+// median and a dot at the mean, labelled with its prefix's file name and
+// samples. Components without samples get a row saying so.
+std::string ComponentsSvg(const std::string& metric, const nlohmann::ordered_json& per_component);
+
 }  // namespace dsanalyze

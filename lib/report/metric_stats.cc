@@ -29,7 +29,43 @@ Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
   return d;
 }
 
-__int128 SumOfValues(const ValueDistribution& d) {
+Result<std::vector<CountedValues>> ReadComponentDistributions(
+    const std::string& save_path, const std::string& metric, CodeTable table, size_t components,
+    const std::function<uint32_t(uint64_t)>& component_of) {
+  DSA_ASSIGN_OR_RETURN(IndexedDataset i2m,
+                       OpenMetricFile(MetricFilePrefix(save_path, metric, kIndexToMetric), table));
+  DSA_ASSIGN_OR_RETURN(IndexedDataset i2s,
+                       OpenMetricFile(MetricFilePrefix(save_path, metric, kIndexToSample), table));
+  DSA_ASSIGN_OR_RETURN(const std::vector<int64_t> values, ReadIndexValues(i2m));
+  if (std::optional<FileProblem> p = CheckOneRowPerValue(i2s, i2m))
+    return BadFile(i2s.prefix(), *p);
+  // counts[k][r]: samples of component k with values[r].
+  std::vector<std::vector<uint64_t>> counts(components, std::vector<uint64_t>(values.size()));
+  std::vector<int64_t> ids;
+  for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
+    const ElementView row = i2s.row(r);
+    ids.resize(row.count);
+    WidenElements(row, 0, ids);
+    for (int64_t id : ids) {
+      const uint32_t k = component_of(static_cast<uint64_t>(id));
+      if (k >= components)
+        return Status::Internal("sample " + std::to_string(id) + " of metric " + metric +
+                                " is in no component of the blend");
+      ++counts[k][r];
+    }
+  }
+  std::vector<CountedValues> out(components);
+  for (size_t k = 0; k < components; ++k)
+    for (size_t r = 0; r < values.size(); ++r) {
+      if (counts[k][r] == 0) continue;
+      out[k].values.push_back(values[r]);
+      out[k].counts.push_back(counts[k][r]);
+      out[k].samples += counts[k][r];
+    }
+  return out;
+}
+
+__int128 SumOfValues(const CountedValues& d) {
   __int128 sum = 0;
   for (size_t i = 0; i < d.values.size(); ++i)
     sum += static_cast<__int128>(d.values[i]) * static_cast<__int128>(d.counts[i]);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,17 @@ struct ValueDistribution : CountedValues {
 Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
                                                 const std::string& metric, CodeTable table);
 
+// The distribution of each of a blend's `components` components: the metric's
+// values over the samples component_of(id) names, for every sample id of
+// index_to_sample. Reads every id once (O(N) time, O(distinct values ×
+// components) memory). BadInput naming the file as ReadValueDistribution;
+// Internal if component_of names no component.
+Result<std::vector<CountedValues>> ReadComponentDistributions(
+    const std::string& save_path, const std::string& metric, CodeTable table, size_t components,
+    const std::function<uint32_t(uint64_t)>& component_of);
+
 // Exact sum of all samples' values (value × count, in 128 bits).
-__int128 SumOfValues(const ValueDistribution& d);
+__int128 SumOfValues(const CountedValues& d);
 
 // summary.json lists percentiles p0, p5, ..., p100 under these keys ("p5").
 inline constexpr int kSummaryPercentileStep = 5;

@@ -39,9 +39,8 @@ Json Int128Json(__int128 v) {
 }
 
 // The statistics follow "type" in the entry `j`.
-void AddSingleValueSummary(const ValueDistribution& d, Json& j) {
-  j["metric_dtype"] = std::string(DTypeName(d.metric_dtype));
-  j["sample_dtype"] = std::string(DTypeName(d.sample_dtype));
+// samples, distinct values, min, max, sum, mean and percentiles of `d`.
+void AddDistributionSummary(const CountedValues& d, Json& j) {
   j["samples"] = d.samples;
   j["distinct_values"] = d.values.size();
   if (d.samples == 0) return;
@@ -55,6 +54,29 @@ void AddSingleValueSummary(const ValueDistribution& d, Json& j) {
     percentiles[PercentileKey(p)] = NearestRankPercentile(d, p);
   }
   j["percentiles"] = std::move(percentiles);
+}
+
+void AddSingleValueSummary(const ValueDistribution& d, Json& j) {
+  j["metric_dtype"] = std::string(DTypeName(d.metric_dtype));
+  j["sample_dtype"] = std::string(DTypeName(d.sample_dtype));
+  AddDistributionSummary(d, j);
+}
+
+// "per_component": a blend's statistics of each component, in its order.
+Status AddPerComponent(const std::string& dir, const std::string& metric, const RunInfo& info,
+                       Json& j) {
+  DSA_ASSIGN_OR_RETURN(
+      const std::vector<CountedValues> parts,
+      ReadComponentDistributions(dir, metric, TableOf(info), info.component_prefixes.size(),
+                                 info.component_of_id));
+  Json list = Json::array();
+  for (size_t k = 0; k < parts.size(); ++k) {
+    Json c = {{"prefix", info.component_prefixes[k]}};
+    AddDistributionSummary(parts[k], c);
+    list.push_back(std::move(c));
+  }
+  j["per_component"] = std::move(list);
+  return Status::OK();
 }
 
 void AddAccumulateSummary(const AccumulateStats& s, Json& j) {
@@ -169,6 +191,8 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
                          Json* entry, std::vector<CurriculumMetric>* curriculum, RunPage* page) {
   DSA_ASSIGN_OR_RETURN(ValueDistribution d, ReadValueDistribution(dir, m.name, TableOf(info)));
   AddSingleValueSummary(d, *entry);
+  if (!info.component_prefixes.empty())
+    DSA_RETURN_IF_ERROR(AddPerComponent(dir, m.name, info, *entry));
   if (m.score && d.samples > 0)
     (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges, m.nan_scores);
   const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);

@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -67,6 +68,11 @@ struct RunInfo {
   // What the config does not say about the dataset (Dataset::DescribeJson:
   // a blend's components and draws), written as "dataset"; null: no key.
   nlohmann::json dataset;
+  // A blend's components (Dataset::ComponentPrefixes) and the component of
+  // sample id s: each single-value metric's summary.json entry then gets
+  // "per_component" statistics, and the page a chart of them. Empty: none.
+  std::vector<std::string> component_prefixes;
+  std::function<uint32_t(uint64_t)> component_of_id;
 };
 
 // The RunInfo fields an analysis takes from its config (a run's, or the

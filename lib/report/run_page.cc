@@ -118,6 +118,11 @@ Markup SingleValue(const std::string& name, const Json& e, const RunPage& page) 
   Markup m = Facts(rows);
   if (const auto h = page.histograms.find(name); h != page.histograms.end())
     m += html::Chart(h->second, name + ": samples per value; dashed marks at p10, p50 and p90.");
+  if (e.contains("per_component"))
+    m += html::Chart(ComponentsSvg(name, e["per_component"]),
+                     name +
+                         " in each component of the blend, on one axis: does it sort by "
+                         "difficulty, or by corpus?");
   if (e.contains("percentiles"))
     m += html::Folded("percentiles p0 ... p100 (nearest rank)",
                       PercentileTable(e["percentiles"], "value"));

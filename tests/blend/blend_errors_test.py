@@ -33,12 +33,17 @@ def component(work, name, samples, rng, vocab=100):
     return {"prefix": prefix, "index_prefix": prefix}, len(shuffle_idx)
 
 
-def refused(work, name, dataset, expected):
+def write_config(work, name, dataset):
     out = os.path.join(work, name)
-    path = out + ".json"
-    with open(path, "w") as f:
+    with open(out + ".json", "w") as f:
         json.dump({"dataset": dataset, "metrics": [{"name": "seqlen", "metric": "seqlen"}],
                    "output": {"path": out}}, f)
+    return out + ".json"
+
+
+def refused(work, name, dataset, expected):
+    out = os.path.join(work, name)
+    path = write_config(work, name, dataset)
     proc = subprocess.run([os.environ["MPIEXEC"], "-n", "1", DSANALYZE, "--config", path,
                            "--quiet"], capture_output=True, text=True)
     problems = cli_check.error_line_problems(proc, expected)
@@ -97,6 +102,23 @@ def main():
         refused(work, "too_many_draws", dict(computed, weights=[1, 1], size=2 * samples_b + 2),
                 ["config: dataset.size: the blend of %d samples" % (2 * samples_b + 2),
                  "dataset.datasets[1]"])
+        # Megatron-DeepSpeed's blend description beside its index lists the
+        # components in order: swapped entries are refused, named both ways.
+        dsc_index = index("5d2c_index.npy", "|u1", [0, 1, 0, 1])
+        with open(os.path.join(work, "5d2c.dsc"), "w") as f:
+            f.write("Blendable dataset\n\nDatasets:\nGPT Dataset\n\nData prefix %s\n"
+                    "Dataset name train\n\nGPT Dataset\n\nData prefix /elsewhere/b\n"
+                    "Dataset name train\n\nWeights: [0.5, 0.5]\nSize: 4\n" % a["prefix"])
+        refused(work, "dsc_order", dict(blend, datasets=[b, a], dataset_index=dsc_index),
+                ["dataset.datasets[0].prefix: \"%s\" is not the blend's component 0" % b["prefix"],
+                 os.path.join(work, "5d2c.dsc"), a["prefix"] + ", /elsewhere/b"])
+        refused(work, "dsc_count", dict(blend, datasets=[a, b, a], dataset_index=dsc_index),
+                ["dataset.datasets: 3 entries", "lists 2 components"])
+        ok = subprocess.run([DSANALYZE, "inspect", "--config",
+                             write_config(work, "dsc_ok", dict(blend, dataset_index=dsc_index))],
+                            capture_output=True, text=True)
+        if ok.returncode != 0:
+            raise AssertionError("dsc_ok: the blend in the .dsc's order is refused: %r" % ok.stderr)
         refused(work, "entry_key", dict(blend, datasets=[a, dict(b, prefixes=["x"])]),
                 ["config: dataset.datasets[1]: unknown key \"prefixes\""])
     print("megatron_blend: every bad input refused")

@@ -33,6 +33,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blend_reference as ref  # noqa: E402
+import component_stats  # noqa: E402
 import score_reference  # noqa: E402
 
 DSANALYZE = os.environ["DSANALYZE"]
@@ -181,6 +182,8 @@ def check_blend(work, case, threads, rng):
     docs_out, _ = run(work, name + "_docs", {"type": "documents", "prefixes": [flat]},
                       metrics(per_sample, "sample"), threads)
     same_files(blend_out, docs_out, name + ": blend vs its samples as documents")
+    component_stats.check(blend_out, ["seqlen", "vr", "q"], which,
+                          [e["prefix"] for e in entries], name)
 
     computed = dict(cached, weights=weights, train_samples=train_samples)
     del computed["dataset_index"], computed["dataset_sample_index"]
@@ -228,6 +231,12 @@ def check_range_merge(work, blend_out, blend_config):
               for out in (blend_out, merged)]
     if blocks[0] != blocks[1]:
         raise AssertionError("merged dataset block %r, whole run's %r" % (blocks[1], blocks[0]))
+    per = [{m: json.load(open(os.path.join(out, "summary.json")))["metrics"][m]["per_component"]
+            for m in ("seqlen", "utr", "q")} for out in (blend_out, merged)]
+    if per[0] != per[1]:
+        raise AssertionError("merged per_component %r, whole run's %r" % (per[1], per[0]))
+    if "per component" not in open(os.path.join(merged, "report.html")).read():
+        raise AssertionError("merged report.html has no per-component chart")
 
 
 def check_commands(blend_out, docs_out):

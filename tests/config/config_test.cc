@@ -321,10 +321,10 @@ TEST_CASE("config: dataset types, tables and prefixes", "[config]") {
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "synthetic"}})")) ==
         "config: dataset.type: unknown dataset type \"synthetic\" (did you mean "
         "\"synthetic_mod\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
-        "megatron_blend");
+        "megatron_blend, megatron_core");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "parquet"}})")) ==
         "config: dataset.type: unknown dataset type \"parquet\"; known types: synthetic_mod, "
-        "documents, packed, megatron_gpt, megatron_blend");
+        "documents, packed, megatron_gpt, megatron_blend, megatron_core");
   CHECK(ErrorOf(Documents(R"({"dataset": {"dtype_codes": "megatron2"}})")) ==
         "config: dataset.dtype_codes: unknown table \"megatron2\" (use \"megatron\", "
         "\"deepspeed\" or \"deepspeed-legacy\")");
@@ -380,7 +380,8 @@ TEST_CASE("config: packed reads prefixes, dtype_codes and seq_length", "[config]
         "config: dataset: key \"seq_length\" does not apply to type \"documents\"");
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "pack"}})")) ==
         "config: dataset.type: unknown dataset type \"pack\" (did you mean \"packed\"?); "
-        "known types: synthetic_mod, documents, packed, megatron_gpt, megatron_blend");
+        "known types: synthetic_mod, documents, packed, megatron_gpt, "
+        "megatron_blend, megatron_core");
 }
 
 TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[config]") {
@@ -442,7 +443,7 @@ TEST_CASE("config: megatron_gpt takes index_prefix or the three map paths", "[co
   CHECK(ErrorOf(Synthetic(R"({"dataset": {"type": "megatron"}})")) ==
         "config: dataset.type: unknown dataset type \"megatron\" (did you mean "
         "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
-        "megatron_blend");
+        "megatron_blend, megatron_core");
 }
 
 TEST_CASE("config: megatron_blend entries take megatron_gpt's keys, the section's defaults",
@@ -513,6 +514,36 @@ TEST_CASE("config: output.files chooses outputs, kept in table order", "[config]
   CHECK(ErrorOf(Synthetic(R"({"output": {"files": ["metric_value"]}})")) ==
         "config: output.files: \"reports\" is required (summary.json records the choice for "
         "verify and compare)");
+}
+
+TEST_CASE("config: megatron_core reads data_path as Megatron-Core's get_blend_from_list",
+          "[config][blend]") {
+  const auto core = [](const std::string& dataset) {
+    return json::parse(R"({"dataset": )" + dataset +
+                       R"(, "metrics": [{"name": "seqlen", "metric": "seqlen"}],
+                          "output": {"path": "out"}})");
+  };
+  Result<Config> c = ParseConfig(core(R"({"type": "megatron_core", "path_to_cache": "cache",
+      "data_path": [" 30", " data/web ", "7e1", "data/books"],
+      "add_extra_token_to_sequence": false, "num_samples": 2000})"));
+  REQUIRE(c.ok());
+  const auto& m = std::get<MegatronCoreConfig>(c->dataset.type);
+  CHECK(m.split == "train");
+  CHECK(m.prefixes == std::vector<std::string>{"data/web", "data/books"});
+  CHECK(m.weights == std::vector<double>{30, 70});
+  CHECK(!m.add_extra_token);
+  CHECK(ParseConfig(ConfigToJson(*c))->dataset == c->dataset);
+  // An odd count, or a non-number at an even place: all prefixes, no weights.
+  Result<Config> plain =
+      ParseConfig(core(R"({"type": "megatron_core", "data_path": ["a", "b", "c"]})"));
+  REQUIRE(plain.ok());
+  CHECK(std::get<MegatronCoreConfig>(plain->dataset.type).weights.empty());
+  CHECK(std::get<MegatronCoreConfig>(plain->dataset.type).prefixes.size() == 3);
+  CHECK(ErrorOf(core(R"({"type": "megatron_core", "data_path": ["0", "a", "1", "b"]})")) ==
+        "config: dataset.data_path[0]: weight \"0\" of \"a\" is not a positive number; "
+        "Megatron-Core's weights are > 0");
+  CHECK(ErrorOf(core(R"({"type": "megatron_core", "data_path": ["a"], "split": "val"})")) ==
+        "config: dataset.split: unknown split \"val\" (use \"train\", \"valid\" or \"test\")");
 }
 
 }  // namespace dsanalyze

@@ -18,7 +18,7 @@ TEST_CASE("dataset types: each row is found by its name, names are unique", "[co
     CHECK(names.insert(t.name).second);
   }
   CHECK(names == std::set<std::string_view>{"synthetic_mod", "documents", "packed", "megatron_gpt",
-                                            "megatron_blend"});
+                                            "megatron_blend", "megatron_core"});
 }
 
 TEST_CASE("dataset types: row i makes alternative i of the variant, which it names", "[config]") {
@@ -38,10 +38,10 @@ TEST_CASE("dataset types: an unknown name gets one message, with a near name", "
   CHECK(near.status().message() ==
         "config: dataset.type: unknown dataset type \"megatron\" (did you mean "
         "\"megatron_gpt\"?); known types: synthetic_mod, documents, packed, megatron_gpt, "
-        "megatron_blend");
+        "megatron_blend, megatron_core");
   CHECK(FindDatasetType("csv").status().message() ==
         "config: dataset.type: unknown dataset type \"csv\"; known types: synthetic_mod, "
-        "documents, packed, megatron_gpt, megatron_blend");
+        "documents, packed, megatron_gpt, megatron_blend, megatron_core");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "page/histogram_svg.h"
+#include "report/chart_svg.h"
 #include "report/distribution.h"
 #include "report/metric_stats.h"
 #include "support/output_fixture.h"
@@ -162,6 +163,21 @@ RunInfo SampleRunInfo(const std::string& save_path) {
   info.peak_anon_bytes = {10, 20, 30};
   info.save_path = save_path;
   return info;
+}
+
+TEST_CASE("ComponentsSvg draws each component of a blend on one axis", "[report][blend]") {
+  const nlohmann::ordered_json per_component = nlohmann::ordered_json::parse(R"([
+      {"prefix": "data/web_text_document", "samples": 3, "min": 1, "max": 9, "mean": 4.5,
+       "percentiles": {"p5": 1, "p25": 2, "p50": 4, "p75": 6, "p95": 9}},
+      {"prefix": "data/books", "samples": 0, "distinct_values": 0}])");
+  const std::string svg = ComponentsSvg("m<1>", per_component);
+  CHECK(XmlProblem(svg).empty());
+  CHECK(svg.find("web_text_document (3)") != std::string::npos);  // file name, samples
+  CHECK(svg.find("data/web") == std::string::npos);
+  CHECK(svg.find("books (0)") != std::string::npos);
+  CHECK(svg.find("no samples") != std::string::npos);
+  CHECK(svg.find("m&lt;1&gt; per component") != std::string::npos);
+  CHECK(svg.find("web_text_document: p25 2, p75 6") != std::string::npos);
 }
 
 TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
