@@ -37,14 +37,9 @@ struct Plot {
 };
 
 std::string Frame(const CurriculumReport& r) {
-  std::string s =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-      Px(kWidth) + "\" height=\"" + Px(kHeight) + "\" viewBox=\"0 0 " + Px(kWidth) + " " +
-      Px(kHeight) +
-      "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<title>curriculum replay</title>\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::string s = svg::Open(kWidth, kHeight) +
+                  "<title>curriculum replay</title>\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s += Text(kWidth / 2, 28, "middle",
             "curriculum: " + std::to_string(r.train_steps) + " steps" +
                 (r.global_batch_size > 0 ? ", global batch " + std::to_string(r.global_batch_size)

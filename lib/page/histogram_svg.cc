@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "page/numbers.h"
 #include "page/svg.h"
 
 namespace dsanalyze {
@@ -42,7 +43,7 @@ __int128 FloorDiv(__int128 a, __int128 b) {
 }
 
 std::string Integer(__int128 v) {
-  if (v > -10000000 && v < 10000000) return std::to_string(static_cast<long long>(v));
+  if (v > -10000000 && v < 10000000) return Count(static_cast<int64_t>(v));
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3Lg", static_cast<long double>(v));
   return buf;
@@ -52,16 +53,9 @@ std::string Integer(__int128 v) {
 // chart shows even without samples.
 std::string Frame(const std::string& metric, const std::string& heading,
                   const std::string& counted) {
-  std::string svg =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-      Px(kWidth) + "\" height=\"" + Px(kHeight) + "\" viewBox=\"0 0 " + Px(kWidth) + " " +
-      Px(kHeight) +
-      "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<title>" +
-      Escape(metric) +
-      " histogram</title>\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::string svg = svg::Open(kWidth, kHeight) + "<title>" + Escape(metric) +
+                    " histogram</title>\n"
+                    "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += Text(kWidth / 2, 28, "middle", heading, "font-size=\"16\" font-weight=\"bold\"");
   svg += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
   svg += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
@@ -83,7 +77,7 @@ Bins MakeBins(__int128 lo, __int128 hi, const CountedValues& d) {
   const u128 span = static_cast<u128>(hi - lo) + 1;
   Bins b;
   b.width = span <= kMaxUnitBins ? 1 : RoundUp125(CeilDiv(span, kTargetBins));
-  b.start = FloorDiv(lo, static_cast<__int128>(b.width)) * static_cast<__int128>(b.width);
+  b.start = lo;  // not a round multiple below it: the first bin would look half empty
   b.bins = static_cast<u128>(hi - b.start) / b.width + 1;
   b.counts.assign(static_cast<size_t>(b.bins), 0);
   for (size_t i = 0; i < d.values.size(); ++i)
@@ -146,7 +140,7 @@ std::string Bars(const Bins& b, const Scale& s, const ValueAxis& axis) {
     svg += "<rect x=\"" + Px(kLeft + i * bar_w + gap / 2) + "\" y=\"" + Px(y) + "\" width=\"" +
            Px(bar_w - gap) + "\" height=\"" + Px(kAxisY - y) + "\"><title>" +
            (b.width == 1 ? axis.label(first) : axis.label(first) + ".." + axis.label(last)) + ": " +
-           std::to_string(b.counts[i]) + " " + axis.counted + "</title></rect>\n";
+           Count(b.counts[i]) + " " + axis.counted + "</title></rect>\n";
   }
   return svg + "</g>\n";
 }
@@ -188,8 +182,8 @@ std::string PercentileMarks(const CountedValues& d, const Scale& s, const ValueA
 }
 
 std::string Heading(const std::string& metric, const CountedValues& d, const std::string& counted) {
-  return metric + ": N = " + std::to_string(d.samples) + " " + counted + ", " +
-         std::to_string(d.values.size()) + " distinct values";
+  return metric + ": N = " + Count(d.samples) + " " + counted + ", " +
+         Count(static_cast<uint64_t>(d.values.size())) + " distinct values";
 }
 
 std::string NoSamples(const ValueAxis& axis) {

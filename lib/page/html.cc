@@ -7,8 +7,10 @@
 namespace dsanalyze::html {
 namespace {
 
-// SVG charts scale down to the page width (a phone's too); wide tables
-// scroll inside their box rather than widening the page. Severities are
+// SVG charts scale down to the page width, but not below 740 px, where
+// their 12 px text would fall under 10 px: on a phone they scroll inside
+// their figure; wide tables scroll inside their box rather than widening the
+// page. Severities are
 // words and bold, not only colours; print drops the shading.
 constexpr std::string_view kStyle = R"(
 body { font-family: sans-serif; margin: 0 auto; padding: 0 12px 24px; max-width: 1100px;
@@ -36,6 +38,16 @@ ul.findings { padding-left: 1.2em; }
 .severity { font-weight: bold; text-transform: uppercase; }
 .severity-error { color: #a00000; }
 .severity-warning { color: #805000; }
+/* A phone (390 px): name / value tables stack, a name above its value, and a
+   chart keeps its text at 10 px or more by scrolling sideways in its figure
+   instead of shrinking below 740 px. */
+@media (max-width: 600px) {
+  table.facts, table.facts tbody, table.facts tr, table.facts th, table.facts td { display: block; }
+  table.facts th { border-bottom: none; }
+  table.facts td.num { text-align: left; }
+  figure { overflow-x: auto; }
+  figure svg { min-width: 740px; }
+}
 @media print {
   body { max-width: none; }
   thead th, pre { background: none; }
@@ -69,8 +81,20 @@ Markup Section(std::string_view heading, const Markup& inside, std::string_view 
   return Wrap(open + "<h2>" + Text(heading).html + "</h2>\n", inside, "</section>\n");
 }
 
-Markup Block(std::string_view heading, const Markup& inside) {
-  return Wrap("<div class=\"block\">\n<h3>" + Text(heading).html + "</h3>\n", inside, "</div>\n");
+Markup Block(std::string_view heading, const Markup& inside, std::string_view id) {
+  const std::string open = id.empty() ? "<div class=\"block\">\n"
+                                      : "<div class=\"block\" id=\"" + Text(id).html + "\">\n";
+  return Wrap(open + "<h3>" + Text(heading).html + "</h3>\n", inside, "</div>\n");
+}
+
+Markup Link(std::string_view id, std::string_view text) {
+  return Wrap("<a href=\"#" + Text(id).html + "\">", Text(text), "</a>");
+}
+
+Markup List(const std::vector<Markup>& items) {
+  Markup m{"<ul>\n"};
+  for (const Markup& item : items) m += Wrap("<li>", item, "</li>\n");
+  return m += Markup{"</ul>\n"};
 }
 
 Markup Facts(const std::vector<std::array<std::string, 2>>& rows) {
