@@ -38,14 +38,22 @@ class TwiceRanks {
       dense_[static_cast<uint64_t>(d.values[i]) - static_cast<uint64_t>(min_)] = ranks_[i];
   }
 
-  // 0 when `v` is not one of the values.
-  uint64_t operator()(int64_t v) const {
+  // out[i] = the twice-rank of raw[i], 0 when it is not one of the values;
+  // a loop without branches on the dense table.
+  void Fill(const int64_t* raw, size_t len, uint64_t* out) const {
     if (!dense_.empty()) {
-      const uint64_t at = static_cast<uint64_t>(v) - static_cast<uint64_t>(min_);  // wraps below
-      return at < dense_.size() ? dense_[at] : 0;
+      const uint64_t* table = dense_.data();
+      const uint64_t size = dense_.size(), min = static_cast<uint64_t>(min_);
+      for (size_t i = 0; i < len; ++i) {
+        const uint64_t at = static_cast<uint64_t>(raw[i]) - min;  // wraps below min
+        out[i] = at < size ? table[at] : 0;
+      }
+      return;
     }
-    const auto it = std::lower_bound(values_->begin(), values_->end(), v);
-    return it != values_->end() && *it == v ? ranks_[it - values_->begin()] : 0;
+    for (size_t i = 0; i < len; ++i) {
+      const auto it = std::lower_bound(values_->begin(), values_->end(), raw[i]);
+      out[i] = it != values_->end() && *it == raw[i] ? ranks_[it - values_->begin()] : 0;
+    }
   }
 
   // Σ over samples of (twice the rank)²: from the counts, no pass over samples.
@@ -75,11 +83,13 @@ Status SumCrossProducts(const std::vector<IndexedDataset>& files,
     const size_t len = static_cast<size_t>(std::min(kRankChunk, n - from));
     for (size_t a = 0; a < k; ++a) {
       WidenElements(files[a].elements(), from, std::span(raw.data(), len));
-      for (size_t i = 0; i < len; ++i)
-        if ((r[a][i] = ranks[a](raw[i])) == 0)
-          return Status::BadInput(files[a].prefix() + ": row " + std::to_string(from + i) +
-                                  ": value " + std::to_string(raw[i]) +
-                                  " is not in its index_to_metric");
+      ranks[a].Fill(raw.data(), len, r[a].data());
+      const size_t i =
+          static_cast<size_t>(std::find(r[a].begin(), r[a].begin() + len, 0) - r[a].begin());
+      if (i < len)
+        return Status::BadInput(files[a].prefix() + ": row " + std::to_string(from + i) +
+                                ": value " + std::to_string(raw[i]) +
+                                " is not in its index_to_metric");
     }
     for (size_t a = 0; a < k; ++a)
       for (size_t b = a + 1; b < k; ++b) {
