@@ -359,6 +359,28 @@ TEST_CASE("histograms of small, wide and empty distributions", "[report]") {
     CHECK(svg.find("<title>7..26: 1 samples</title>") != std::string::npos);
     CHECK(svg.find("<title>987..1,006: 1 samples</title>") != std::string::npos);
   }
+  SECTION("values over orders of magnitude get a log axis, from the smallest value") {
+    const std::string svg = HistogramSvg(
+        "m", Distribution({3, 10, 100, 1000, 10000, 100000}, {5, 5, 5, 5, 5, 5}), IntegerAxis("m"));
+    CHECK(XmlProblem(svg) == "");
+    CHECK(svg.find(">m value (log scale: bins of equal ratio)</text>") != std::string::npos);
+    CHECK(svg.find("<title>3..3: 5 samples</title>") != std::string::npos);
+    CHECK(svg.find(">10,000</text>") != std::string::npos);
+    // 1 .. 1383 but spread evenly (p90 / p10 = 13): linear bins.
+    std::vector<int64_t> even = {1};
+    for (int64_t v = 100; v <= 1300; v += 100) even.push_back(v);
+    even.push_back(1383);
+    CHECK(HistogramSvg("m", Distribution(even, std::vector<uint64_t>(even.size(), 1)),
+                       IntegerAxis("m"))
+              .find("log scale") == std::string::npos);
+  }
+  SECTION("a log axis up to the int64 limit") {
+    const int64_t big = std::numeric_limits<int64_t>::max();
+    const std::string svg =
+        HistogramSvg("m", Distribution({1, 1000, big}, {3, 3, 3}), IntegerAxis("m"));
+    CHECK(XmlProblem(svg) == "");
+    CHECK(svg.find("log scale") != std::string::npos);
+  }
   SECTION("round bins over a range near the int64 limits") {
     const int64_t big = std::numeric_limits<int64_t>::max();
     const std::string svg =
