@@ -59,7 +59,7 @@ bool LooksNumeric(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
     if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-' && c != '.' && c != 'e' &&
-        c != '+' && c != '%')
+        c != '+' && c != '%' && c != ',')  // ',': page/numbers.h's thousands separators
       return false;
   return true;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "page/numbers.h"
 #include "report/chart_svg.h"
@@ -92,9 +93,23 @@ std::vector<Finding> MetricAlerts(const std::string& name, const Json& e, const 
   return out;
 }
 
+// A binned score metric's range: its bins' lowest and highest scores.
+std::string BinnedRange(const Json& score) {
+  std::optional<double> lo, hi;
+  for (const Json& r : score["bin_scores"])
+    if (!r.is_null()) {
+      lo = std::min(lo.value_or(r[0].get<double>()), r[0].get<double>());
+      hi = std::max(hi.value_or(r[1].get<double>()), r[1].get<double>());
+    }
+  if (!lo) return "";
+  return "scores " + Significant(*lo) + " … " + Significant(*hi) + " in " + Number(score["bins"]) +
+         " bins";
+}
+
 // "range, median" of a single-value metric in its units (scores for a score
 // metric with a scale); empty without statistics.
 std::string RangeAndMedian(const Json& e) {
+  if (e.contains("score") && e["score"].contains("bin_scores")) return BinnedRange(e["score"]);
   const Json& s = e.contains("score") && e["score"].contains("min") ? e["score"] : e;
   if (!s.contains("percentiles")) return "";
   return Number(s["min"]) + " … " + Number(s["max"]) + ", median " +
