@@ -70,13 +70,9 @@ PoolScale PoolScaleOf(const CurriculumReport& r) {
 }
 
 std::string ChartHead(const CurriculumReport& r) {
-  std::string s =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"520\" "
-      "viewBox=\"0 0 880 520\" style=\"font-family: sans-serif; font-size: 12px\">\n"
-      "<title>curriculum replay</title>\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  static_assert(kWidth == 880 && kHeight == 520, "the head's size is svg.h's canvas");
+  const std::string s = svg::Open(kWidth, kHeight) +
+                        "<title>curriculum replay</title>\n"
+                        "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   return s + Text(kWidth / 2, 28, "middle",
                   "curriculum: " + Count(r.train_steps) + " steps" +
                       (r.global_batch_size > 0 ? ", batch " + Count(r.global_batch_size)

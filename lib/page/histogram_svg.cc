@@ -1,9 +1,11 @@
 #include "page/histogram_svg.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
 
+#include "page/numbers.h"
 #include "page/svg.h"
 
 namespace dsanalyze {
@@ -42,7 +44,7 @@ __int128 FloorDiv(__int128 a, __int128 b) {
 }
 
 std::string Integer(__int128 v) {
-  if (v > -10000000 && v < 10000000) return std::to_string(static_cast<long long>(v));
+  if (v > -10000000 && v < 10000000) return Count(static_cast<int64_t>(v));
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3Lg", static_cast<long double>(v));
   return buf;
@@ -53,15 +55,9 @@ std::string Integer(__int128 v) {
 // the font a style (tidy rejects "880.00" and font attributes on <svg>).
 std::string Frame(const std::string& metric, const std::string& heading,
                   const std::string& counted) {
-  static_assert(kWidth == 880 && kHeight == 520, "the head's size is svg.h's canvas");
-  std::string svg =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"520\" "
-      "viewBox=\"0 0 880 520\" style=\"font-family: sans-serif; font-size: 12px\">\n"
-      "<title>" +
-      Escape(metric) +
-      " histogram</title>\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::string svg = svg::Open(kWidth, kHeight) + "<title>" + Escape(metric) +
+                    " histogram</title>\n"
+                    "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += Text(kWidth / 2, 28, "middle", heading, "font-size=\"16\" font-weight=\"bold\"");
   svg += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
   svg += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
@@ -83,7 +79,7 @@ Bins MakeBins(__int128 lo, __int128 hi, const CountedValues& d) {
   const u128 span = static_cast<u128>(hi - lo) + 1;
   Bins b;
   b.width = span <= kMaxUnitBins ? 1 : RoundUp125(CeilDiv(span, kTargetBins));
-  b.start = FloorDiv(lo, static_cast<__int128>(b.width)) * static_cast<__int128>(b.width);
+  b.start = lo;  // not a round multiple below it: the first bin would look half empty
   b.bins = static_cast<u128>(hi - b.start) / b.width + 1;
   b.counts.assign(static_cast<size_t>(b.bins), 0);
   for (size_t i = 0; i < d.values.size(); ++i)
@@ -99,11 +95,19 @@ struct Scale {
   long double range;  // values across the x axis
   u128 y_step;
   u128 y_top;
+  // A log x axis (LogHistogram): log10 of the values at its ends.
+  bool log = false;
+  double log_lo = 0, log_hi = 1;
 
   // x of the centre of integer value v (which covers [v, v+1)).
   double X(__int128 v) const {
+    if (log) return LogX(static_cast<double>(v) + 0.5);
     return kLeft +
            static_cast<double>((static_cast<long double>(v - start) + 0.5L) / range * kPlotW);
+  }
+  // x of the real number `v` > 0 on a log axis.
+  double LogX(double v) const {
+    return kLeft + (std::log10(v) - log_lo) / (log_hi - log_lo) * kPlotW;
   }
   double Y(u128 count) const {
     return kAxisY - static_cast<double>(static_cast<long double>(count) / y_top * kPlotH);
@@ -146,7 +150,7 @@ std::string Bars(const Bins& b, const Scale& s, const ValueAxis& axis) {
     svg += "<rect x=\"" + Px(kLeft + i * bar_w + gap / 2) + "\" y=\"" + Px(y) + "\" width=\"" +
            Px(bar_w - gap) + "\" height=\"" + Px(kAxisY - y) + "\"><title>" +
            (b.width == 1 ? axis.label(first) : axis.label(first) + ".." + axis.label(last)) + ": " +
-           std::to_string(b.counts[i]) + " " + axis.counted + "</title></rect>\n";
+           Count(b.counts[i]) + " " + axis.counted + "</title></rect>\n";
   }
   return svg + "</g>\n";
 }
@@ -188,8 +192,8 @@ std::string PercentileMarks(const CountedValues& d, const Scale& s, const ValueA
 }
 
 std::string Heading(const std::string& metric, const CountedValues& d, const std::string& counted) {
-  return metric + ": N = " + std::to_string(d.samples) + " " + counted + ", " +
-         std::to_string(d.values.size()) + " distinct values";
+  return metric + ": N = " + Count(d.samples) + " " + counted + ", " +
+         Count(static_cast<uint64_t>(d.values.size())) + " distinct values";
 }
 
 std::string NoSamples(const ValueAxis& axis) {
@@ -220,6 +224,70 @@ std::string Legend(const std::string& label_a, const std::string& label_b) {
          Line(kLeft + kPlotW / 2, 49, kLeft + kPlotW / 2 + 20, 49,
               "stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"6,3\"") +
          Text(kLeft + kPlotW / 2 + 26, 53, "start", "dashed outline: " + label_b);
+}
+
+// Log-spaced bins from the smallest value: edges[i] ... edges[i + 1] - 1,
+// about 10 a decade (each edge the next integer at least 10^(1/10) times the
+// first's multiple), the last edge past the largest value.
+struct LogBins {
+  std::vector<__int128> edges;  // the last may lie past int64
+  std::vector<uint64_t> counts;
+};
+
+LogBins MakeLogBins(const CountedValues& d) {
+  LogBins b;
+  const long double lo = d.values.front();
+  b.edges.push_back(d.values.front());
+  for (int i = 1; b.edges.back() <= d.values.back(); ++i)
+    b.edges.push_back(std::max(b.edges.back() + 1,
+                               static_cast<__int128>(std::ceil(lo * std::pow(10.0L, i / 10.0L)))));
+  b.counts.assign(b.edges.size() - 1, 0);
+  for (size_t i = 0; i < d.values.size(); ++i)
+    b.counts[static_cast<size_t>(
+        std::upper_bound(b.edges.begin(), b.edges.end(), static_cast<__int128>(d.values[i])) -
+        b.edges.begin() - 1)] += d.counts[i];
+  return b;
+}
+
+// The bars of a log histogram and its x axis: a tick at each power of ten.
+std::string LogBarsAndAxis(const LogBins& b, const Scale& s, const ValueAxis& axis) {
+  std::string svg = "<g fill=\"#4878a8\">\n";
+  for (size_t i = 0; i < b.counts.size(); ++i) {
+    if (b.counts[i] == 0) continue;
+    const double x0 = s.LogX(static_cast<double>(b.edges[i])),
+                 x1 = s.LogX(static_cast<double>(b.edges[i + 1])), y = s.Y(b.counts[i]);
+    svg += "<rect x=\"" + Px(x0) + "\" y=\"" + Px(y) + "\" width=\"" +
+           Px(std::max(0.5, x1 - x0 - 1)) + "\" height=\"" + Px(kAxisY - y) + "\"><title>" +
+           axis.label(b.edges[i]) + ".." + axis.label(b.edges[i + 1] - 1) + ": " +
+           Count(b.counts[i]) + " " + axis.counted + "</title></rect>\n";
+  }
+  svg += "</g>\n";
+  for (double t = std::pow(10.0, std::ceil(s.log_lo)); std::log10(t) <= s.log_hi + 1e-9; t *= 10) {
+    const double x = s.LogX(t);
+    svg += Line(x, kAxisY, x, kAxisY + 5, "stroke=\"black\"") +
+           Text(x, kAxisY + 20, "middle", axis.label(static_cast<__int128>(std::llround(t))));
+  }
+  return svg + Text(kLeft + kPlotW / 2, kHeight - 25, "middle",
+                    axis.title + " (log scale: bins of equal ratio)");
+}
+
+// Values of at least 1 spanning orders of magnitude, in their bulk too: the
+// largest at least 1000 times the smallest, p90 at least 30 times p10.
+bool SpansDecades(const CountedValues& d) {
+  return d.values.front() >= 1 && d.values.back() / 1000 >= d.values.front() &&
+         NearestRankPercentile(d, 90) / 30 >= NearestRankPercentile(d, 10);
+}
+
+std::string LogHistogram(const CountedValues& d, const ValueAxis& axis) {
+  const LogBins bins = MakeLogBins(d);
+  Scale scale{};
+  scale.log = true;
+  scale.log_lo = std::log10(static_cast<double>(bins.edges.front()));
+  scale.log_hi = std::log10(static_cast<double>(bins.edges.back()));
+  const uint64_t max_count = *std::max_element(bins.counts.begin(), bins.counts.end());
+  scale.y_step = RoundUp125(CeilDiv(max_count, 6));
+  scale.y_top = CeilDiv(max_count, scale.y_step) * scale.y_step;
+  return YAxis(scale) + LogBarsAndAxis(bins, scale, axis) + PercentileMarks(d, scale, axis);
 }
 
 }  // namespace
@@ -261,6 +329,7 @@ ValueAxis IntegerAxis(const std::string& metric) { return {metric + " value", In
 std::string HistogramSvg(const std::string& metric, const CountedValues& d, const ValueAxis& axis) {
   std::string svg = Frame(metric, Heading(metric, d, axis.counted), axis.counted);
   if (d.samples == 0) return svg + NoSamples(axis);
+  if (SpansDecades(d)) return svg + LogHistogram(d, axis) + "</svg>\n";
   const Bins bins = MakeBins(d.values.front(), d.values.back(), d);
   const Scale scale = MakeScale(bins, MaxCount(bins));
   svg += YAxis(scale);

@@ -2,7 +2,11 @@
 // plan's sizes) as a standalone SVG document.
 //
 // A range of up to 60 integers gets one bar per integer; a wider range is
-// split into 32..80 bins of a round width (1, 2 or 5 × 10^k). The chart has a title
+// split into 32..80 bins of a round width (1, 2 or 5 × 10^k), the first from the
+// smallest value. Values that span orders of magnitude (all ≥ 1, the largest
+// ≥ 1000 × the smallest and p90 ≥ 30 × p10) get a log x axis instead: bins of
+// equal ratio (about 10 a decade, from the smallest value) and a tick at each
+// power of ten. The chart has a title
 // with the name and N, a y axis of counts (ValueAxis::counted: samples unless
 // told) and an x axis of values (both with round ticks and labels), and dashed
 // vertical marks labelled with the 10th, 50th and 90th nearest-rank

@@ -7,12 +7,12 @@
 namespace dsanalyze::html {
 namespace {
 
-// SVG charts scale down to the page width (a phone's too); wide tables
-// scroll inside their box rather than widening the page. Severities are
-// words and bold, not only colours; print drops the shading. On a phone
-// (up to 600 px) tables stack, one block per row with each cell named by
-// its column, and chart text is 25 units: at least 10 px on a 390 px screen,
-// where an 880-unit chart is drawn 366 px wide.
+// SVG charts scale down to the page width, but not below 740 px, where
+// their 12 px text would fall under 10 px: on a phone they scroll inside
+// their figure; wide tables scroll inside their box rather than widening the
+// page. Severities are words and bold, not only colours; print drops the
+// shading. On a phone (up to 600 px) tables stack, one block per row with
+// each cell named by its column.
 constexpr std::string_view kStyle = R"(
 body { font-family: sans-serif; margin: 0 auto; padding: 0 12px 24px; max-width: 1100px;
        color: #111; background: #fff; line-height: 1.4; }
@@ -39,6 +39,9 @@ ul.findings { padding-left: 1.2em; }
 .severity { font-weight: bold; text-transform: uppercase; }
 .severity-error { color: #a00000; }
 .severity-warning { color: #805000; }
+/* A phone (390 px): tables stack, one block per row with each cell named by
+   its column, and a chart keeps its text at 10 px or more by scrolling
+   sideways in its figure instead of shrinking below 740 px. */
 @media (max-width: 600px) {
   table, tbody, tr, th, td { display: block; }
   thead { display: none; }
@@ -47,7 +50,8 @@ ul.findings { padding-left: 1.2em; }
   th, td { border: none; }
   td.num { text-align: left; }
   td[data-label]::before { content: attr(data-label) ": "; font-weight: bold; }
-  svg text { font-size: 25px; }
+  figure { overflow-x: auto; }
+  figure svg { min-width: 740px; }
 }
 @media print {
   body { max-width: none; }
@@ -60,7 +64,7 @@ bool LooksNumeric(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
     if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-' && c != '.' && c != 'e' &&
-        c != '+' && c != '%')
+        c != '+' && c != '%' && c != ',')  // ',': page/numbers.h's thousands separators
       return false;
   return true;
 }
@@ -82,8 +86,20 @@ Markup Section(std::string_view heading, const Markup& inside, std::string_view 
   return Wrap(open + "<h2>" + Text(heading).html + "</h2>\n", inside, "</section>\n");
 }
 
-Markup Block(std::string_view heading, const Markup& inside) {
-  return Wrap("<div class=\"block\">\n<h3>" + Text(heading).html + "</h3>\n", inside, "</div>\n");
+Markup Block(std::string_view heading, const Markup& inside, std::string_view id) {
+  const std::string open = id.empty() ? "<div class=\"block\">\n"
+                                      : "<div class=\"block\" id=\"" + Text(id).html + "\">\n";
+  return Wrap(open + "<h3>" + Text(heading).html + "</h3>\n", inside, "</div>\n");
+}
+
+Markup Link(std::string_view id, std::string_view text) {
+  return Wrap("<a href=\"#" + Text(id).html + "\">", Text(text), "</a>");
+}
+
+Markup List(const std::vector<Markup>& items) {
+  Markup m{"<ul>\n"};
+  for (const Markup& item : items) m += Wrap("<li>", item, "</li>\n");
+  return m += Markup{"</ul>\n"};
 }
 
 Markup Facts(const std::vector<std::array<std::string, 2>>& rows) {

@@ -37,8 +37,12 @@ Markup Paragraph(std::string_view text);
 Markup Code(std::string_view text);
 // A level-2 section with its heading; `id` (an anchor) may be empty.
 Markup Section(std::string_view heading, const Markup& inside, std::string_view id = "");
-// A level-3 block inside a section (one metric).
-Markup Block(std::string_view heading, const Markup& inside);
+// A level-3 block inside a section (one metric); `id` (an anchor) may be empty.
+Markup Block(std::string_view heading, const Markup& inside, std::string_view id = "");
+// <a href="#id">text</a>: a link to a section or block of the same page.
+Markup Link(std::string_view id, std::string_view text);
+// A bulleted list of items already built.
+Markup List(const std::vector<Markup>& items);
 // Name / value rows (the page's facts), names as row headers.
 Markup Facts(const std::vector<std::array<std::string, 2>>& rows);
 // A JSON value as pages show it: a string as it is, anything else exactly as

@@ -10,6 +10,16 @@ std::string Px(double v) {
   return buf;
 }
 
+std::string Open(double width, double height) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                "viewBox=\"0 0 %.0f %.0f\" style=\"font-family: sans-serif; font-size: 12px\">\n",
+                width, height, width, height);
+  return buf;
+}
+
 std::string Escape(std::string_view s) {
   std::string out;
   for (char ch : s) {

@@ -18,6 +18,12 @@ constexpr double kAxisY = kTop + kPlotH;
 // A coordinate or length: "%.2f".
 std::string Px(double v);
 
+// The start of a standalone chart document: the XML declaration and the
+// <svg> element, `width` × `height` px with the same viewBox, and the charts'
+// font. Width and height are whole numbers and the font is a style, not
+// attributes, so that the chart inlined in a page is valid HTML (tidy).
+std::string Open(double width, double height);
+
 // `s` with &, <, > and " escaped for XML text and attribute values.
 std::string Escape(std::string_view s);
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "page/numbers.h"
 #include "page/svg.h"
 
 namespace dsanalyze {
@@ -16,20 +17,9 @@ using svg::Px;
 using svg::Text;
 
 std::string Open(double height, const std::string& title) {
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-         Px(svg::kWidth) + "\" height=\"" + Px(height) + "\" viewBox=\"0 0 " + Px(svg::kWidth) +
-         " " + Px(height) +
-         "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-         "<title>" +
-         svg::Escape(title) + "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+  return svg::Open(svg::kWidth, height) + "<title>" + svg::Escape(title) +
+         "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
          Text(svg::kWidth / 2, 28, "middle", title, "font-size=\"16\" font-weight=\"bold\"");
-}
-
-std::string Seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f s", s);
-  return buf;
 }
 
 std::string Rect(double x, double y, double w, double h, std::string_view style,
@@ -76,7 +66,7 @@ std::string TimingsSvg(const nlohmann::ordered_json& timings) {
 
 std::string ZipfSvg(const std::string& metric, const std::vector<int64_t>& ranked) {
   using svg::kAxisY, svg::kLeft, svg::kPlotH, svg::kPlotW, svg::kTop;
-  std::string s = Open(svg::kHeight, metric + ": " + std::to_string(ranked.size()) +
+  std::string s = Open(svg::kHeight, metric + ": " + Count(static_cast<uint64_t>(ranked.size())) +
                                          " tokens by rank and count (log-log)");
   s += Line(kLeft, kAxisY, kLeft + kPlotW, kAxisY, "stroke=\"black\"");
   s += Line(kLeft, kTop, kLeft, kAxisY, "stroke=\"black\"");
@@ -89,8 +79,7 @@ std::string ZipfSvg(const std::string& metric, const std::vector<int64_t>& ranke
   const auto x = [&](double rank) { return kLeft + std::log10(rank) / xd * kPlotW; };
   const auto y = [&](double count) { return kAxisY - std::log10(count) / yd * kPlotH; };
   for (int d = 0; d <= std::max(xd, yd); ++d) {
-    const std::string label =
-        d <= 6 ? std::to_string(static_cast<int64_t>(std::pow(10, d))) : "1e" + std::to_string(d);
+    const std::string label = Count(static_cast<uint64_t>(std::llround(std::pow(10, d))));
     if (d <= xd)
       s += Line(x(std::pow(10, d)), kAxisY, x(std::pow(10, d)), kAxisY + 5, "stroke=\"black\"") +
            Text(x(std::pow(10, d)), kAxisY + 20, "middle", label);

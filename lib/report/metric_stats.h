@@ -44,6 +44,33 @@ Result<std::vector<CountedValues>> ReadComponentDistributions(
 // Exact sum of all samples' values (value × count, in 128 bits).
 __int128 SumOfValues(const CountedValues& d);
 
+// The spread of the samples' values: population standard deviation, the
+// interquartile range p75 − p25 (nearest rank, as the percentiles) and the
+// skewness (third standardized moment; 0 for a constant metric). From the
+// counted values in long double: O(distinct values).
+struct Spread {
+  double std = 0;
+  double iqr = 0;
+  double skew = 0;
+};
+Spread SpreadOf(const CountedValues& d);  // requires d.samples > 0
+
+// A sample at one end of a metric's distribution.
+struct Extreme {
+  uint64_t sample;  // its id (its row of sample_to_metric)
+  int64_t value;
+};
+struct Extremes {
+  std::vector<Extreme> lowest;   // ascending value; equal values by ascending id
+  std::vector<Extreme> highest;  // descending value; equal values by ascending id
+};
+// Up to `k` samples at each end (fewer when N < k), read from
+// save_path/metric/metric_index_to_sample (written with `table`) and `d`, its
+// distribution: only the rows at the ends are read, in chunks, so memory is
+// O(k) whatever the size of a row.
+Result<Extremes> ReadExtremes(const std::string& save_path, const std::string& metric,
+                              const ValueDistribution& d, CodeTable table, size_t k);
+
 // summary.json lists percentiles p0, p5, ..., p100 under these keys ("p5").
 inline constexpr int kSummaryPercentileStep = 5;
 std::string PercentileKey(int p);

@@ -10,6 +10,7 @@
 #include "page/histogram_svg.h"
 #include "report/curriculum_config.h"
 #include "report/metric_stats.h"
+#include "report/rank_correlation.h"
 #include "report/run_page.h"
 #include "report/score_summary.h"
 #include "util/file_util.h"
@@ -54,6 +55,21 @@ void AddDistributionSummary(const CountedValues& d, Json& j) {
     percentiles[PercentileKey(p)] = NearestRankPercentile(d, p);
   }
   j["percentiles"] = std::move(percentiles);
+  const Spread spread = SpreadOf(d);
+  j["std"] = spread.std;
+  j["iqr"] = spread.iqr;
+  j["skew"] = spread.skew;
+}
+
+// {"lowest": [{"sample", "value"}, ...], "highest": [...]} (metric_stats.h ReadExtremes).
+Json ExtremesJson(const Extremes& e) {
+  Json j;
+  for (const auto& [key, list] :
+       {std::pair{"lowest", &e.lowest}, std::pair{"highest", &e.highest}}) {
+    Json& out = j[key] = Json::array();
+    for (const Extreme& x : *list) out.push_back({{"sample", x.sample}, {"value", x.value}});
+  }
+  return j;
 }
 
 void AddSingleValueSummary(const ValueDistribution& d, Json& j) {
@@ -193,6 +209,11 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
   AddSingleValueSummary(d, *entry);
   if (!info.component_prefixes.empty())
     DSA_RETURN_IF_ERROR(AddPerComponent(dir, m.name, info, *entry));
+  if (d.samples > 0) {
+    DSA_ASSIGN_OR_RETURN(const Extremes extremes,
+                         ReadExtremes(dir, m.name, d, TableOf(info), kExtremeSamples));
+    (*entry)["extremes"] = ExtremesJson(extremes);
+  }
   if (m.score && d.samples > 0)
     (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges, m.nan_scores);
   const ValueAxis axis = m.score ? ScoreAxis(m.name, *m.score, m.bin_ranges) : IntegerAxis(m.name);
@@ -201,6 +222,8 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
   DSA_RETURN_IF_ERROR(WriteFileAtomic(HistogramFile(dir, m.name), histogram));
   if (d.samples > 0 && WritesCurriculumEntry(info.files))
     curriculum->push_back({m.name, d.values.front(), d.values.back()});
+  if (d.samples > 0 && WritesKind(info.files, kSampleToMetric))
+    page->distributions.emplace(m.name, std::move(d));
   return Status::OK();
 }
 
@@ -225,6 +248,24 @@ Status ReportMetric(const std::string& dir, const MetricEntry& m, const RunInfo&
     (*entry)["not_mergeable"] = *m.not_mergeable;
   }
   if (!m.index_path.empty()) (*entry)["index_path"] = m.index_path;
+  return Status::OK();
+}
+
+// summary.json's "spearman" (rank_correlation.h): every pair of the
+// single-value metrics with samples and a sample_to_metric file, both ways;
+// null for a constant metric's. No key for fewer than two such metrics.
+Status AddSpearman(const std::string& dir, const RunInfo& info, const RunPage& page,
+                   Json* summary) {
+  if (page.distributions.size() < 2) return Status::OK();
+  std::vector<RankedMetric> ranked;
+  for (const auto& [name, m] : (*summary)["metrics"].items())
+    if (const auto d = page.distributions.find(name); d != page.distributions.end())
+      ranked.push_back({name, &d->second});
+  DSA_ASSIGN_OR_RETURN(const auto rho, SpearmanMatrix(dir, ranked, TableOf(info)));
+  Json& out = (*summary)["spearman"] = Json::object();
+  for (size_t a = 0; a < ranked.size(); ++a)
+    for (size_t b = 0; b < ranked.size(); ++b)
+      if (a != b) out[ranked[a].name][ranked[b].name] = rho[a][b] ? Json(*rho[a][b]) : Json();
   return Status::OK();
 }
 
@@ -267,6 +308,7 @@ Status WriteReports(const std::string& dir, const std::vector<MetricEntry>& metr
   for (const MetricEntry& m : metrics)
     DSA_RETURN_IF_ERROR(ReportMetric(dir, m, info, &per_metric[m.name], &curriculum, &page));
   summary["metrics"] = std::move(per_metric);
+  DSA_RETURN_IF_ERROR(AddSpearman(dir, info, page, &summary));
   // nlohmann::json and ordered_json do not convert into each other directly.
   summary["config"] = Json::parse(info.config.dump());
   page.curriculum_note =

@@ -2,11 +2,16 @@
 //
 // The pipeline calls WriteReports on rank 0 after every metric file is in the
 // output directory D (before D is moved into place). It reads the metric files
-// back — index_to_metric values and index_to_sample row sizes, so memory is
-// O(distinct values), never O(N) — and writes, each atomically:
+// back — index_to_metric values and index_to_sample row sizes, and for
+// "spearman" each sample_to_metric in chunks, so memory is O(distinct values),
+// never O(N) — and writes, each atomically:
 //  - D/summary.json: per metric its type, dtypes, samples, distinct values,
 //    min, max, exact mean and sum, the nearest-rank percentiles 0, 5, ..., 100
-//    (see metric_stats.h); for accumulate metrics length, sum, min and max;
+//    (see metric_stats.h), std, IQR, skew and the 5 lowest and highest
+//    samples (ReadExtremes: the ends of index_to_sample only); for accumulate
+//    metrics length, sum, min and max; "spearman" between the single-value
+//    metrics (rank_correlation.h: their sample_to_metric streamed, O(distinct
+//    values) held);
 //    plus the run's stage timings (all but report_commit, which is still
 //    running), ranks, threads, peak RSS and peak anonymous memory per rank,
 //    tool version, config hash and config;

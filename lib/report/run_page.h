@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "page/html.h"
+#include "report/metric_stats.h"
 
 namespace dsanalyze {
 
@@ -30,11 +31,16 @@ struct RunPage {
   std::string curriculum_note;               // how the chart was replayed, or why there is none
   std::vector<html::Finding> curriculum_findings;  // the replay's, without a batch size
   std::vector<html::Finding> warnings;             // the warnings the run gives, with their fixes
+  // The single-value metrics with samples and a sample_to_metric file, for
+  // summary.json's "spearman" (rank_correlation.h).
+  std::map<std::string, ValueDistribution> distributions;
 };
 
 std::string RunPageHtml(const RunPage& page);
 
 // The tokens shown by count in the page's top-tokens table.
 inline constexpr size_t kTopTokens = 20;
+// The samples at each end of a metric that summary.json and the page list.
+inline constexpr size_t kExtremeSamples = 5;
 
 }  // namespace dsanalyze

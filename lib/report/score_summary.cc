@@ -32,12 +32,13 @@ ValueDistribution ScoreOrder(const ValueDistribution& d, bool descending) {
   return r;
 }
 
-Json ScaleSummary(const ValueDistribution& d, const ScoreMeaning& m) {
-  const ValueDistribution s = ScoreOrder(d, m.descending);
+Json ScaleSummary(const ValueDistribution& d, const ScoreMeaning& m, uint64_t nan_scores) {
+  const ValueDistribution s = ScoreOrder(WithoutNanScores(d, m, nan_scores), m.descending);
   const double sum = static_cast<double>(static_cast<long double>(SumOfValues(s)));
   Json j;
   j["scale"] = m.scale;
   j["descending"] = m.descending;
+  if (s.samples == 0) return j;  // every score was NaN
   j["min"] = static_cast<double>(s.values.front()) / m.scale;
   j["max"] = static_cast<double>(s.values.back()) / m.scale;
   j["mean"] = sum / static_cast<double>(s.samples) / m.scale;
@@ -46,6 +47,10 @@ Json ScaleSummary(const ValueDistribution& d, const ScoreMeaning& m) {
     percentiles[PercentileKey(p)] = static_cast<double>(NearestRankPercentile(s, p)) / m.scale;
   }
   j["percentiles"] = std::move(percentiles);
+  const Spread spread = SpreadOf(s);
+  j["std"] = spread.std / m.scale;
+  j["iqr"] = spread.iqr / m.scale;
+  j["skew"] = spread.skew;
   return j;
 }
 
@@ -82,9 +87,25 @@ Json BinsSummary(const ScoreMeaning& meaning, std::span<const BinRange> bins) {
 
 Json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
                   std::span<const BinRange> bins, uint64_t nan_scores) {
-  Json j = meaning.bins == 0 ? ScaleSummary(d, meaning) : BinsSummary(meaning, bins);
+  Json j = meaning.bins == 0 ? ScaleSummary(d, meaning, nan_scores) : BinsSummary(meaning, bins);
   if (meaning.nan_value) j["nan"] = NanSummary(*meaning.nan_value, nan_scores);
   return j;
+}
+
+ValueDistribution WithoutNanScores(const ValueDistribution& d, const ScoreMeaning& meaning,
+                                   uint64_t nan_scores) {
+  if (!meaning.nan_value || nan_scores == 0) return d;
+  ValueDistribution out = d;
+  const auto it = std::lower_bound(out.values.begin(), out.values.end(), *meaning.nan_value);
+  if (it == out.values.end() || *it != *meaning.nan_value) return out;
+  const size_t i = static_cast<size_t>(it - out.values.begin());
+  const uint64_t taken = std::min(nan_scores, out.counts[i]);
+  out.samples -= taken;
+  if ((out.counts[i] -= taken) == 0) {
+    out.values.erase(it);
+    out.counts.erase(out.counts.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return out;
 }
 
 ValueAxis ScoreAxis(const std::string& metric, const ScoreMeaning& meaning,

@@ -24,13 +24,21 @@ namespace dsanalyze {
 // for an empty bin).
 using BinRange = std::array<int64_t, 2>;
 
-// {"scale", "descending", "min", "max", "mean", "percentiles"} (scale) or
+// {"scale", "descending", "min", "max", "mean", "percentiles", "std", "iqr",
+// "skew"} (scale: of
+// the scores that are not NaN, so without the `nan_scores` samples of
+// meaning.nan_value; only the first two when every score is NaN) or
 // {"bins", "descending", "bin_scores": [[low, high] or null per bin]} (bins),
 // then, when meaning.nan_value is set, "nan": {"value", "samples"}: the value
 // NaN scores took and how many samples had one (`nan_scores`). A score of 0
 // is 0, never -0. Requires d.samples > 0.
 nlohmann::ordered_json ScoreSummary(const ValueDistribution& d, const ScoreMeaning& meaning,
                                     std::span<const BinRange> bins, uint64_t nan_scores);
+
+// `d` without its NaN placeholders: `nan_scores` samples of the value
+// meaning.nan_value taken out (real scores that round to the same value stay).
+ValueDistribution WithoutNanScores(const ValueDistribution& d, const ScoreMeaning& meaning,
+                                   uint64_t nan_scores);
 
 // Labels in scores. Its percentile marks, for bins or descending scores,
 // say whose percentile they are: "p10 = bin 1 (scores 0.9 to 0.8)",

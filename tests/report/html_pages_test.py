@@ -13,8 +13,10 @@ merge, and of 100 metrics; `curriculum --html`, `batches --html`,
     page width, and nothing wider than the page;
   - has a screenshot that is not blank.
 The run pages' DOM holds every number of their summary.json (read from the
-file); text from paths renders as text; tidy reports no error; 100 metrics
-stay under 2 MB. Bad --html paths are one error line, exit 2, nothing written.
+file, as page/numbers.h writes it), opens with the summary box holding every
+warning, has no label of more than 4 significant digits but whole numbers,
+and no text under 10 px at 390 px; tidy gives them no warning (the other
+pages: no error); text from paths renders as text; 100 metrics stay under 2 MB. Bad --html paths are one error line, exit 2, nothing written.
 With DOCS_IMAGES=DIR the 1280 px screenshots are saved there (docs/images/).
 """
 import html
@@ -32,6 +34,9 @@ import cli_check  # noqa: E402
 import headless_chromium  # noqa: E402
 
 DSANALYZE = os.environ["DSANALYZE"]
+# The report.html pages: also held to tidy's warnings, 10 px text at 390 px
+# and labels of at most 4 significant digits.
+RUN_PAGES = ("run", "scores-vocab", "merge", "100-metrics")
 failures = []
 
 
@@ -57,15 +62,16 @@ def make_inputs(work):
     prefix = os.path.join(work, "data", "<script>tok")
     cli("generate", prefix, "--documents", 3000, "--vocab-size", 500, "--max-length", 300)
     with open(os.path.join(work, "q.jsonl"), "w") as f:
-        f.writelines('{"score": %r}\n' % ((d * 7919 % 1000) / 997.0) for d in range(3000))
+        f.writelines('{"score": %s}\n' % ("NaN" if d % 700 == 3 else repr((d * 7919 % 1000) / 997.0))
+                     for d in range(3000))
     tokens = {"type": "documents", "prefixes": [prefix]}
     score = {"file": os.path.join(work, "q.jsonl"), "per": "document"}
     vocab = cli_check.run_analysis(work, "<script>", tokens, [
         {"name": "seqlen", "metric": "seqlen"},
         {"name": "total_vocab_freq", "metric": "total_vocab_freq", "params": {"vocab_size": 500}},
-        {"name": "quality", "metric": "score", "params": dict(score, scale=1000)},
+        {"name": "quality", "metric": "score", "params": dict(score, scale=1000, nan=-1)},
         {"name": "quality_bins", "metric": "score",
-         "params": dict(score, bins=10, descending=True)}])
+         "params": dict(score, bins=10, descending=True, nan=-1)}])
     parts = [cli_check.run_analysis(work, "part%d" % i, dict(tokens, sample_range=r), [
         {"name": "seqlen", "metric": "seqlen"},
         {"name": "total_vocab_freq", "metric": "total_vocab_freq", "params": {"vocab_size": 500}}])
@@ -102,14 +108,68 @@ def numbers_of(value, out):
     return out
 
 
+def visible_text(dom):
+    """The page's text as people read it: no markup, no style, no config dump."""
+    dom = re.sub(r"<(style|pre|title)\b.*?</\1>", " ", dom, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]*>", " ", dom))
+
+
+def shown_numbers(text):
+    """The numbers in `text`, thousands separators read as such."""
+    return {float(t.replace(",", "")) for t in
+            re.findall(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)}
+
+
 def check_summary_numbers(name, dom, summary_path):
+    """Every number of summary.json is on the page as numbers.h writes it:
+    integers exactly, others to 4 significant digits; byte counts and seconds
+    are shown in their units (MiB, s) and not compared."""
     with open(summary_path) as f:
-        expected = numbers_of(json.load(f), set())
-    text = html.unescape(re.sub(r"<[^>]*>", " ", dom))
-    shown = {float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)}
-    missing = sorted(expected - shown)
+        summary = json.load(f)
+    for key in ("peak_rss_bytes", "peak_anon_bytes", "timings", "memory"):
+        summary.pop(key, None)
+    shown = shown_numbers(html.unescape(re.sub(r"<[^>]*>", " ", dom)))
+    missing = []
+    for x in sorted(numbers_of(summary, set())):
+        want = x if x == int(x) and abs(x) < 1e15 else float("%.4g" % x)
+        if want not in shown and not (abs(x) >= 1000 and float(round(x)) in shown):
+            missing.append(x)
     if missing:
         fail("%s: summary.json numbers not on the page: %s" % (name, missing[:10]))
+
+
+def check_labels(name, dom):
+    """No number a person reads has more than 4 significant digits unless it
+    is a whole number (an exact count, id or value)."""
+    long = [t for t in re.findall(r"\d[\d,]*\.\d+", visible_text(dom))
+            if len(t.replace(",", "").replace(".", "").lstrip("0")) > 4]
+    if long:
+        fail("%s: numbers with more than 4 significant digits: %s" % (name, long[:10]))
+
+
+def check_summary_box(name, dom, summary_path):
+    """The summary box is the page's first section and holds every warning:
+    the run's (placeholder curriculum step, parts merge refuses) and NaN scores."""
+    first = re.search(r"<section id=\"([^\"]*)\"", dom)
+    if not first or first.group(1) != "summary":
+        fail("%s: the first section is %s, not the summary box" % (name, first and first.group(1)))
+        return
+    box = visible_text(dom[first.start():dom.find("</section>", first.start())])
+    with open(summary_path) as f:
+        summary = json.load(f)
+    wanted = []
+    if os.path.exists(os.path.join(os.path.dirname(summary_path), "curriculum_config.json")) and \
+            summary["config"]["output"].get("total_curriculum_step", 0) == 0:
+        wanted.append("total_curriculum_step is a placeholder")
+    for metric, e in summary["metrics"].items():
+        if "not_mergeable" in e:
+            wanted.append(e["not_mergeable"])
+        nan = e.get("score", {}).get("nan", {}).get("samples", 0)
+        if nan:
+            wanted.append("%s: %d samples have a NaN score" % (metric, nan))
+    for w in wanted:
+        if w not in box:
+            fail("%s: the summary box lacks the warning: %s" % (name, w))
 
 
 def blank(png):
@@ -134,13 +194,15 @@ def check_layout(name, width, page):
             fail("%s at %d px: chart %d is empty: %s" % (name, width, i, s))
         if s["left"] < 0 or s["right"] > m["width"] + 0.5:
             fail("%s at %d px: chart %d outside the page: %s" % (name, width, i, s))
+    if width == 390 and name in RUN_PAGES and m["smallest"]["px"] < 10:
+        fail("%s at 390 px: text of %.1f px: %s" % (name, m["smallest"]["px"], m["smallest"]))
     if blank(page["thumb"]):
         fail("%s at %d px: the screenshot is blank" % (name, width))
 
 
-def check_tidy(name, path):
-    proc = subprocess.run(["tidy", "-errors", "-q", path], capture_output=True, text=True)
-    if proc.returncode >= 2 or "Error:" in proc.stderr:
+def check_tidy(name, path, warnings_too):
+    proc = subprocess.run(["tidy", "-e", "-q", path], capture_output=True, text=True)
+    if proc.returncode >= 2 or "Error:" in proc.stderr or (warnings_too and proc.stderr.strip()):
         fail("%s: tidy: %s" % (name, proc.stderr))
 
 
@@ -148,12 +210,15 @@ def check_pages(work, pages, summaries):
     docs = os.environ.get("DOCS_IMAGES")
     with headless_chromium.Browser(work) as browser:
         for name, path in pages.items():
-            check_tidy(name, path)
+            check_tidy(name, path, name in RUN_PAGES)
             for width in (1280, 390):
                 page = browser.load("file://" + path, width, shot_scale=0.5 if docs else None)
                 check_layout(name, width, page)
                 if width == 1280 and name in summaries:
                     check_summary_numbers(name, page["dom"], summaries[name])
+                    check_summary_box(name, page["dom"], summaries[name])
+                if width == 1280 and name in RUN_PAGES:
+                    check_labels(name, page["dom"])
                 if width == 1280 and name == "scores-vocab" and (
                         "&lt;script&gt;" not in page["dom"] or "<script" in page["dom"]):
                     fail("scores-vocab: the path <script> is not rendered as text")

@@ -11,6 +11,7 @@
 
 #include "page/histogram_svg.h"
 #include "report/chart_svg.h"
+#include "page/numbers.h"
 #include "report/distribution.h"
 #include "report/metric_stats.h"
 #include "support/output_fixture.h"
@@ -229,19 +230,18 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
     const std::string svg = ReadText(d / "mod" / "mod_histogram.svg");
     CHECK(XmlProblem(svg) == "");
     CHECK(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
-    CHECK(svg.find("mod: N = 100000 samples, 10000 distinct values") != std::string::npos);
+    CHECK(svg.find("mod: N = 100,000 samples, 10,000 distinct values") != std::string::npos);
     CHECK(svg.find(">mod value (bin width 200)</text>") != std::string::npos);
     CHECK(svg.find(">samples</text>") != std::string::npos);
     for (int p : {10, 50, 90}) {
       const int64_t v = mod["percentiles"][PercentileKey(p)];
-      CHECK(svg.find(">p" + std::to_string(p) + " = " + std::to_string(v) + "</text>") !=
-            std::string::npos);
+      CHECK(svg.find(">p" + std::to_string(p) + " = " + Count(v) + "</text>") != std::string::npos);
     }
     // 10000 values in bins of 200: 50 bars of 2000 samples each.
     size_t bars = 0;
     for (size_t at = 0; (at = svg.find("<rect x=", at)) != std::string::npos; ++at) ++bars;
     CHECK(bars == 50);
-    CHECK(svg.find("<title>0..199: 2000 samples</title>") != std::string::npos);
+    CHECK(svg.find("<title>0..199: 2,000 samples</title>") != std::string::npos);
     CHECK_FALSE(fs::exists(d / "batch_sum" / "batch_sum_histogram.svg"));
   }
 
@@ -367,6 +367,35 @@ TEST_CASE("histograms of small, wide and empty distributions", "[report]") {
     CHECK(svg.find("<title>-2: 5 samples</title>") != std::string::npos);
     CHECK(svg.find(">len&lt;&amp;&gt; value</text>") != std::string::npos);
     CHECK(svg.find(">p50 = -2</text>") != std::string::npos);
+  }
+  SECTION("the bins start at the data's minimum, not at a round value below it") {
+    // 7..1006 in bins of 20: a bin 0..19 would hold only 7..19 and look half empty.
+    const std::string svg =
+        HistogramSvg("m", Distribution({7, 500, 1006}, {1, 1, 1}), IntegerAxis("m"));
+    CHECK(svg.find("<title>7..26: 1 samples</title>") != std::string::npos);
+    CHECK(svg.find("<title>987..1,006: 1 samples</title>") != std::string::npos);
+  }
+  SECTION("values over orders of magnitude get a log axis, from the smallest value") {
+    const std::string svg = HistogramSvg(
+        "m", Distribution({3, 10, 100, 1000, 10000, 100000}, {5, 5, 5, 5, 5, 5}), IntegerAxis("m"));
+    CHECK(XmlProblem(svg) == "");
+    CHECK(svg.find(">m value (log scale: bins of equal ratio)</text>") != std::string::npos);
+    CHECK(svg.find("<title>3..3: 5 samples</title>") != std::string::npos);
+    CHECK(svg.find(">10,000</text>") != std::string::npos);
+    // 1 .. 1383 but spread evenly (p90 / p10 = 13): linear bins.
+    std::vector<int64_t> even = {1};
+    for (int64_t v = 100; v <= 1300; v += 100) even.push_back(v);
+    even.push_back(1383);
+    CHECK(HistogramSvg("m", Distribution(even, std::vector<uint64_t>(even.size(), 1)),
+                       IntegerAxis("m"))
+              .find("log scale") == std::string::npos);
+  }
+  SECTION("a log axis up to the int64 limit") {
+    const int64_t big = std::numeric_limits<int64_t>::max();
+    const std::string svg =
+        HistogramSvg("m", Distribution({1, 1000, big}, {3, 3, 3}), IntegerAxis("m"));
+    CHECK(XmlProblem(svg) == "");
+    CHECK(svg.find("log scale") != std::string::npos);
   }
   SECTION("round bins over a range near the int64 limits") {
     const int64_t big = std::numeric_limits<int64_t>::max();

@@ -17,3 +17,9 @@ dsanalyze_add_mpi_test(NAME report.curriculum_proposal RANKS 1 2
 # its runs are slower again under ASan (chromium itself is not instrumented).
 dsanalyze_add_mpi_test(NAME report.html_pages RANKS 2 TIMEOUT 300
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/html_pages_test.py)
+
+# summary.json's spearman, spread, extremes and NaN-free score statistics
+# against a stdlib recomputation from the metric files, for a run and a merge
+# of two parts; report.html's summary box holds every warning. ~3 s.
+dsanalyze_add_mpi_test(NAME report.spearman_extremes RANKS 1 3
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/spearman_extremes_test.py)

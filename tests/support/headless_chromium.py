@@ -8,7 +8,8 @@ browser launch can load many pages at several widths.
 
 load() returns what a test needs of the loaded page: the console errors,
 uncaught exceptions and failed resources seen while loading it, the result
-of MEASURE (layout, evaluated in the page after its load event), the DOM as
+of MEASURE (layout and the smallest text drawn, evaluated in the page after
+its load event), the DOM as
 --dump-dom serializes it, and a PNG screenshot of the top of the page.
 """
 import base64
@@ -21,16 +22,31 @@ import urllib.request
 import zlib
 
 # Evaluated in the page: its width, how wide its content is, each chart's box
-# and drawn elements, the resources it fetched and the script elements it has.
+# (its figure's, which it may scroll in) and drawn elements, the smallest
+# text drawn, the resources it fetched and the script elements it has.
 MEASURE = """(() => {
   const root = document.documentElement;
+  const shown = e => e.getClientRects().length > 0;
   const svgs = [...document.querySelectorAll('svg')].map(s => {
     const r = s.getBoundingClientRect();
-    return {left: r.left, right: r.right, width: r.width, height: r.height,
+    // A chart may scroll sideways inside its figure: the figure is what must fit.
+    const box = (s.closest('figure') || s).getBoundingClientRect();
+    return {left: box.left, right: box.right, width: r.width, height: r.height,
             shapes: s.querySelectorAll('rect, line, polyline, path, circle').length,
             folded: s.closest('details:not([open])') !== null};
   });
-  return {width: root.clientWidth, scroll_width: root.scrollWidth, svgs: svgs,
+  // The smallest text drawn, in CSS px: page text by its computed size, chart
+  // text by its size times the chart's scale.
+  const sizes = [...document.body.querySelectorAll('*')].filter(e =>
+      shown(e) && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+    .map(e => {
+      const px = parseFloat(getComputedStyle(e).fontSize);
+      const svg = e.closest('svg');
+      return {px: svg ? px * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width : px,
+              text: e.textContent.trim().slice(0, 40)};
+    });
+  const smallest = sizes.reduce((a, b) => (a && a.px <= b.px ? a : b), null);
+  return {width: root.clientWidth, scroll_width: root.scrollWidth, svgs: svgs, smallest: smallest,
           resources: performance.getEntriesByType('resource').map(e => e.name),
           scripts: document.querySelectorAll('script').length};
 })()"""

@@ -1,0 +1,144 @@
+#include "report/rank_correlation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include "format/indexed_dataset.h"
+#include "output/analysis_files.h"
+#include "output/analysis_layout.h"
+
+namespace dsanalyze {
+namespace {
+
+using u128 = unsigned __int128;
+
+// Samples read from each file at a time: 512 KiB of int64 per metric.
+constexpr uint64_t kRankChunk = uint64_t{1} << 16;
+
+// Twice each distinct value's average rank (2·before + count + 1: an integer,
+// where the average rank itself may end in .5), looked up by value. A dense
+// table when the values' range is at most a few times their number (lengths,
+// counts, scaled scores), so that the lookup per sample is one load; a binary
+// search otherwise. Memory O(distinct values) either way.
+class TwiceRanks {
+ public:
+  explicit TwiceRanks(const ValueDistribution& d) : values_(&d.values) {
+    uint64_t before = 0;
+    for (const uint64_t c : d.counts) {
+      ranks_.push_back(2 * before + c + 1);
+      before += c;
+    }
+    if (d.values.empty()) return;
+    const u128 range = static_cast<u128>(static_cast<__int128>(d.values.back()) - d.values.front());
+    if (range >= 8 * d.values.size() + 65536) return;
+    min_ = d.values.front();
+    dense_.assign(static_cast<size_t>(range) + 1, 0);
+    for (size_t i = 0; i < d.values.size(); ++i)
+      dense_[static_cast<uint64_t>(d.values[i]) - static_cast<uint64_t>(min_)] = ranks_[i];
+  }
+
+  // out[i] = the twice-rank of raw[i], 0 when it is not one of the values;
+  // a loop without branches on the dense table.
+  void Fill(const int64_t* raw, size_t len, uint64_t* out) const {
+    if (!dense_.empty()) {
+      const uint64_t* table = dense_.data();
+      const uint64_t size = dense_.size(), min = static_cast<uint64_t>(min_);
+      for (size_t i = 0; i < len; ++i) {
+        const uint64_t at = static_cast<uint64_t>(raw[i]) - min;  // wraps below min
+        out[i] = at < size ? table[at] : 0;
+      }
+      return;
+    }
+    for (size_t i = 0; i < len; ++i) {
+      const auto it = std::lower_bound(values_->begin(), values_->end(), raw[i]);
+      out[i] = it != values_->end() && *it == raw[i] ? ranks_[it - values_->begin()] : 0;
+    }
+  }
+
+  // Σ over samples of (twice the rank)²: from the counts, no pass over samples.
+  u128 SumOfSquares(const ValueDistribution& d) const {
+    u128 sum = 0;
+    for (size_t i = 0; i < ranks_.size(); ++i)
+      sum += static_cast<u128>(ranks_[i]) * ranks_[i] * d.counts[i];
+    return sum;
+  }
+
+ private:
+  const std::vector<int64_t>* values_;
+  std::vector<uint64_t> ranks_;
+  int64_t min_ = 0;
+  std::vector<uint64_t> dense_;
+};
+
+// cross[a·k + b] (a < b) += Σ over samples of Ra·Rb, every file streamed once
+// in chunks.
+Status SumCrossProducts(const std::vector<IndexedDataset>& files,
+                        const std::vector<TwiceRanks>& ranks, uint64_t n,
+                        std::vector<u128>* cross) {
+  const size_t k = files.size();
+  std::vector<int64_t> raw(kRankChunk);
+  std::vector<std::vector<uint64_t>> r(k, std::vector<uint64_t>(kRankChunk));
+  for (uint64_t from = 0; from < n; from += kRankChunk) {
+    const size_t len = static_cast<size_t>(std::min(kRankChunk, n - from));
+    for (size_t a = 0; a < k; ++a) {
+      WidenElements(files[a].elements(), from, std::span(raw.data(), len));
+      ranks[a].Fill(raw.data(), len, r[a].data());
+      const size_t i =
+          static_cast<size_t>(std::find(r[a].begin(), r[a].begin() + len, 0) - r[a].begin());
+      if (i < len)
+        return Status::BadInput(files[a].prefix() + ": row " + std::to_string(from + i) +
+                                ": value " + std::to_string(raw[i]) +
+                                " is not in its index_to_metric");
+    }
+    for (size_t a = 0; a < k; ++a)
+      for (size_t b = a + 1; b < k; ++b) {
+        u128 sum = 0;
+        for (size_t i = 0; i < len; ++i) sum += static_cast<u128>(r[a][i]) * r[b][i];
+        (*cross)[a * k + b] += sum;
+      }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<std::vector<std::optional<double>>>> SpearmanMatrix(
+    const std::string& save_path, const std::vector<RankedMetric>& metrics, CodeTable table) {
+  const size_t k = metrics.size();
+  const uint64_t n = k == 0 ? 0 : metrics[0].distribution->samples;
+  std::vector<IndexedDataset> files;
+  std::vector<TwiceRanks> ranks;
+  for (const RankedMetric& m : metrics) {
+    const std::string prefix = MetricFilePrefix(save_path, m.name, kSampleToMetric);
+    DSA_ASSIGN_OR_RETURN(const IndexedDataset::Options options, MetricFileOptions(prefix, table));
+    DSA_ASSIGN_OR_RETURN(IndexedDataset file, IndexedDataset::OpenScalarRows(prefix, options));
+    if (file.num_elements() != n || m.distribution->samples != n)
+      return Status::BadInput(prefix + ": holds " + std::to_string(file.num_elements()) +
+                              " samples but the index files hold " + std::to_string(n));
+    files.push_back(std::move(file));
+    ranks.emplace_back(*m.distribution);
+  }
+  std::vector<u128> cross(k * k, 0);
+  DSA_RETURN_IF_ERROR(SumCrossProducts(files, ranks, n, &cross));
+  // With R twice the rank, ΣR = n(n+1) and the mean is n+1, so the centred
+  // sums are Σ Ra·Rb − n(n+1)².
+  const __int128 base = static_cast<__int128>(n) * (n + 1) * (n + 1);
+  std::vector<long double> spread(k);
+  for (size_t a = 0; a < k; ++a)
+    spread[a] = static_cast<long double>(
+        static_cast<__int128>(ranks[a].SumOfSquares(*metrics[a].distribution)) - base);
+  std::vector<std::vector<std::optional<double>>> rho(k, std::vector<std::optional<double>>(k));
+  for (size_t a = 0; a < k; ++a)
+    for (size_t b = a; b < k; ++b) {
+      if (spread[a] <= 0 || spread[b] <= 0) continue;  // a constant metric
+      const long double centred = static_cast<__int128>(cross[a * k + b]) - base;
+      const double r = a == b ? 1.0
+                              : static_cast<double>(std::clamp(
+                                    centred / std::sqrt(spread[a] * spread[b]), -1.0L, 1.0L));
+      rho[a][b] = rho[b][a] = r;
+    }
+  return rho;
+}
+
+}  // namespace dsanalyze
