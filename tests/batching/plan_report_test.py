@@ -144,7 +144,7 @@ def check_tokens_chart(chart, tokens):
     marks = sorted(e.text for e in chart.iter() if e.tag.endswith("text") and
                    (e.text or "").startswith("p"))
     expect("tokens chart marks", marks,
-           sorted("p%d = %d" % (p, nearest_rank(tokens, p)) for p in (10, 50, 90)))
+           sorted("p%d = %s" % (p, format(nearest_rank(tokens, p), ",")) for p in (10, 50, 90)))
 
 
 def check_svg(path, sizes, tokens, lr):

@@ -1,7 +1,8 @@
 """summary.json's per-component statistics, worked out independently: a run's
 own sample_to_metric values grouped by the blend's dataset_index, and the
 statistics of each group as docs/format.md defines them (nearest-rank
-percentiles p0, p5, ..., p100; mean = sum / samples)."""
+percentiles p0, p5, ..., p100; mean = sum / samples; std and skew as the
+population's moments, IQR = p75 - p25)."""
 import json
 import math
 import os
@@ -27,9 +28,17 @@ def statistics(values):
     if n == 0:
         return {"samples": 0, "distinct_values": 0}
     rank = lambda p: values[max(1, math.ceil(p * n / 100)) - 1]  # noqa: E731
+    mean = sum(values) / n
+    m2 = sum((v - mean) ** 2 for v in values) / n
+    m3 = sum((v - mean) ** 3 for v in values) / n
     return {"samples": n, "distinct_values": len(set(values)), "min": values[0],
-            "max": values[-1], "sum": sum(values), "mean": sum(values) / n,
-            "percentiles": {"p%d" % p: rank(p) for p in range(0, 101, 5)}}
+            "max": values[-1], "sum": sum(values), "mean": mean,
+            "percentiles": {"p%d" % p: rank(p) for p in range(0, 101, 5)},
+            "std": math.sqrt(m2), "iqr": rank(75) - rank(25), "skew": m3 / m2 ** 1.5 if m2 else 0}
+
+
+def close(a, b):
+    return (a is None) == (b is None) and (a is None or abs(a - b) <= 1e-9 * max(1, abs(b)))
 
 
 def check(out, metrics, which, prefixes, what):
@@ -43,10 +52,10 @@ def check(out, metrics, which, prefixes, what):
             raise AssertionError("%s: %s: per_component %r" % (what, metric, got))
         for k, c in enumerate(got):
             want = statistics([v for v, w in zip(values, which) if w == k])
-            mean = c.pop("mean", None)
-            want_mean = want.pop("mean", None)
             c.pop("prefix")
-            if c != want or (mean is None) != (want_mean is None) or (
-                    mean is not None and abs(mean - want_mean) > 1e-9 * max(1, abs(want_mean))):
-                raise AssertionError("%s: %s component %d: %r, expected %r (mean %r vs %r)"
-                                     % (what, metric, k, c, want, mean, want_mean))
+            # The moments are floating point: equal to a relative 1e-9.
+            moments = [(key, c.pop(key, None), want.pop(key, None))
+                       for key in ("mean", "std", "skew")]
+            if c != want or not all(close(g, w) for _, g, w in moments):
+                raise AssertionError("%s: %s component %d: %r, expected %r (moments %r)"
+                                     % (what, metric, k, c, want, moments))
