@@ -98,11 +98,14 @@ Status WriteCache(const CoreCacheFiles& cache, const std::string& out,
 }  // namespace
 
 Result<uint64_t> WriteCoreCacheOrder(const OrderOptions& options) {
+  // Both outputs before the analysis is read (output/output_paths.h).
+  const std::string& out = options.megatron_core_cache;
+  DSA_RETURN_IF_ERROR(CheckOutsideAnalyses("--megatron-core-cache", out, {options.analysis}));
+  if (!options.out.empty())
+    DSA_RETURN_IF_ERROR(CheckOutputFile("--out", options.out, {options.analysis}));
   DSA_ASSIGN_OR_RETURN(const MegatronCoreConfig core, CoreConfigOf(options.analysis));
   Result<CoreCacheFiles> cache = FindCoreCacheFiles(core);
   if (!cache.ok()) return cache.status().WithPrefix(kFlag);
-  const std::string& out = options.megatron_core_cache;
-  DSA_RETURN_IF_ERROR(CheckOutsideAnalyses(kFlag, out, {options.analysis}));
   DSA_RETURN_IF_ERROR(CheckOutIsNoCache(out, *cache));
   std::error_code ec;
   fs::create_directories(out, ec);
