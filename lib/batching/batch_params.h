@@ -53,7 +53,7 @@ struct BatchesRequest {
   bool same_size = false;
   int64_t data_parallel_size = 1;
   std::optional<int64_t> epochs;  // unset: 1 (batching/epochs.h)
-  bool quiet = false;  // -q: print errors only (cli/batches.cc)
+  bool quiet = false;             // -q: print errors only (cli/batches.cc)
 };
 
 struct BatchParams {

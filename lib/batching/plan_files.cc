@@ -90,8 +90,9 @@ Status NpyAppender::Finish() {
 Result<PlanFiles> PlanFiles::Create(const std::string& dir) {
   DSA_RETURN_IF_ERROR(CheckOutDir(dir));
   DSA_ASSIGN_OR_RETURN(const std::string real, RealSavePath(dir));
-  DSA_ASSIGN_OR_RETURN(SaveLock lock,
-                       SaveLock::AcquireRun(BesideSavePath(real, SaveLock::kRunSuffix), dir, "--out"));
+  DSA_ASSIGN_OR_RETURN(
+      SaveLock lock,
+      SaveLock::AcquireRun(BesideSavePath(real, SaveLock::kRunSuffix), dir, "--out"));
   RemoveDeadTemps(dir, kStagingKind);
   DSA_ASSIGN_OR_RETURN(LeasedTemp staging, CreateLeasedFolder(dir, kStagingKind));
   PlanFiles files(dir, std::move(lock), std::move(staging));

@@ -50,7 +50,8 @@ void AddPackingWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
   // DeepSpeed never packs the last sample: one sample left is the rule, not a problem.
   if (c.stopped <= 1 && !c.stopped_by_tokens) return;
   const std::string what = "packing stopped at sample position " + to_string(c.packed) + ": " +
-                           to_string(c.stopped) + " samples (" + OneDecimalShare(c.stopped, c.samples_in) +
+                           to_string(c.stopped) + " samples (" +
+                           OneDecimalShare(c.stopped, c.samples_in) +
                            " of the data) are never trained on";
   if (c.stopped_by_tokens)
     out->push_back({"packing_stopped", what + ": min_batch_size samples there exceed max_tokens",
@@ -82,7 +83,8 @@ void AddLrScaleWarning(const PlanReport& r, std::vector<PlanWarning>* out) {
            " times the learning rate of the smallest, and DeepSpeed says nothing",
        "max_batch_size " + to_string(bound) + " (--max-batch-size " + to_string(bound) +
            ") caps a batch at " + to_string(bound * e) + " samples and the LR scale at x" +
-           Significant(capped) + ", " + Significant(kLrSpreadLimit) + " times this plan's smallest"});
+           Significant(capped) + ", " + Significant(kLrSpreadLimit) +
+           " times this plan's smallest"});
 }
 
 ordered_json Parameters(const PlanReport& r) {
@@ -158,9 +160,10 @@ std::vector<PlanWarning> PlanWarnings(const PlanReport& r) {
   std::vector<PlanWarning> out;
   if (c.too_long > 0)
     out.push_back({"too_long",
-                   to_string(c.too_long) + " samples (" + OneDecimalShare(c.too_long, c.samples_in) +
-                       ") are longer than max_tokens " + to_string(r.params.rule.max_tokens) +
-                       " and left out (the longest has " + to_string(c.longest_left_out) + ")",
+                   to_string(c.too_long) + " samples (" +
+                       OneDecimalShare(c.too_long, c.samples_in) + ") are longer than max_tokens " +
+                       to_string(r.params.rule.max_tokens) + " and left out (the longest has " +
+                       to_string(c.longest_left_out) + ")",
                    "raise max_tokens to " + to_string(c.longest_left_out) + " to keep them"});
   AddPackingWarning(r, &out);
   if (c.trimmed_samples > 0)

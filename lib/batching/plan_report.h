@@ -40,8 +40,8 @@ class PlanStats {
 
   std::map<int64_t, uint64_t> batch_sizes;   // batch size -> batches
   std::map<int64_t, uint64_t> micro_tokens;  // tokens of a micro-batch -> micro-batches
-  double padded_micro = 0;  // sum of micro-batch samples x its longest
-  double padded_batch = 0;  // sum of batch samples x its longest
+  double padded_micro = 0;                   // sum of micro-batch samples x its longest
+  double padded_batch = 0;                   // sum of batch samples x its longest
   double lr_min = 0, lr_max = 0;
   uint64_t batches = 0;
   StepSeries steps;  // Add adds epoch 1's; the caller adds the later epochs'
