@@ -16,13 +16,13 @@
 namespace dsanalyze {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using ReplayJson = nlohmann::ordered_json;
 
 // An analysis at dir/a with one single-value metric per entry (ids 0..N-1).
 std::string MakeAnalysis(const test::ScratchDir& dir,
                          const std::map<std::string, std::vector<int64_t>>& metrics) {
   const std::string save = dir / "a";
-  Json summary = {{"metrics", Json::object()}};
+  ReplayJson summary = {{"metrics", ReplayJson::object()}};
   for (const auto& [name, values] : metrics) {
     std::vector<int64_t> ids(values.size());
     for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i);
@@ -33,8 +33,8 @@ std::string MakeAnalysis(const test::ScratchDir& dir,
   return save;
 }
 
-Json Discrete(const std::string& save, const std::string& name, const std::string& type,
-              std::vector<int64_t> difficulty, std::vector<int64_t> max_step) {
+ReplayJson Discrete(const std::string& save, const std::string& name, const std::string& type,
+                    std::vector<int64_t> difficulty, std::vector<int64_t> max_step) {
   const std::string kind =
       type == "value" ? "_index_to_sample" : "_index_to_sample_percentile_merged";
   return {{"index_to_sample_path", save + "/" + name + "/" + name + kind},
@@ -48,8 +48,8 @@ Json Discrete(const std::string& save, const std::string& name, const std::strin
 }
 
 Result<CurriculumReport> Check(const test::ScratchDir& dir, const std::string& save,
-                               const Json& metrics, int64_t batch, int64_t steps) {
-  const Json doc = {
+                               const ReplayJson& metrics, int64_t batch, int64_t steps) {
+  const ReplayJson doc = {
       {"train_batch_size", batch},
       {"train_iters", steps},
       {"data_efficiency",
@@ -139,14 +139,14 @@ TEST_CASE("warnings: below_min_value, empty first cluster, small pool, never_eli
 TEST_CASE("warnings: index_mismatch, missing_file, other_analysis", "[curriculum]") {
   test::ScratchDir dir;
   const std::string save = MakeAnalysis(dir, {{"m", kValues}});
-  Json value_on_merged = Discrete(save, "m", "value", {1, 9}, {1});
+  ReplayJson value_on_merged = Discrete(save, "m", "value", {1, 9}, {1});
   value_on_merged["index_to_sample_path"] = save + "/m/m_index_to_sample_percentile_merged";
   auto r = Check(dir, save, {{"m", value_on_merged}}, 1, 5);
   REQUIRE(r.ok());
   // Fewer than 200 values: one value a row, so the clusters are right.
   REQUIRE(Kinds(*r) == std::multiset<std::string>{"index_choice"});
 
-  Json missing = Discrete(save, "m", "value", {1, 9}, {1});
+  ReplayJson missing = Discrete(save, "m", "value", {1, 9}, {1});
   missing["index_to_metric_path"] = save + "/m/nothing";
   r = Check(dir, save, {{"m", missing}}, 1, 5);
   REQUIRE(r.ok());
@@ -168,7 +168,7 @@ TEST_CASE("index_mismatch: a value metric on rows that group several values", "[
   std::vector<int64_t> values(250);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i);
   const std::string save = MakeAnalysis(dir, {{"m", values}});  // merged: 125 rows of 2 values
-  Json e = Discrete(save, "m", "value", {0, 249}, {1});
+  ReplayJson e = Discrete(save, "m", "value", {0, 249}, {1});
   e["index_to_sample_path"] = save + "/m/m_index_to_sample_percentile_merged";
   auto r = Check(dir, save, {{"m", e}}, 1, 5);
   REQUIRE(r.ok());
@@ -213,8 +213,8 @@ TEST_CASE("global batch: flag, train_batch_size, or micro x accumulation x data-
           "[curriculum]") {
   test::ScratchDir dir;
   const std::string save = MakeAnalysis(dir, {{"m", kValues}});
-  const Json metrics = {{"m", Discrete(save, "m", "value", {2, 9}, {2})}};
-  Json doc = {
+  const ReplayJson metrics = {{"m", Discrete(save, "m", "value", {2, 9}, {2})}};
+  ReplayJson doc = {
       {"train_micro_batch_size_per_gpu", 2},
       {"gradient_accumulation_steps", 3},
       {"train_iters", 4},
@@ -236,8 +236,8 @@ TEST_CASE("global batch: flag, train_batch_size, or micro x accumulation x data-
 TEST_CASE("global batch: DeepSpeed's _batch_assertion, and \"auto\"", "[curriculum]") {
   test::ScratchDir dir;
   const std::string save = MakeAnalysis(dir, {{"m", kValues}});
-  const Json metrics = {{"m", Discrete(save, "m", "value", {2, 9}, {2})}};
-  Json doc = {
+  const ReplayJson metrics = {{"m", Discrete(save, "m", "value", {2, 9}, {2})}};
+  ReplayJson doc = {
       {"train_batch_size", 64},
       {"train_micro_batch_size_per_gpu", 2},
       {"gradient_accumulation_steps", 3},
@@ -276,11 +276,12 @@ TEST_CASE("train steps: flag, train_iters, else the largest total_curriculum_ste
           "[curriculum]") {
   test::ScratchDir dir;
   const std::string save = MakeAnalysis(dir, {{"a", kValues}, {"b", kValues}});
-  Json linear = Discrete(save, "a", "value", {1, 9}, {1});
+  ReplayJson linear = Discrete(save, "a", "value", {1, 9}, {1});
   linear["schedule_type"] = "fixed_linear";
   linear["schedule_config"] = {{"total_curriculum_step", 40}, {"difficulty_step", 1}};
-  const Json metrics = {{"a", linear}, {"b", Discrete(save, "b", "value", {1, 5, 9}, {3, 70})}};
-  Json doc = {
+  const ReplayJson metrics = {{"a", linear},
+                              {"b", Discrete(save, "b", "value", {1, 5, 9}, {3, 70})}};
+  ReplayJson doc = {
       {"train_batch_size", 1},
       {"data_efficiency",
        {{"data_sampling",
@@ -306,9 +307,10 @@ TEST_CASE("a single_cluster metric's changes are notes, not empty clusters", "[c
   const std::string save = MakeAnalysis(dir, {{"p", kValues}, {"t", kValues}});
   // p (percentile, 1 step in 5) clusters; t (single_cluster) changes every
   // step, which makes DeepSpeed build an empty cluster each time.
-  Json truncate = Discrete(save, "t", "value", {1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5});
+  ReplayJson truncate = Discrete(save, "t", "value", {1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5});
   truncate["clustering_type"] = "single_cluster";
-  const Json metrics = {{"p", Discrete(save, "p", "percentile", {1, 5}, {3})}, {"t", truncate}};
+  const ReplayJson metrics = {{"p", Discrete(save, "p", "percentile", {1, 5}, {3})},
+                              {"t", truncate}};
   auto r = Check(dir, save, metrics, 1, 10);
   REQUIRE(r.ok());
   REQUIRE(Sizes(*r) == std::vector<uint64_t>{2, 0, 0, 8, 0, 0});  // steps 1..6
@@ -350,7 +352,7 @@ TEST_CASE("the --json report and the SVG chart", "[curriculum]") {
   const std::string save = MakeAnalysis(dir, {{"a&b", kValues}});
   auto r = Check(dir, save, {{"a&b", Discrete(save, "a&b", "value", {0, 2, 9}, {1, 5})}}, 4, 3);
   REQUIRE(r.ok());
-  const Json j = CurriculumReportJson(*r);
+  const ReplayJson j = CurriculumReportJson(*r);
   REQUIRE(j.size() == 5);
   REQUIRE(j["train_steps"] == 3);
   REQUIRE(j["train_steps_from"] == "train_iters");
