@@ -32,6 +32,7 @@ void InstallInterruptHandlers() {
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+  armed.store(true);
 }
 
 InterruptsBlocked::InterruptsBlocked() {

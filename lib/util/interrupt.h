@@ -32,7 +32,9 @@
 namespace dsanalyze {
 
 // Installs the handler for SIGINT, SIGTERM and SIGHUP (SA_RESTART, so file
-// I/O in progress is not cut short). Only the first signal is kept.
+// I/O in progress is not cut short), and arms CheckInterrupt(): a command
+// starts armed, whatever an earlier one in this process disarmed. Only the
+// first signal is kept.
 void InstallInterruptHandlers();
 
 // The first signal caught so far, or 0. Unaffected by DisarmInterrupts().
