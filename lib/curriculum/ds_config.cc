@@ -1,13 +1,11 @@
 #include "curriculum/ds_config.h"
 
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "config/json_fields.h"
 #include "util/closest_name.h"
+#include "util/file_util.h"
 
 namespace dsanalyze {
 namespace {
@@ -303,14 +301,9 @@ Result<DeepSpeedTrainKeys> ReadTrainKeys(const nlohmann::json& doc, const std::s
 }
 
 Result<nlohmann::ordered_json> ReadDeepSpeedJson(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Status::BadInput(path + ": is a directory, not a DeepSpeed config");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::BadInput(path + ": cannot read the DeepSpeed config");
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status().WithPrefix("the DeepSpeed config");
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(*text, nullptr, false);
   if (doc.is_discarded()) return Status::BadInput(path + ": not valid JSON");
   return doc;
 }
