@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "cli/command_output.h"
@@ -45,6 +46,7 @@ int ParseErrorExit(int* argc, char*** argv, const CLI::App& app, const CLI::Pars
 
 int main(int argc, char** argv) {
   namespace cli = dsanalyze::cli;
+  cli::InstallTerminateHandler();
   CLI::App app{
       "dsanalyze: per-sample difficulty metrics and curriculum indexes for DeepSpeed.\n"
       "Run the analysis with: mpirun -n N dsanalyze --config run.json"};
@@ -67,9 +69,16 @@ int main(int argc, char** argv) {
   }
 
   const dsanalyze::Invocation invocation{.argc = argc, .argv = argv, .app = &app, .top = &top_run};
-  for (size_t i = 0; i < commands.size(); ++i)
-    if (app.got_subcommand(commands[i].name)) return registered[i](invocation);
-  if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
+  std::string name = "run";  // for the last resort's line
+  for (const dsanalyze::Command& command : commands)
+    if (app.got_subcommand(command.name)) name = command.name;
+  try {
+    for (size_t i = 0; i < commands.size(); ++i)
+      if (app.got_subcommand(commands[i].name)) return registered[i](invocation);
+    if (!top_run.config_path.empty()) return cli::Run(top_run, argc, argv);
+  } catch (...) {  // the last resort (cli/command_output.h)
+    return cli::ReportEscapedException(std::current_exception(), name);
+  }
   std::fputs(app.help().c_str(), stderr);
   return dsanalyze::kExitBadInput;
 }

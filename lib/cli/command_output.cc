@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 
+#include "comm/comm.h"
+#include "util/exception_status.h"
 #include "util/terminal.h"
 
 namespace dsanalyze::cli {
@@ -33,6 +36,20 @@ std::string Columns(const TimingTable& table, const std::optional<StageTime>& ti
 std::string FailureLine(const Status& st) {
   const bool interrupted = st.code() == Status::Code::kInterrupted;
   return std::string("dsanalyze: ") + (interrupted ? "" : "error: ") + st.message() + "\n";
+}
+
+int ReportEscapedException(const std::exception_ptr& e, const std::string& command) {
+  return ReportFailure(StatusOfException(e, command));
+}
+
+void InstallTerminateHandler() {
+  std::set_terminate([] {
+    const std::exception_ptr e = std::current_exception();
+    const Status st = e ? StatusOfException(e, "std::terminate")
+                        : Status::Internal("std::terminate called without an exception");
+    std::fputs(FailureLine(st).c_str(), stderr);
+    AbortJob(st.exit_code());
+  });
 }
 
 int ReportFailure(const Status& st) {

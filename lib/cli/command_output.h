@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,22 @@ std::string FailureLine(const Status& st);
 // 2 bad input, 3 I/O or internal, 128 + signal interrupted): how every command
 // ends on a failed Status.
 int ReportFailure(const Status& st);
+
+// The last resort of every command (apps/dsanalyze/main.cpp; a run's, under
+// MPI, is in cli::Run): the one line for an exception that reached main
+// after unwinding the command, so that its destructors ran (a merge's
+// staging folder removed, its lock released). Prints
+// "dsanalyze: error: <command>: internal error: <what>" (or "out of memory"
+// for a failed allocation: util/exception_status.h) and returns exit code 3.
+int ReportEscapedException(const std::exception_ptr& e, const std::string& command);
+
+// Sets std::terminate's handler for the process: an exception where none
+// may be thrown (out of a destructor or a noexcept function), which cannot
+// unwind, ends the job with one line and exit code 3 (comm/comm.h AbortJob)
+// instead of abort()'s core dump and MPICH's "BAD TERMINATION" banner.
+// Nothing is cleaned up then: the next run on the save path removes what
+// such a run leaves.
+void InstallTerminateHandler();
 
 // What a command's progress display is made of.
 struct ProgressRequest {

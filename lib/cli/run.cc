@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "cli/command_output.h"
@@ -22,6 +20,8 @@
 #include "pipeline/run_stages.h"
 #include "report/curriculum_config.h"
 #include "report/run_digest.h"
+#include "util/exception_status.h"
+#include "util/file_util.h"
 #include "util/interrupt.h"
 
 namespace dsanalyze::cli {
@@ -41,8 +41,8 @@ void SetUpLogging(const RunOptions& o, int rank) {
 
 // FNV-1a of the config file's bytes: identifies the config in reports.
 std::string HashFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const Result<std::string> read = ReadTextFile(path);  // LoadConfig read it a moment ago
+  const std::string bytes = read.ok() ? *read : std::string();
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
   char buf[17];
@@ -101,13 +101,8 @@ void PrintDigest(const std::string& save_path) {
     spdlog::warn("no metric summary: {}", digest.status().message());
 }
 
-}  // namespace
-
-int Run(const RunOptions& options, int argc, char** argv) {
-  MpiEnvironment env(&argc, &argv);
-  // After MPI_Init, so that nothing in MPI replaces the handlers.
-  InstallInterruptHandlers();
-  const Comm comm;
+// Run's work once MPI is up: the run on this rank, its last line, MPI's end.
+int RunOnRank(const RunOptions& options, const Comm& comm, MpiEnvironment& env) {
   if (Status guard = CheckLaunchMode(comm.size()); !guard.ok()) {
     return comm.is_root() ? ReportFailure(guard) : guard.exit_code();
   }
@@ -149,6 +144,26 @@ int Run(const RunOptions& options, int argc, char** argv) {
   env.Finalize();
   if (after_exit && !last_line.empty()) PrintAfterExit(last_line);
   return st.exit_code();
+}
+
+}  // namespace
+
+int Run(const RunOptions& options, int argc, char** argv) {
+  MpiEnvironment env(&argc, &argv);
+  // After MPI_Init, so that nothing in MPI replaces the handlers.
+  InstallInterruptHandlers();
+  const Comm comm;
+  const Comm escape_channel = comm.Duplicate();  // EndJobOnEscape's alone
+  // The last resort: an exception that no stage turned into a Status has
+  // unwound the run by now (its destructors removed the staging folder and
+  // released the lock); it ends the job with one line and exit code 3.
+  try {
+    return RunOnRank(options, comm, env);
+  } catch (...) {
+    const Status st =
+        StatusOfException(std::current_exception(), "rank " + std::to_string(comm.rank()));
+    EndJobOnEscape(escape_channel, FailureLine(st), st.exit_code());
+  }
 }
 
 }  // namespace dsanalyze::cli

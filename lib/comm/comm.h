@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "util/exception_status.h"
 #include "util/huge_pages.h"
 #include "util/status.h"
 
@@ -96,6 +97,10 @@ class Comm {
 
   void Barrier() const;
 
+  // A communicator of its own over the same ranks (MPI_Comm_dup; collective),
+  // freed by MPI_Finalize: its collectives never match this one's.
+  Comm Duplicate() const;
+
   // Element-wise reduction of equal-length vectors on all ranks.
   template <class T>
   std::vector<T> Allreduce(std::span<const T> values, MPI_Op op) const {
@@ -149,18 +154,22 @@ class Comm {
   // Sends send[displ..] blocks: send_counts[r] elements go to rank r. Returns
   // what every rank sent here, in rank order; recv_counts (if given) receives
   // the per-source element counts. The result reuses `out`'s memory when it
-  // is big enough (its contents are dropped).
+  // is big enough (its contents are dropped). When a rank cannot allocate
+  // what it receives, every rank returns its IoError ("exchange: out of
+  // memory"), agreed on before any data moves (AgreeOnStatus: also an
+  // interruption checkpoint).
   template <class T>
-  std::vector<T> Alltoallv(std::span<const T> send, std::span<const uint64_t> send_counts,
-                           std::vector<uint64_t>* recv_counts = nullptr,
-                           std::vector<T> out = {}) const {
+  Result<std::vector<T>> Alltoallv(std::span<const T> send, std::span<const uint64_t> send_counts,
+                                   std::vector<uint64_t>* recv_counts = nullptr,
+                                   std::vector<T> out = {}) const {
     static_assert(std::is_trivially_copyable_v<T>);
     std::vector<uint64_t> rc;
-    AlltoallvBytes(send.data(), send_counts, sizeof(T), &rc, [&](uint64_t total) {
-      ReserveReusing(out, total);
-      out.resize(total);
-      return static_cast<void*>(out.data());
-    });
+    DSA_RETURN_IF_ERROR(
+        AlltoallvBytes(send.data(), send_counts, sizeof(T), &rc, [&](uint64_t total) {
+          ReserveReusing(out, total);
+          out.resize(total);
+          return static_cast<void*>(out.data());
+        }));
     if (recv_counts) *recv_counts = std::move(rc);
     return out;
   }
@@ -194,8 +203,8 @@ class Comm {
 
  private:
   template <class F>
-  void AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts, size_t elem_size,
-                      std::vector<uint64_t>* recv_counts, F&& alloc) const;
+  Status AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts, size_t elem_size,
+                        std::vector<uint64_t>* recv_counts, F&& alloc) const;
 
   MPI_Comm comm_;
   int rank_ = 0;
@@ -203,8 +212,8 @@ class Comm {
 };
 
 template <class F>
-void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts, size_t elem_size,
-                          std::vector<uint64_t>* recv_counts, F&& alloc) const {
+Status Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts,
+                            size_t elem_size, std::vector<uint64_t>* recv_counts, F&& alloc) const {
   const size_t p = static_cast<size_t>(size_);
   recv_counts->assign(p, 0);
   uint64_t* rcounts = recv_counts->data();
@@ -224,7 +233,11 @@ void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_count
     rd[r] = static_cast<MPI_Aint>(roff);
     roff += (*recv_counts)[r] * elem_size;
   }
-  void* recv = alloc(roff / elem_size);
+  void* recv = nullptr;
+  DSA_RETURN_IF_ERROR(AgreeOnStatus(CatchAsStatus("exchange", [&] {
+    recv = alloc(roff / elem_size);
+    return Status::OK();
+  })));
   RunCollective(
       [&] {
         MPI_Alltoallv_c(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
@@ -234,12 +247,39 @@ void Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_count
         MPI_Ialltoallv_c(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
                          comm_, r);
       });
+  return Status::OK();
 }
 
 // True (on every rank: collective) when MPI_Finalize may hang: Debian's MPICH
 // 4.0.x over UCX can hang closing TCP connections when three or more nodes
 // take part (pmodels/mpich#6596, fixed upstream after 4.0.2; docs/cluster.md).
 bool FinalizeMayHang(const Comm& comm);
+
+// Ends the whole job at once with `exit_code`, from any one rank: MPI_Abort
+// when MPI is up (the launcher ends every rank, and reports `exit_code`),
+// else _Exit. Why not an exit: a rank that exits without MPI_Finalize makes
+// hydra's mpiexec kill the others, and from three ranks on it then often
+// reports their SIGKILL (exit code 9) under its "BAD TERMINATION" banner
+// (seen in 6 of 8 runs; with MPI_Abort 3 in 24 of 24, 2 to 4 ranks). What
+// MPICH prints of an abort ("Abort(3) on node 1 ...") goes to /dev/null: the
+// caller has printed its one line; stdout and stderr are flushed first, and
+// read by the launcher.
+[[noreturn]] void AbortJob(int exit_code);
+
+// The last resort of a run whose rank caught an exception that no stage
+// turned into a Status (cli::Run, after the exception unwound the run, so its
+// destructors ran: on rank 0, the staging folder removed and the save path's
+// lock released). Ends the job with `exit_code` (AbortJob: a peer may be
+// waiting in a collective this rank left). `channel` is a Duplicate() of the
+// run's communicator made at its start for this alone, so waiting on it
+// matches no collective of the run. When every rank of it calls this within
+// a few seconds (all threw, as an error of the same input does on every
+// rank), rank 0 alone prints `line` and ends the job; otherwise each caller
+// prints its own and ends it, and the ranks still waiting in a collective
+// are ended with it: rank 0 among them keeps its staging folder and lock,
+// which the next run on the save path removes, as after a kill
+// (docs/reliability.md, "Memory and internal errors").
+[[noreturn]] void EndJobOnEscape(const Comm& channel, const std::string& line, int exit_code);
 
 // Flushes output and ends the process without MPI_Finalize once every rank
 // has reached this call (rank 0 exits last): all of dsanalyze's work (files

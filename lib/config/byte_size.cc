@@ -107,8 +107,12 @@ std::string FormatByteSize(uint64_t bytes) {
 }
 
 std::string FormatByteSizeRounded(uint64_t bytes) {
-  constexpr std::array<Unit, 4> kBinary = {
-      {{"TiB", kKi * kKi * kKi * kKi}, {"GiB", kKi * kKi * kKi}, {"MiB", kKi * kKi}, {"KiB", kKi}}};
+  constexpr std::array<Unit, 6> kBinary = {{{"EiB", kKi * kKi * kKi * kKi * kKi * kKi},
+                                            {"PiB", kKi * kKi * kKi * kKi * kKi},
+                                            {"TiB", kKi * kKi * kKi * kKi},
+                                            {"GiB", kKi * kKi * kKi},
+                                            {"MiB", kKi * kKi},
+                                            {"KiB", kKi}}};
   for (const Unit& unit : kBinary) {
     if (bytes < unit.bytes) continue;
     if (bytes % unit.bytes == 0) return std::to_string(bytes / unit.bytes) + std::string(unit.name);

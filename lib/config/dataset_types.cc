@@ -62,6 +62,24 @@ std::span<const std::string_view> DatasetTypeKeys(const DatasetTypeConfig& confi
   return kTypes[config.index()].keys;
 }
 
+std::string_view SampleCountKey(const MegatronBlendConfig& config) {
+  if (config.weights.empty()) return "dataset.dataset_index";
+  return config.size != 0 ? "dataset.size" : "dataset.train_samples";
+}
+
+std::string_view SampleCountKey(const DatasetTypeConfig& config) {
+  struct Key {
+    std::string_view operator()(const SyntheticModConfig&) const { return "dataset.num_samples"; }
+    std::string_view operator()(const DocumentsConfig&) const { return "dataset.prefixes"; }
+    std::string_view operator()(const PackedConfig&) const { return "dataset.prefixes"; }
+    std::string_view operator()(const MegatronGptConfig& c) const {
+      return c.index_prefix.empty() ? "dataset.shuffle_idx" : "dataset.index_prefix";
+    }
+    std::string_view operator()(const MegatronBlendConfig& c) const { return SampleCountKey(c); }
+  };
+  return std::visit(Key{}, config);
+}
+
 Result<const DatasetTypeInfo*> FindDatasetType(std::string_view name) {
   std::vector<std::string_view> names;
   for (const DatasetTypeInfo& t : kTypes) {

@@ -136,6 +136,14 @@ std::span<const DatasetTypeInfo> DatasetTypes();
 std::string_view DatasetTypeName(const DatasetTypeConfig& config);
 std::span<const std::string_view> DatasetTypeKeys(const DatasetTypeConfig& config);
 
+// The config key whose value sets the dataset's sample count N, for messages
+// about N: "dataset.num_samples" (synthetic_mod), "dataset.prefixes" (the
+// rows or tokens of the files: documents, packed), "dataset.shuffle_idx" or
+// "dataset.index_prefix" (megatron_gpt), "dataset.size",
+// "dataset.train_samples" or "dataset.dataset_index" (megatron_blend).
+std::string_view SampleCountKey(const DatasetTypeConfig& config);
+std::string_view SampleCountKey(const MegatronBlendConfig& config);
+
 // The type named `name`, or BadInput "config: dataset.type: unknown dataset
 // type "x" (did you mean "y"?); known types: ...".
 Result<const DatasetTypeInfo*> FindDatasetType(std::string_view name);

@@ -1,13 +1,9 @@
 // LoadConfig: the file half of config.h (reading, JSON syntax and duplicate keys).
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "config/config.h"
+#include "util/file_util.h"
 
 namespace dsanalyze {
 namespace {
@@ -39,17 +35,11 @@ std::string SyntaxProblem(const std::string& what) {
 }  // namespace
 
 Result<Config> LoadConfig(const std::string& path) {
-  // An ifstream opens a directory and then reads nothing, which would be
-  // reported as an empty (invalid JSON) file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Status::BadInput(path + ": is a directory, not a config file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::BadInput(path + ": cannot read the config file: " + std::strerror(errno));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Status::IoError(path + ": read error");
-  const std::string text = buffer.str();
+  // A directory, a FIFO or a device is refused before it is read
+  // (util/file_util.h InputFile).
+  Result<std::string> read = ReadTextFile(path);
+  if (!read.ok()) return read.status().WithPrefix("the config file");
+  const std::string text = std::move(read).value();
 
   // One set of keys per open object, to catch a key given twice (which a JSON
   // parser otherwise resolves silently to the last value).

@@ -6,6 +6,7 @@
 #include "config/json_fields.h"
 #include "curriculum/ds_json.h"
 #include "util/closest_name.h"
+#include "util/file_util.h"
 
 namespace dsanalyze {
 namespace {

@@ -1,12 +1,12 @@
 #include "curriculum/ds_json.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string_view>
 #include <vector>
+
+#include "util/file_util.h"
 
 namespace dsanalyze {
 namespace {
@@ -174,11 +174,11 @@ Result<ordered_json> ReadDeepSpeedJson(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Status::BadInput(path + ": is a directory, not a DeepSpeed config");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::BadInput(path + ": cannot read the DeepSpeed config");
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseConfigText(path, text.str());
+  // Not a regular file (a FIFO, a device) is refused before it is opened
+  // (util/file_util.h).
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status().WithPrefix("the DeepSpeed config");
+  return ParseConfigText(path, *text);
 }
 
 }  // namespace dsanalyze

@@ -97,7 +97,7 @@ class DocumentsReader : public SampleReader {
       return Status::OK();
     }
     const size_t itemsize = ItemSize(batch->dtype);
-    if (copy_.size() < offsets_[count] * itemsize) copy_.resize(offsets_[count] * itemsize);
+    DSA_RETURN_IF_ERROR(GrowBatchCopy(copy_, count, offsets_[count] * itemsize));
     std::byte* out = copy_.data();
     for (size_t g = first_file; g <= last_file; ++g) {
       const uint64_t lo = std::max(begin, starts[g]) - starts[g];

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "config/memory_budget.h"
 #include "dataset/blend_index.h"
 #include "dataset/megatron_gpt.h"
 #include "dataset/open_dataset.h"
@@ -157,6 +158,11 @@ Result<std::vector<Component>> OpenComponents(const std::vector<MegatronGptConfi
   return components;
 }
 
+// The key whose value made N: "size", or "train_samples" N derives from.
+std::string SizeKey(const MegatronBlendConfig& config) {
+  return "config: " + std::string(SampleCountKey(config));
+}
+
 // Before any sample is read: every entry of the index names a component and
 // one of its samples. Counts each component's draws.
 Status CheckIndex(const BlendSource& source, const BlendIndex& index,
@@ -243,6 +249,13 @@ Result<BlendIndex> MakeIndex(const MegatronBlendConfig& config, BlendSource* sou
     source->train_samples = config.train_samples;
   }
   source->weights = w.blending;
+  // A component and a drawn sample for each of the N samples (blend_index.h).
+  constexpr uint64_t kIndexBytes = sizeof(uint16_t) + sizeof(int64_t);
+  DSA_RETURN_IF_ERROR(
+      CheckMemoryNeed({.key = SizeKey(config),
+                       .what = "a blend index of " + std::to_string(n) + " samples at " +
+                               std::to_string(kIndexBytes) + " bytes each",
+                       .bytes = SaturatingProduct(n, kIndexBytes)}));
   return BlendIndex::Compute(w.blending, n);
 }
 

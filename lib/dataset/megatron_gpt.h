@@ -41,6 +41,7 @@
 
 #include "config/dataset_types.h"
 #include "dataset/dataset.h"
+#include "dataset/token_files.h"
 #include "format/npy.h"
 
 namespace dsanalyze {
@@ -165,8 +166,7 @@ class GptSampleReader : public SampleReader {
     batch->elements = nullptr;
     if (!need_elements || count == 0) return Status::OK();
 
-    const size_t bytes = offsets_[count] * ItemSize(dtype_);
-    if (copy_.size() < bytes) copy_.resize(bytes);
+    DSA_RETURN_IF_ERROR(GrowBatchCopy(copy_, count, offsets_[count] * ItemSize(dtype_)));
     std::byte* out = copy_.data();
     for (size_t i = 0; i < count; ++i) {
       const GptSample s = locate_(begin + i);

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 
+#include "config/memory_budget.h"
 #include "dataset/open_dataset.h"
 #include "dataset/token_files.h"
 
@@ -130,7 +131,7 @@ class PackedReader : public SampleReader {
     if (!need_elements || count == 0) return Status::OK();
 
     const size_t itemsize = ItemSize(batch->dtype);
-    if (copy_.size() < count * length * itemsize) copy_.resize(count * length * itemsize);
+    DSA_RETURN_IF_ERROR(GrowBatchCopy(copy_, count, SaturatingProduct(count * length, itemsize)));
     std::byte* out = copy_.data();
     const std::vector<uint64_t>& starts = ds_.starts();
     uint64_t pos = begin * ds_.seq_length();

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "config/memory_budget.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -75,7 +77,16 @@ Result<SampleIds> SampleIds::Open(const std::string& npy_path, uint64_t num_samp
 
   const ElementView v = a.elements();
   const bool aligned = reinterpret_cast<uintptr_t>(v.data) % alignof(int64_t) == 0;
-  if (a.dtype() == DType::kI64 && aligned) {
+  const bool widen = a.dtype() != DType::kI64 || !aligned;
+  // Widened to int64 unless they are, then a bitmap or a sorted copy to find
+  // a repeat (FirstRepeat): at most 8 bytes an id each.
+  const uint64_t bytes_per_id = widen ? 16 : 8;
+  DSA_RETURN_IF_ERROR(
+      CheckMemoryNeed({.key = "config: dataset.sample_indices",
+                       .what = npy_path + ": " + std::to_string(a.size()) + " ids at " +
+                               std::to_string(bytes_per_id) + " bytes each",
+                       .bytes = SaturatingProduct(a.size(), bytes_per_id)}));
+  if (!widen) {
     s.ids_ = v.as<int64_t>();
   } else {
     s.widened_.resize(a.size());

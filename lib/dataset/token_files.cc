@@ -1,5 +1,7 @@
 #include "dataset/token_files.h"
 
+#include "config/memory_budget.h"
+
 namespace dsanalyze {
 
 Result<IndexedDataset> OpenTokenFile(const std::string& prefix, CodeTable table,
@@ -33,6 +35,17 @@ Result<std::vector<IndexedDataset>> OpenTokenFiles(const std::vector<std::string
     files.push_back(std::move(file));
   }
   return files;
+}
+
+Status GrowBatchCopy(std::vector<std::byte>& copy, uint64_t samples, uint64_t bytes) {
+  if (copy.size() >= bytes) return Status::OK();
+  DSA_RETURN_IF_ERROR(
+      CheckMemoryNeed({.key = "config: map.batch_size",
+                       .what = "a batch of " + std::to_string(samples) +
+                               " samples, whose tokens take " + std::to_string(bytes) + " bytes,",
+                       .bytes = bytes}));
+  copy.resize(bytes);
+  return Status::OK();
 }
 
 }  // namespace dsanalyze

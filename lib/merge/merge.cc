@@ -17,6 +17,7 @@
 #include "util/interrupt.h"
 #include "util/memory_usage.h"
 #include "util/stage_clock.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 namespace {
@@ -191,7 +192,7 @@ Status WriteStaged(const Prepared& p, const std::string& out, AnalysisWriter* st
                    StageClock* clock, Progress& progress) {
   SetInterruptStage("merge");
   Status deferred;
-  std::thread checker =
+  WorkerThread checker =
       StartWorkerThread([&] { deferred = CheckDeferred(p.job, p.entries, p.checked); });
   const Status written = WriteMetrics(p.job, p.entries, p.checked, staged, clock, progress);
   checker.join();

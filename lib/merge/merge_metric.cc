@@ -12,6 +12,7 @@
 #include "util/checked_add.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 namespace {
@@ -260,10 +261,10 @@ Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job) {
     for (size_t k; (k = next++) < job.inputs.size();) opened[k] = OpenInput(job, job.inputs[k]);
   };
   const size_t threads = std::min<size_t>(job.inputs.size(), std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
+  std::vector<WorkerThread> pool;
   for (size_t t = 1; t < threads; ++t) pool.push_back(StartWorkerThread(open_inputs));
   open_inputs();
-  for (std::thread& t : pool) t.join();
+  for (WorkerThread& t : pool) t.join();
   SingleValueFiles f;
   for (Result<MetricFiles>& input : opened) {  // the first error in input order
     DSA_RETURN_IF_ERROR(input.status());
@@ -284,7 +285,7 @@ Status MergeSingleValueMetric(const MetricMergeJob& job, const SingleValueFiles&
   // sample_to_metric (most of the bytes) shares nothing with the index files
   // but the inputs: a worker writes it while this thread merges the indexes.
   Status s2m;
-  std::thread worker = StartWorkerThread([&] { s2m = WriteSampleToMetric(job, f); });
+  WorkerThread worker = StartWorkerThread([&] { s2m = WriteSampleToMetric(job, f); });
   const Status index = WriteIndexFiles(job, f);
   worker.join();
   DSA_RETURN_IF_ERROR(s2m);

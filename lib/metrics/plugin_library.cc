@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "util/file_util.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -56,6 +58,16 @@ Result<std::shared_ptr<const PluginLibrary>> PluginLibrary::Load(const std::stri
   if (::stat(path.c_str(), &st) != 0)
     return PluginError(path, errno == ENOENT ? "no such file" : std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return PluginError(path, "is a directory, not a shared library");
+  // dlopen of a FIFO would wait in open(2) for a writer, where SIGINT and
+  // SIGTERM cannot end it; a device would be mapped. InputFile refuses both
+  // without waiting (util/file_util.h). dlopen then opens the name again (it
+  // takes no descriptor; /proc/self/fd/N would break a plugin's $ORIGIN), so
+  // only a file swapped for a FIFO in between could still make it wait.
+  if (Result<InputFile> file = InputFile::Open(path); !file.ok()) {
+    const std::string problem = file.status().message();
+    return PluginError(
+        path, problem.rfind(path + ": ", 0) == 0 ? problem.substr(path.size() + 2) : problem);
+  }
 
   // A name without '/' would make dlopen search the library path; config paths
   // are relative to the working directory.

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "config/json_fields.h"
+#include "config/memory_budget.h"
 #include "format/vocab.h"
 #include "metrics/builtin_metrics.h"
 #include "metrics/plugin_library.h"
@@ -44,6 +45,14 @@ Result<std::unique_ptr<Metric>> MakeVocabRarity(const MetricConfig& config,
   o.ignore_token_ids = dataset.ignore_token_ids();
   o.with_seqlen = with_seqlen;
   DSA_ASSIGN_OR_RETURN(o.vocab_size, VocabSize(params));
+  // Per token id: its count, its rarity, its units and whether it is ignored
+  // (vocab_metrics.cc SetCounts).
+  constexpr uint64_t kBytesPerId = 8 + 8 + 8 + 1;
+  DSA_RETURN_IF_ERROR(
+      CheckMemoryNeed({.key = "config: " + params.KeyPath("vocab_size"),
+                       .what = "the rarities of " + std::to_string(o.vocab_size + 1) +
+                               " token ids at " + std::to_string(kBytesPerId) + " bytes each",
+                       .bytes = SaturatingProduct(o.vocab_size + 1, kBytesPerId)}));
   if (with_seqlen) DSA_RETURN_IF_ERROR(params.Uint("seq_length", 1, UINT64_MAX, &o.seq_length));
   std::string counts_path;
   DSA_RETURN_IF_ERROR(params.String("total_vocab_freq", &counts_path));

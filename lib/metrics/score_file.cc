@@ -1,5 +1,6 @@
 #include "metrics/score_file.h"
 
+#include "config/memory_budget.h"
 #include "format/jsonl_scores.h"
 
 namespace dsanalyze {
@@ -27,6 +28,13 @@ Result<ScoreColumn> ScoreColumn::Open(const ScoreFileOptions& o) {
     return c;
   }
   if (o.path.ends_with(".jsonl")) {
+    // A score per row, and with an id field the line that gave it.
+    const uint64_t bytes_per_row = o.id_field.empty() ? 8 : 16;
+    DSA_RETURN_IF_ERROR(
+        CheckMemoryNeed({.key = o.path,
+                         .what = "the scores of " + std::to_string(o.rows) + " " + o.rows_are +
+                                 " at " + std::to_string(bytes_per_row) + " bytes each",
+                         .bytes = SaturatingProduct(o.rows, bytes_per_row)}));
     DSA_ASSIGN_OR_RETURN(c.values_, ReadJsonlScores(o.path, {o.field, o.id_field, o.rows},
                                                     {o.field_note, o.id_field_note}));
     return c;

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "config/memory_budget.h"
 #include "metrics/builtin_metrics.h"
 #include "metrics/ignore_set.h"
 
@@ -117,11 +118,13 @@ class NgramTable {
   // and each probe past the first costs a mispredicted branch, so a sparse
   // table is faster as long as it stays small.
   void Reset(uint64_t windows) {
-    bits_ = std::bit_width(windows) + (windows < (1u << 13) ? 3 : 1);
+    bits_ = BitsFor(windows);
     const size_t capacity = size_t{1} << bits_;
     if (slots_.size() < capacity) slots_.resize(capacity);  // new slots: mark 0, empty
     epoch_ += 2;
   }
+  // The slots Reset(windows) sizes the table to.
+  static uint64_t SlotsFor(uint64_t windows) { return uint64_t{1} << BitsFor(windows); }
 
   // Counts the window starting at `start` whose key is `key`; same(s) says
   // whether the window starting at s (with an equal key) is the same n-gram.
@@ -144,6 +147,10 @@ class NgramTable {
   }
 
  private:
+  static int BitsFor(uint64_t windows) {
+    return std::bit_width(windows) + (windows < (1u << 13) ? 3 : 1);
+  }
+
   int bits_ = 0;
   uint64_t epoch_ = 0;  // even; 2^63 samples before it could wrap
   std::vector<NgramSlot> slots_;
@@ -210,16 +217,25 @@ class TokenQualityMetric : public Metric {
       return Status::Internal("metric \"" + name_ + "\": " + std::to_string(values.size()) +
                               " outputs for a batch of " + std::to_string(batch.size()));
     const Derived& self = static_cast<const Derived&>(*this);
+    Status st;
     VisitIntDType(batch.dtype, [&](auto zero) {
       using T = decltype(zero);
-      for (size_t i = 0; i < batch.size(); ++i)
-        values[i] = self.Value(KeptTokens(batch.sample(i).template as<T>(), ignore_));
+      for (size_t i = 0; i < batch.size() && st.ok(); ++i) {
+        st = self.CheckScratch(batch.length(i));
+        if (st.ok()) values[i] = self.Value(KeptTokens(batch.sample(i).template as<T>(), ignore_));
+      }
     });
-    return Status::OK();
+    return st;
   }
+
+  // BadInput when a sample of `tokens` tokens needs more scratch than the
+  // memory budget (config/memory_budget.h); what a metric with large scratch
+  // checks before Value() allocates it.
+  Status CheckScratch(uint64_t /*tokens*/) const { return Status::OK(); }
 
  protected:
   const uint64_t scale_;
+  const std::string& name() const { return name_; }
 
  private:
   std::string name_;
@@ -294,6 +310,23 @@ class RepeatedNgramRatioMetric : public TokenQualityMetric<RepeatedNgramRatioMet
   RepeatedNgramRatioMetric(std::string name, std::span<const int64_t> ignore_token_ids, uint64_t n,
                            uint64_t scale)
       : TokenQualityMetric(std::move(name), ignore_token_ids, scale), n_(n) {}
+
+  // The n-gram table grows with the longest sample a thread has seen: checked
+  // against the budget each time it would grow past what was checked.
+  Status CheckScratch(uint64_t tokens) const {
+    if (tokens < n_) return Status::OK();
+    const uint64_t slots = NgramTable::SlotsFor(tokens - n_ + 1);
+    thread_local uint64_t checked = 0;  // the most slots checked on this thread
+    if (slots <= checked) return Status::OK();
+    DSA_RETURN_IF_ERROR(
+        CheckMemoryNeed({.key = "metric \"" + name() + "\"",
+                         .what = "the n-gram table for a sample of " + std::to_string(tokens) +
+                                 " tokens (" + std::to_string(slots) + " slots of " +
+                                 std::to_string(sizeof(NgramSlot)) + " bytes)",
+                         .bytes = SaturatingProduct(slots, sizeof(NgramSlot))}));
+    checked = slots;
+    return Status::OK();
+  }
 
   template <class T>
   int64_t Value(std::span<const T> tokens) const {

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <system_error>
 
 #include "output/analysis_files.h"
+#include "util/file_util.h"
 
 namespace dsanalyze {
 namespace fs = std::filesystem;
@@ -89,11 +88,9 @@ Status ReadChosenFiles(const std::string& summary_path, const nlohmann::json& do
 // BadInput naming the file when it cannot be read, is not JSON, or has no
 // non-empty "metrics" object.
 Status ReadSummary(const std::string& summary_path, AnalysisFolder* analysis) {
-  std::ifstream in(summary_path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return Status::BadInput(summary_path + ": cannot read");
-  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  Result<std::string> text = ReadTextFile(summary_path);
+  if (!text.ok()) return Status::BadInput(text.status().message());
+  const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
   if (doc.is_discarded()) return Status::BadInput(summary_path + ": not valid JSON");
   if (!doc.is_object() || !doc.contains("metrics") || !doc["metrics"].is_object() ||
       doc["metrics"].empty())

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -83,9 +82,9 @@ struct CarriedList {
 };
 
 CarriedList ReadCarriedList(const std::string& real_path) {
-  std::ifstream in(BesideSavePath(real_path, kCarriedSuffix));
-  if (!in) return {};
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const Result<std::string> text = ReadTextFile(BesideSavePath(real_path, kCarriedSuffix));
+  if (!text.ok()) return {};
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   CarriedList list;
   if (!j.is_object() || !j["staging"].is_string() || !j["entries"].is_array()) return list;
   list.staging = j["staging"].get<std::string>();

@@ -9,6 +9,7 @@
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
 #include "pipeline/map.h"
+#include "util/exception_status.h"
 
 namespace dsanalyze {
 namespace {
@@ -66,10 +67,14 @@ Status ComputeDependencies(const Comm& comm, const Dataset& dataset, SampleRange
     names += (names.empty() ? "" : ", ") + n.config.name;
   }
   if (comm.is_root()) spdlog::info("dependency pass over {} samples: {}", dataset.size(), names);
-  MapJob job(dataset, single, accumulate, range, map.threads, map.batch_size);
-  job.Start();
-  Result<MapResult> mapped = job.Finish();
-  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(mapped.status()));
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(CheckMapMemory(accumulate, map.threads, map.batch_size)));
+  Result<MapResult> mapped = Status::Internal("dependency pass: not mapped");
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(CatchAsStatus("dependency pass", [&] {
+    MapJob job(dataset, single, accumulate, range, map.threads, map.batch_size);
+    job.Start();
+    mapped = job.Finish();
+    return mapped.status();
+  })));
 
   size_t s = 0, a = 0;  // the lists above, in the order they were built
   for (Needed& n : needed) {

@@ -1,11 +1,32 @@
 #include "pipeline/map.h"
 
+#include "config/memory_budget.h"
 #include "util/checked_add.h"
+#include "util/exception_status.h"
 #include "util/fault_point.h"
 #include "util/huge_pages.h"
 #include "util/interrupt.h"
 
 namespace dsanalyze {
+
+Status CheckMapMemory(const std::vector<MapMetric>& accumulate, unsigned threads,
+                      uint64_t batch_size) {
+  const std::string reading =
+      std::to_string(threads) + " map threads (map.threads) reading batches of ";
+  DSA_RETURN_IF_ERROR(CheckMemoryNeed(
+      {.key = "config: map.batch_size",
+       .what = reading + std::to_string(batch_size) + " samples, 8 bytes of offsets a sample,",
+       .bytes = SaturatingProduct(SaturatingProduct(batch_size + 1, 8), threads)}));
+  for (const MapMetric& m : accumulate) {
+    const uint64_t length = m.metric->accumulate_length();
+    DSA_RETURN_IF_ERROR(CheckMemoryNeed(
+        {.key = "config: map.threads",
+         .what = std::to_string(threads) + " map threads each summing metric \"" + m.name +
+                 "\"'s " + std::to_string(length) + " values (8 bytes each), and 2 totals,",
+         .bytes = SaturatingProduct(SaturatingProduct(length, 8), uint64_t{threads} + 2)}));
+  }
+  return Status::OK();
+}
 
 MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
                std::vector<MapMetric> accumulate, SampleRange range, unsigned threads,
@@ -27,8 +48,7 @@ MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
 }
 
 MapJob::~MapJob() {
-  for (auto& t : threads_)
-    if (t.joinable()) t.join();
+  for (WorkerThread& t : threads_) t.JoinDiscardingException();
 }
 
 void MapJob::Start() {
@@ -41,6 +61,18 @@ bool MapJob::WaitFor(std::chrono::milliseconds timeout) {
 }
 
 void MapJob::Work(Worker* w) {
+  // An exception (a failed allocation: a reader's buffer, a metric's
+  // scratch) ends this worker with an error, as a Status would; Finish()
+  // reports it and the ranks agree on it (util/exception_status.h).
+  w->status = CatchAsStatus("map", [&] { return MapRange(w); });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_.fetch_add(1);
+  }
+  cv_.notify_all();
+}
+
+Status MapJob::MapRange(Worker* w) {
   bool need_elements = false;
   for (const auto& m : single_) need_elements |= m.metric->needs_elements();
   for (const auto& m : accumulate_) need_elements |= m.metric->needs_elements();
@@ -60,18 +92,11 @@ void MapJob::Work(Worker* w) {
     }
     for (size_t a = 0; st.ok() && a < accumulate_.size(); ++a)
       st = accumulate_[a].metric->Accumulate(batch, w->sums[a]);
-    if (!st.ok()) {
-      w->status = st;
-      break;
-    }
+    DSA_RETURN_IF_ERROR(st);
     done_.fetch_add(end - begin, std::memory_order_relaxed);
     FaultPoint("map");  // test-only (util/fault_point.h)
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    finished_.fetch_add(1);
-  }
-  cv_.notify_all();
+  return Status::OK();
 }
 
 Result<MapResult> MapJob::Finish() {

@@ -20,13 +20,13 @@
 #include <mutex>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
 #include "util/status.h"
 #include "util/work_split.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 
@@ -41,6 +41,15 @@ struct MapMetric {
   const Metric* metric;
   std::string name;  // for error messages
 };
+
+// Before a MapJob over these metrics is made: what it allocates besides the
+// single-value metrics' values (the memory plan's to check,
+// memory_plan.h), against the memory budget (config/memory_budget.h): each
+// thread's batch offsets and each accumulate metric's sums, one array per
+// thread plus the job's and the run's totals. BadInput naming map.batch_size
+// or map.threads and the metric.
+Status CheckMapMemory(const std::vector<MapMetric>& accumulate, unsigned threads,
+                      uint64_t batch_size);
 
 class MapJob {
  public:
@@ -70,6 +79,7 @@ class MapJob {
     std::vector<std::vector<int64_t>> sums;
   };
   void Work(Worker* w);
+  Status MapRange(Worker* w);  // Work's batches
 
   const Dataset& dataset_;
   std::vector<MapMetric> single_, accumulate_;
@@ -77,7 +87,7 @@ class MapJob {
   uint64_t batch_size_;
   MapResult result_;
   std::vector<Worker> workers_;
-  std::vector<std::thread> threads_;
+  std::vector<WorkerThread> threads_;
   std::atomic<uint64_t> done_{0};
   std::atomic<size_t> finished_{0};
   std::mutex mu_;

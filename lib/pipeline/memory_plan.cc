@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "config/memory_budget.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -23,8 +25,12 @@ MemoryPlan PlanMemory(const MemoryConfig& config, uint64_t local_samples, size_t
   plan.limit = config.limit_per_rank;
   plan.scratch = ScratchDirOf(config);
   const uint64_t metrics = std::max<size_t>(1, single_metrics);
+  plan.local_samples = local_samples;
+  plan.sample_bytes = kValueBytes * metrics + kSortBytesPerSample;
+  plan.base_bytes = kBaseBytes;
+  const uint64_t samples_bytes = SaturatingProduct(local_samples, plan.sample_bytes);
   plan.in_memory_estimate =
-      kBaseBytes + local_samples * (kValueBytes * metrics + kSortBytesPerSample);
+      samples_bytes > UINT64_MAX - kBaseBytes ? UINT64_MAX : kBaseBytes + samples_bytes;
   if (plan.limit == 0 || single_metrics == 0 || plan.in_memory_estimate <= plan.limit) return plan;
 
   // Spilled: of the limit less the base, an eighth for the map's window, an

@@ -25,8 +25,12 @@ struct MemoryPlan {
   uint64_t window = 0;       // samples mapped at once
   uint64_t store_bytes = 0;  // each metric's ValueStore: bytes kept in memory
   uint64_t pass_keys = 0;    // keys per rank per sort pass
-  // The in-memory pipeline's estimated peak per rank (bytes).
+  // The in-memory pipeline's estimated peak per rank (bytes; UINT64_MAX past
+  // 2^64): base_bytes plus sample_bytes per sample of the largest rank.
   uint64_t in_memory_estimate = 0;
+  uint64_t local_samples = 0;  // the largest rank's samples, which it is for
+  uint64_t sample_bytes = 0;   // 8 per single-value metric mapped, 16 for the sort
+  uint64_t base_bytes = 0;     // the process itself
 
   // "out of core", not "spilled": under that plan a store spills only what
   // does not fit its memory, which may be nothing (summary.json then says

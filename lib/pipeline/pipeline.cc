@@ -7,6 +7,7 @@
 
 #include "config/byte_size.h"
 #include "config/json_fields.h"
+#include "config/memory_budget.h"
 #include "dataset/open_dataset.h"
 #include "dataset/sample_ids.h"
 #include "metrics/registry.h"
@@ -19,6 +20,7 @@
 #include "pipeline/run_state.h"
 #include "report/report.h"
 #include "util/checked_add.h"
+#include "util/exception_status.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 #include "util/memory_usage.h"
@@ -111,6 +113,26 @@ MemoryPlan PlanMemoryOf(const RunState& run, const MetricPlan& plan) {
   return memory;
 }
 
+// The in-memory plan's peak (memory_plan.h) against the budget
+// (config/memory_budget.h): N samples that cannot be held are refused before
+// the save path is touched, with the key that set N.
+Status CheckInMemoryPlan(const RunState& run) {
+  if (run.memory.spill) return Status::OK();
+  const DatasetConfig& dataset = run.config.dataset;
+  const std::string key(dataset.sample_range ? "dataset.sample_range"
+                                             : SampleCountKey(dataset.type));
+  return CheckMemoryNeed(
+      {.key = "config: " + key,
+       .what = std::to_string(run.samples.count) + " samples (" +
+               std::to_string(run.memory.local_samples) + " on the largest rank) at " +
+               std::to_string(run.memory.sample_bytes) +
+               " bytes each (8 per single-value metric, 16 for the sort) and " +
+               FormatByteSizeRounded(run.memory.base_bytes) + " for the process",
+       .bytes = run.memory.in_memory_estimate,
+       .fix = "set memory.limit_per_rank to spill what exceeds it to memory.scratch, or run on "
+              "more ranks"});
+}
+
 // Why `metric` cannot be merged with the other parts (metrics/registry.h),
 // for a run of a part (dataset.sample_range); nullopt for a whole run.
 std::optional<std::string> NotMergeable(const RunState& run, const PlannedMetric& metric) {
@@ -200,6 +222,9 @@ void MakeStores(const RunState& run, const MapTargets& t) {
 // touches its memory once.
 Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
   MapTargets t = MapTargetsOf(run, plan);
+  const MapConfig& map = run.config.map;
+  DSA_RETURN_IF_ERROR(
+      run.comm.AgreeOnStatus(CheckMapMemory(t.accumulate, map.threads, map.batch_size)));
   MakeStores(run, t);
   const SampleRange range = run.samples.range;
   const uint64_t most = run.comm.Allreduce<uint64_t>(range.size(), MPI_MAX);
@@ -209,15 +234,23 @@ Status MapMetrics(RunState& run, const Dataset& dataset, MetricPlan& plan) {
   std::vector<std::vector<int64_t>> buffers;
   for (uint64_t off = 0; off == 0 || off < most; off += window) {
     const uint64_t begin = std::min(range.end, range.begin + off);
-    MapJob job(dataset, t.single, t.accumulate, {begin, std::min(range.end, begin + window)},
-               run.config.map.threads, run.config.map.batch_size, std::move(buffers));
-    job.Start();
-    done += WaitForMap(run.comm, job, &run.progress, run.progress_interval, done);
-    Result<MapResult> mapped = job.Finish();
-    Status st = mapped.status();
-    if (st.ok()) st = KeepWindow(*mapped, t);
-    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(st));
-    buffers = std::move(mapped->values);
+    // The job allocates the window's values: agreed on before the ranks
+    // wait together in WaitForMap.
+    std::optional<MapJob> job;
+    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(CatchAsStatus("map", [&] {
+      job.emplace(dataset, t.single, t.accumulate,
+                  SampleRange{begin, std::min(range.end, begin + window)}, map.threads,
+                  map.batch_size, std::move(buffers));
+      return Status::OK();
+    })));
+    job->Start();
+    done += WaitForMap(run.comm, *job, &run.progress, run.progress_interval, done);
+    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(CatchAsStatus("map", [&] {
+      DSA_ASSIGN_OR_RETURN(MapResult mapped, job->Finish());
+      DSA_RETURN_IF_ERROR(KeepWindow(mapped, t));
+      buffers = std::move(mapped.values);
+      return Status::OK();
+    })));
   }
   for (PlannedMetric* m : t.single_of) {
     if (!m->map.store) continue;
@@ -357,14 +390,16 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   RunState run(config, comm, progress);
   run.progress_interval = context.progress.interval;
 
+  SetMemoryLimitPerRank(config.memory.limit_per_rank);  // the budget of every memory check
   Inputs in;
   DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(OpenInputs(config, &in)));
+  run.samples = DescribeSamples(in.positions, in.sample_ids ? &*in.sample_ids : nullptr, comm);
+  run.memory = PlanMemoryOf(run, in.plan);
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(CheckInMemoryPlan(run)));
   std::optional<AnalysisWriter> staged;
   DSA_RETURN_IF_ERROR(StageOutput(run, &staged));
   run.staged = staged ? &*staged : nullptr;
-  run.samples = DescribeSamples(in.positions, in.sample_ids ? &*in.sample_ids : nullptr, comm);
   run.write = WriteOptionsOf(config.output, progress);
-  run.memory = PlanMemoryOf(run, in.plan);
   if (comm.is_root())
     spdlog::info("{}: {} samples on {} rank(s) x {} thread(s), {} metric(s)",
                  in.dataset->Describe(), run.samples.count, comm.size(), config.map.threads,

@@ -14,6 +14,7 @@
 #include "sort/local_sort.h"
 #include "sort/out_of_core_sort.h"
 #include "sort/sample_sort.h"
+#include "util/exception_status.h"
 #include "util/fault_point.h"
 
 namespace dsanalyze {
@@ -67,6 +68,9 @@ struct IndexJob {
   GroupPlan grouped;  // IndexPath::kGroupedOutOfCore only
 };
 
+// What a failure of the metric's local sort reports itself as.
+std::string SortStage(const PlannedMetric& m) { return "sort of metric " + m.name(); }
+
 // Times the sort measured itself, onto the run's clock; the clock then
 // starts anew.
 void AddSortTimes(StageClock& clock, double local_sort, const SampleSortTimes& times) {
@@ -81,13 +85,17 @@ void AddSortTimes(StageClock& clock, double local_sort, const SampleSortTimes& t
 // write its own groups (index/group_write.h).
 Status GroupAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
   run.Begin("sort", m.name() + ": sort");
-  FaultPoint("sort");  // test-only (util/fault_point.h)
-  const IdGroups groups =
-      GroupIdsByValue(std::move(m.map.values), run.samples.local_ids.first_id, job.values.min,
-                      static_cast<size_t>(job.values.max - job.values.min) + 1,
-                      ItemSize(run.samples.id_dtype), run.config.map.threads);
+  IdGroups groups;
+  // Also the interruption checkpoint after the sort.
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(CatchAsStatus(SortStage(m), [&] {
+    FaultPoint("sort");  // test-only (util/fault_point.h)
+    groups =
+        GroupIdsByValue(std::move(m.map.values), run.samples.local_ids.first_id, job.values.min,
+                        static_cast<size_t>(job.values.max - job.values.min) + 1,
+                        ItemSize(run.samples.id_dtype), run.config.map.threads);
+    return Status::OK();
+  })));
   run.clock.Lap(kStageLocalSort);
-  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
   Status st = WriteIndexFilesFromGroups(run.comm, groups, job.files);
   run.clock.Lap(kStageWrite);
@@ -101,18 +109,22 @@ template <class Key>
 Status SortAndIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
   const KeyCodec<Key> codec{job.layout};
   run.Begin("sort", m.name() + ": sort");
-  FaultPoint("sort");  // test-only (util/fault_point.h)
-  std::vector<Key> keys =
-      SortPairs(std::move(m.map.values), run.samples.local_ids, codec, run.config.map.threads);
+  std::vector<Key> keys;
+  // Also the interruption checkpoint after the sort.
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(CatchAsStatus(SortStage(m), [&] {
+    FaultPoint("sort");  // test-only (util/fault_point.h)
+    keys = SortPairs(std::move(m.map.values), run.samples.local_ids, codec, run.config.map.threads);
+    return Status::OK();
+  })));
   run.clock.Lap(kStageLocalSort);
-  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
 
   if (job.path == IndexPath::kSampleSort) {
     run.Begin("exchange", m.name() + ": exchange");
     SampleSortTimes times;
-    keys = SampleSort(run.comm, std::move(keys), job.layout.key_bits(), &times);
+    // Collective, with its own interruption checkpoint (sample_sort.h).
+    DSA_ASSIGN_OR_RETURN(keys,
+                         SampleSort(run.comm, std::move(keys), job.layout.key_bits(), &times));
     AddSortTimes(run.clock, 0, times);
-    DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(Status::OK()));  // interruption checkpoint
   }
   run.Begin("write", m.name() + ": write", run.samples.count, "keys");
   Status st = job.path == IndexPath::kSampleSort

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -11,6 +10,7 @@
 
 #include "metrics/metric.h"
 #include "output/analysis_layout.h"
+#include "util/file_util.h"
 
 namespace dsanalyze {
 namespace {
@@ -58,8 +58,9 @@ std::string AccumulateLine(const Json& m) {
 
 Result<std::string> FormatRunDigest(const std::string& save_path) {
   const std::filesystem::path path = std::filesystem::path(save_path) / kSummaryFile;
-  std::ifstream in(path);
-  const Json summary = Json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const Result<std::string> text = ReadTextFile(path.string());
+  const Json summary = Json::parse(text.ok() ? *text : std::string(), nullptr,
+                                   /*allow_exceptions=*/false);
   if (summary.is_discarded() || !summary.contains("metrics"))
     return Status::BadInput(path.string() + ": missing or not a dsanalyze summary");
   std::string out;

@@ -4,15 +4,14 @@
 #include <bit>
 #include <cstring>
 #include <memory>
-#include <thread>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "util/huge_pages.h"
-#include "util/interrupt.h"
 #include "util/work_split.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 namespace {
@@ -24,7 +23,7 @@ void ParallelChunks(uint64_t n, unsigned threads, F&& fn) {
     fn(0u, uint64_t{0}, n);
     return;
   }
-  std::vector<std::thread> pool;
+  std::vector<WorkerThread> pool;
   for (unsigned t = 0; t < threads; ++t) {
     const SampleRange r = SplitRange({0, n}, threads, t);
     pool.push_back(StartWorkerThread([&fn, t, r] { fn(t, r.begin, r.end); }));

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "util/exception_status.h"
 #include "util/huge_pages.h"
 
 namespace dsanalyze {
@@ -211,12 +212,13 @@ Result<OutOfCoreSortStats> OutOfCoreSort(const Comm& comm, ValueStore& store, co
   stats.passes = passes.size();
   PassBuffers<Key> buffers;
   for (const KeyRange& pass : passes) {
-    const Status selected = SelectSorted(store, ids, codec, pass, options.threads, &buffers);
+    const Status selected = CatchAsStatus(
+        "sort", [&] { return SelectSorted(store, ids, codec, pass, options.threads, &buffers); });
     // Also the interruption checkpoint of each pass.
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(selected));
     stats.local_sort += MPI_Wtime() - t0;
-    std::vector<Key> slice =
-        SampleSort(comm, std::move(buffers.keys), key_bits, &stats.sample_sort, &buffers.spare);
+    DSA_ASSIGN_OR_RETURN(std::vector<Key> slice, SampleSort(comm, std::move(buffers.keys), key_bits,
+                                                            &stats.sample_sort, &buffers.spare));
     DSA_RETURN_IF_ERROR(sink(slice));
     buffers.keys = std::move(slice);  // the next pass's keys buffer
     t0 = MPI_Wtime();
@@ -307,10 +309,15 @@ Result<OutOfCoreSortStats> GroupOutOfCore(const Comm& comm, ValueStore& store,
   for (const ValuePass& p : passes)
     most = std::max(
         most, std::accumulate(counts.begin() + p.first, counts.begin() + p.second, uint64_t{0}));
-  std::vector<int64_t> buffer = HugePageVector<int64_t>((most * layout.id_bytes + 7) / 8);
+  std::vector<int64_t> buffer;
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(CatchAsStatus("sort", [&] {
+    buffer = HugePageVector<int64_t>((most * layout.id_bytes + 7) / 8);
+    return Status::OK();
+  })));
   auto* ids = reinterpret_cast<std::byte*>(buffer.data());
   for (const ValuePass& pass : passes) {
-    const Status grouped = GroupPass(store, layout, pass, ids);
+    const Status grouped =
+        CatchAsStatus("sort", [&] { return GroupPass(store, layout, pass, ids); });
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(grouped));  // also each pass's interruption checkpoint
     stats.local_sort += MPI_Wtime() - t0;
     DSA_RETURN_IF_ERROR(sink(pass.first, pass.second, ids));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "util/exception_status.h"
 #include "util/fault_point.h"
 #include "util/huge_pages.h"
 
@@ -63,9 +64,12 @@ std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>
 }
 
 template <class Key>
-std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned key_bits,
-                            SampleSortTimes* times, std::vector<Key>* spare) {
-  if (comm.size() == 1) return sorted;
+Result<std::vector<Key>> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned key_bits,
+                                    SampleSortTimes* times, std::vector<Key>* spare) {
+  if (comm.size() == 1) {
+    DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(Status::OK()));  // the checkpoint it ends with
+    return sorted;
+  }
   double t0 = Now();
   std::vector<uint64_t> split = SelectExactSplits(comm, sorted, key_bits);
   std::vector<uint64_t> send_counts(split.size() - 1);
@@ -73,13 +77,17 @@ std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned 
   double t1 = Now();
   std::vector<uint64_t> recv_counts;
   FaultPoint("exchange");  // test-only (util/fault_point.h)
-  std::vector<Key> received =
-      comm.Alltoallv<Key>(std::span<const Key>(sorted), send_counts, &recv_counts,
-                          spare ? std::move(*spare) : std::vector<Key>{});
+  DSA_ASSIGN_OR_RETURN(std::vector<Key> received,
+                       comm.Alltoallv<Key>(std::span<const Key>(sorted), send_counts, &recv_counts,
+                                           spare ? std::move(*spare) : std::vector<Key>{}));
   double t2 = Now();
   // The sent keys' memory is the merge's second buffer: a fresh one would
   // be faulted in and zeroed page by page (the peak is the same).
-  std::vector<Key> merged = MergeRuns(std::move(received), std::move(recv_counts), &sorted);
+  std::vector<Key> merged;
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(CatchAsStatus("exchange", [&] {
+    merged = MergeRuns(std::move(received), std::move(recv_counts), &sorted);
+    return Status::OK();
+  })));
   if (spare) *spare = std::move(sorted);
   double t3 = Now();
   if (times) {
@@ -94,9 +102,9 @@ template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<
                                                  unsigned);
 template std::vector<uint64_t> SelectExactSplits(const Comm&, const std::vector<WideKey>&,
                                                  unsigned);
-template std::vector<uint64_t> SampleSort(const Comm&, std::vector<uint64_t>, unsigned,
-                                          SampleSortTimes*, std::vector<uint64_t>*);
-template std::vector<WideKey> SampleSort(const Comm&, std::vector<WideKey>, unsigned,
-                                         SampleSortTimes*, std::vector<WideKey>*);
+template Result<std::vector<uint64_t>> SampleSort(const Comm&, std::vector<uint64_t>, unsigned,
+                                                  SampleSortTimes*, std::vector<uint64_t>*);
+template Result<std::vector<WideKey>> SampleSort(const Comm&, std::vector<WideKey>, unsigned,
+                                                 SampleSortTimes*, std::vector<WideKey>*);
 
 }  // namespace dsanalyze

@@ -40,8 +40,12 @@ std::vector<uint64_t> SelectExactSplits(const Comm& comm, const std::vector<Key>
 // `spare` (optional): a buffer to receive into, left holding the memory the
 // result is not in, so that a caller sorting round after round (the
 // out-of-core passes) reuses memory whose pages are already faulted in.
+// Collective, and so is its Status: an allocation that fails on any rank
+// (the received keys, the merge's buffer) is every rank's IoError, agreed on
+// (Comm::AgreeOnStatus) before the ranks go on; so is a caught signal (the
+// sort ends with an interruption checkpoint).
 template <class Key>
-std::vector<Key> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned key_bits,
-                            SampleSortTimes* times, std::vector<Key>* spare = nullptr);
+Result<std::vector<Key>> SampleSort(const Comm& comm, std::vector<Key> sorted, unsigned key_bits,
+                                    SampleSortTimes* times, std::vector<Key>* spare = nullptr);
 
 }  // namespace dsanalyze

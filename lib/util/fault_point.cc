@@ -7,36 +7,49 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 namespace dsanalyze {
 namespace {
 
-struct PauseSpec {
-  bool armed = false;  // this process is the rank named by DSANALYZE_TEST_PAUSE_AT
+struct PointSpec {
+  bool armed = false;  // this process is the rank `variable` names
   std::string point;
+};
+
+// `variable` = "<point>:<rank>" ("*": every rank), for this process's rank.
+PointSpec ReadPointSpec(const char* variable) {
+  PointSpec spec;
+  const char* at = std::getenv(variable);
+  if (at == nullptr) return spec;
+  const char* colon = std::strrchr(at, ':');
+  if (colon == nullptr) return spec;
+  const char* my_rank = std::getenv("PMI_RANK");
+  const std::string rank(colon + 1);
+  if (rank != "*" && rank != (my_rank != nullptr ? my_rank : "0")) return spec;
+  spec.point.assign(at, colon);
+  spec.armed = true;
+  return spec;
+}
+
+struct PauseSpec : PointSpec {
   std::string pid_file;
 };
 
-// The point of a "<point>:<rank>" variable when it names this process's rank
-// (PMI_RANK, 0 when unset); empty otherwise.
-std::string PointForThisRank(const char* variable) {
-  const char* at = std::getenv(variable);
-  if (at == nullptr) return {};
-  const char* colon = std::strrchr(at, ':');
-  if (colon == nullptr) return {};
-  const char* my_rank = std::getenv("PMI_RANK");
-  if (std::string(colon + 1) != (my_rank != nullptr ? my_rank : "0")) return {};
-  return std::string(at, colon);
+PauseSpec ReadSpec() {
+  PauseSpec spec{ReadPointSpec("DSANALYZE_TEST_PAUSE_AT"), ""};
+  if (const char* file = std::getenv("DSANALYZE_TEST_PAUSE_FILE")) spec.pid_file = file;
+  return spec;
 }
 
-PauseSpec ReadSpec() {
-  PauseSpec spec;
-  spec.point = PointForThisRank("DSANALYZE_TEST_PAUSE_AT");
-  if (spec.point.empty()) return spec;
-  if (const char* file = std::getenv("DSANALYZE_TEST_PAUSE_FILE")) spec.pid_file = file;
-  spec.armed = true;
-  return spec;
+// DSANALYZE_TEST_THROW_AT's exception: std::bad_alloc when
+// DSANALYZE_TEST_THROW is "bad_alloc", else a std::runtime_error.
+[[noreturn]] void ThrowAt(const char* point) {
+  const char* what = std::getenv("DSANALYZE_TEST_THROW");
+  if (what != nullptr && std::string(what) == "bad_alloc") throw std::bad_alloc();
+  throw std::runtime_error(std::string("test exception at ") + point);
 }
 
 void WritePid(const std::string& path) {
@@ -51,6 +64,9 @@ void WritePid(const std::string& path) {
 }  // namespace
 
 void FaultPoint(const char* point) {
+  static const PointSpec throw_spec = ReadPointSpec("DSANALYZE_TEST_THROW_AT");
+  static std::atomic<bool> thrown{false};
+  if (throw_spec.armed && throw_spec.point == point && !thrown.exchange(true)) ThrowAt(point);
   static const PauseSpec spec = ReadSpec();
   static std::atomic<bool> paused{false};
   if (!spec.armed || spec.point != point || paused.exchange(true)) return;
@@ -61,6 +77,9 @@ void FaultPoint(const char* point) {
   std::raise(SIGSTOP);
 }
 
-bool FaultFails(const char* point) { return PointForThisRank("DSANALYZE_TEST_FAIL_AT") == point; }
+bool FaultFails(const char* point) {
+  const PointSpec spec = ReadPointSpec("DSANALYZE_TEST_FAIL_AT");
+  return spec.armed && spec.point == point;
+}
 
 }  // namespace dsanalyze

@@ -34,21 +34,52 @@ MappedFile::~MappedFile() {
   size_ = 0;
 }
 
+namespace {
+
+// What a file of mode `mode` is, when it is not a regular file.
+const char* KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "of an unknown type";
+}
+
+}  // namespace
+
 Result<InputFile> InputFile::Open(const std::string& path) {
   InputFile f;
   f.path_ = path;
-  f.fd_ = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+  // writer, in the kernel, where no signal handler of ours can end the wait.
+  // With it the open returns at once, and fstat of what was opened (not of
+  // the name, which may change in between) refuses anything but a file.
+  f.fd_ = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!f.fd_.valid()) {
-    int err = errno;
+    const int err = errno;
+    struct stat st {};
     if (err == ENOENT) return Status::BadInput(path + ": file not found");
+    if (err == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // a socket
+      return Status::BadInput(path + ": not a regular file (" + KindOf(st.st_mode) + ")");
     return Status::BadInput(path + ": cannot open: " + ErrnoText(err));
   }
   struct stat st {};
   if (fstat(f.fd_.get(), &st) != 0)
     return Status::IoError(path + ": cannot stat: " + ErrnoText(errno));
-  if (!S_ISREG(st.st_mode)) return Status::BadInput(path + ": not a regular file");
+  if (!S_ISREG(st.st_mode))
+    return Status::BadInput(path + ": not a regular file (" + KindOf(st.st_mode) + ")");
+  // Reads of a regular file ignore O_NONBLOCK; cleared all the same.
+  ::fcntl(f.fd_.get(), F_SETFL, ::fcntl(f.fd_.get(), F_GETFL) & ~O_NONBLOCK);
   f.size_ = static_cast<uint64_t>(st.st_size);
   return f;
+}
+
+Result<std::string> ReadTextFile(const std::string& path) {
+  DSA_ASSIGN_OR_RETURN(const InputFile file, InputFile::Open(path));
+  std::string text(file.size(), '\0');
+  DSA_RETURN_IF_ERROR(file.ReadAt(0, text.data(), text.size()));
+  return text;
 }
 
 ssize_t ReadFully(int fd, uint64_t offset, void* dst, size_t size) {

@@ -37,10 +37,15 @@ namespace dsanalyze {
 
 class MappedFile;
 
+// Every file a command reads (configs, dataset files, maps, scores,
+// sample ids, analyses, plugins) is opened through InputFile::Open, which
+// refuses what is not a regular file without waiting on it: a FIFO, a device,
+// a socket or a directory (docs/reliability.md, "Bad input").
 class InputFile {
  public:
-  // Opens the regular file `path`: BadInput when it is missing, unreadable or
-  // not a regular file.
+  // Opens the regular file `path`: BadInput "<path>: file not found", "<path>:
+  // cannot open: <why>", or "<path>: not a regular file (a FIFO (named
+  // pipe))" (a directory, a character device, ...). Never blocks on a FIFO.
   static Result<InputFile> Open(const std::string& path);
 
   uint64_t size() const { return size_; }
@@ -103,6 +108,10 @@ class OutputFile {
   std::string path_;
   uint64_t undropped_ = 0;  // bytes written since the last drop-behind
 };
+
+// The whole of the regular file `path` (InputFile::Open's errors; IoError
+// when the read fails or the file shrinks meanwhile).
+Result<std::string> ReadTextFile(const std::string& path);
 
 // Renames `from` to `to`, replacing `to`.
 Status RenameFile(const std::string& from, const std::string& to);

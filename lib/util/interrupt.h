@@ -24,8 +24,6 @@
 #include <signal.h>
 
 #include <string>
-#include <thread>
-#include <utility>
 
 #include "util/status.h"
 
@@ -60,7 +58,8 @@ std::string SignalName(int signal);
 std::string CommittedDespite(int signal);
 
 // While alive, SIGINT, SIGTERM and SIGHUP are blocked in the calling thread;
-// the destructor restores its previous mask. Used by StartWorkerThread.
+// the destructor restores its previous mask. Used by StartWorkerThread
+// (util/worker_thread.h).
 class InterruptsBlocked {
  public:
   InterruptsBlocked();
@@ -71,19 +70,5 @@ class InterruptsBlocked {
  private:
   sigset_t previous_;
 };
-
-// std::thread(args...), but the new thread never takes SIGINT, SIGTERM or
-// SIGHUP (it inherits the mask blocked here). Every thread the run starts goes
-// through this. Why: a signal sent to the process is handled by any one thread
-// that does not block it. Handled on a worker, the flag may be stored only
-// after the main thread has passed the last checkpoint before the commit, so a
-// signal that was pending before that checkpoint would complete the commit
-// instead of interrupting it. With workers blocking, the main thread handles
-// it before it runs on.
-template <class... Args>
-std::thread StartWorkerThread(Args&&... args) {
-  const InterruptsBlocked blocked;
-  return std::thread(std::forward<Args>(args)...);
-}
 
 }  // namespace dsanalyze

@@ -1,5 +1,6 @@
 // This process's memory, as the run reports it per rank (summary.json,
-// --timings).
+// --timings), and what it can still allocate (the budget of
+// config/memory_budget.h).
 //
 // The peak resident set counts every page the process touched, including
 // pages of memory-mapped input files: a 2 GB corpus listed three times shows
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace dsanalyze {
 
@@ -20,5 +22,18 @@ int64_t PeakRssBytes();
 // the kernel does not report it. Reads one small file: cheap, but not for
 // inner loops.
 int64_t AnonRssBytes();
+
+// What this process can still allocate, as the kernel tells it: the least of
+// - the machine's available memory, MemAvailable + SwapFree (under strict
+//   overcommit, vm.overcommit_memory 2: CommitLimit - Committed_AS);
+// - its cgroup's memory.max less memory.current (cgroup v2), at each level up
+//   to the root: the limit of a container or of a Slurm job step;
+// - its address-space limit (RLIMIT_AS, `ulimit -v`) less its VmSize.
+// Reads a few small files of /proc and /sys: not for inner loops.
+struct AvailableMemory {
+  uint64_t bytes = UINT64_MAX;  // UINT64_MAX when the kernel says nothing
+  std::string bound;            // which one bounds it: "MemAvailable + SwapFree", ...
+};
+AvailableMemory AvailableMemoryNow();
 
 }  // namespace dsanalyze

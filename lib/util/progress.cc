@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "util/interrupt.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 namespace {
@@ -67,7 +67,7 @@ Progress::~Progress() {
     stop_ = true;
   }
   cv_.notify_all();
-  drawer_.join();
+  drawer_.JoinDiscardingException();
   // A stage still open here was cut short by an error: no line for it.
   if (drawn_) std::fputs("\r\033[K", stderr);
 }

@@ -30,7 +30,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
+
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 
@@ -81,7 +82,7 @@ class Progress {
   uint64_t total_ = 0;
   const char* unit_ = "";
   Clock::time_point begin_, last_log_;
-  std::thread drawer_;
+  WorkerThread drawer_;
   std::shared_ptr<spdlog::sinks::sink> clear_before_log_;  // live only
 };
 

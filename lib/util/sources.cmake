@@ -1,5 +1,6 @@
 target_sources(dsanalyze_lib_util PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/closest_name.cc
+  ${CMAKE_CURRENT_LIST_DIR}/exception_status.cc
   ${CMAKE_CURRENT_LIST_DIR}/fault_point.cc
   ${CMAKE_CURRENT_LIST_DIR}/terminal.cc
   ${CMAKE_CURRENT_LIST_DIR}/file_util.cc

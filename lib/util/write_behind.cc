@@ -1,6 +1,6 @@
 #include "util/write_behind.h"
 
-#include "util/interrupt.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 
@@ -11,7 +11,7 @@ WriteBehind::~WriteBehind() {
     queue_.clear();
   }
   changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  thread_.JoinDiscardingException();
 }
 
 Status WriteBehind::Write(OutputFile* file, uint64_t offset, WriteBuffer data) {

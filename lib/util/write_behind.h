@@ -22,11 +22,11 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "util/file_util.h"
 #include "util/status.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 
@@ -72,7 +72,7 @@ class WriteBehind {
   bool stop_ = false;                // guarded by mu_
   Status error_;                     // first failure (guarded by mu_)
   std::vector<WriteBuffer> spares_;  // guarded by mu_
-  std::thread thread_;               // started by the first Write
+  WorkerThread thread_;              // started by the first Write
 };
 
 }  // namespace dsanalyze

@@ -114,13 +114,26 @@ void AlltoallvAndPointToPoint(const Comm& comm, const std::string& mode) {
     send_counts.push_back(static_cast<uint64_t>(d + 1));
   }
   std::vector<uint64_t> recv_counts;
-  const std::vector<int32_t> got = comm.Alltoallv<int32_t>(send, send_counts, &recv_counts);
+  const std::vector<int32_t> got = comm.Alltoallv<int32_t>(send, send_counts, &recv_counts).value();
   std::vector<int32_t> want;
   for (int s = 0; s < p; ++s) want.insert(want.end(), static_cast<size_t>(r + 1), 100 * s + r);
   Check(comm,
         got == want && recv_counts == std::vector<uint64_t>(static_cast<size_t>(p),
                                                             static_cast<uint64_t>(r + 1)),
         mode + ": Alltoallv delivers each source's block in rank order");
+
+  // Rank 0 claims to send the last rank more ints than a vector can hold
+  // (2^61: std::length_error there, whatever the machine's memory): every
+  // rank gets its "out of memory" IoError before any data moves (the send
+  // buffer is far shorter than the count claims; it is never read).
+  std::vector<uint64_t> huge(static_cast<size_t>(p), 0);
+  if (r == 0) huge[static_cast<size_t>(p - 1)] = uint64_t{1} << 61;
+  const Result<std::vector<int32_t>> refused = comm.Alltoallv<int32_t>(send, huge);
+  Check(comm,
+        !refused.ok() && refused.status().code() == Status::Code::kIoError &&
+            refused.status().message().rfind("exchange: out of memory", 0) == 0,
+        mode + ": Alltoallv that one rank cannot receive fails on every rank: " +
+            refused.status().message());
 
   // A ring: post the receive, send to the next rank, wait.
   std::vector<int64_t> in(3), out = {r, r + 1, r + 2};

@@ -272,7 +272,7 @@ TEST_CASE("corrupt pairs are rejected with the file and the problem", "[format][
     fs::create_directory(p.idx_path());
     auto ds = IndexedDataset::Open(p.prefix);
     REQUIRE_FALSE(ds.ok());
-    CHECK(ds.status().message() == p.idx_path() + ": not a regular file");
+    CHECK(ds.status().message() == p.idx_path() + ": not a regular file (a directory)");
   }
   SECTION("empty .idx") {
     SmallPair p(dir);

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "config/memory_budget.h"
 #include "dataset/open_dataset.h"
 #include "metrics/batch_builder.h"
 #include "metrics/builtin_metrics.h"
@@ -348,6 +349,27 @@ TEST_CASE("token quality: params through the registry", "[token_quality]") {
   CHECK(create({{"scale", kMaxEntropyScale}}).ok());
   CHECK(create({{"scale", kMaxEntropyScale + 1}}).status().code() == Status::Code::kBadInput);
   CHECK(create({{"n", 2}}).status().code() == Status::Code::kBadInput);
+}
+
+TEST_CASE("repeated_ngram_ratio: a sample whose n-gram table is past the memory budget is refused",
+          "[metrics][token_quality]") {
+  // 2^21 tokens: a table of 2^22 slots of 24 bytes, 96 MiB, under a 64 MiB
+  // limit. Before the check it was allocated whatever its size: a document of
+  // 2^31 - 1 tokens threw std::bad_alloc on a map thread (std::terminate).
+  SetMemoryLimitPerRank(uint64_t{64} << 20);
+  const std::unique_ptr<Metric> metric = NewRepeatedNgramRatioMetric("rep", {}, 3, 1000);
+  const OwnedBatch<uint16_t> large(0, DType::kU16, {std::vector<uint16_t>(size_t{1} << 21, 7)});
+  std::vector<int64_t> out(1);
+  const Status st = metric->Compute(large.batch, out);
+  const OwnedBatch<uint16_t> small(0, DType::kU16, {{1, 2, 3, 1, 2, 3}});
+  const Status small_st = metric->Compute(small.batch, out);
+  SetMemoryLimitPerRank(0);
+  CHECK(st.code() == Status::Code::kBadInput);
+  CHECK(st.message() ==
+        "metric \"rep\": the n-gram table for a sample of 2097152 tokens (4194304 slots of 24 "
+        "bytes) would take 96MiB of memory, more than the 64MiB of memory.limit_per_rank");
+  REQUIRE(small_st.ok());
+  CHECK(out[0] == 500);  // 4 windows, "1 2 3" twice
 }
 
 }  // namespace

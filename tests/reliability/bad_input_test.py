@@ -214,6 +214,13 @@ def case(fn):
 # --- config -----------------------------------------------------------------
 
 @case
+def config_file_is_a_fifo(c):
+    os.mkfifo(c.p("run.json"))
+    return ExistingConfig(c.p("run.json")), 2, [
+        "the config file", "run.json", "not a regular file (a FIFO"]
+
+
+@case
 def config_syntax_error(c):
     text = json.dumps(c.config(), indent=1).replace('"metrics":', '"metrics"', 1)
     return text, 2, ["config.json:", "invalid JSON"]
@@ -493,7 +500,7 @@ def score_file_with_nul(c):
 
 @case
 def config_file_missing(c):
-    return ExistingConfig(c.p("absent.json")), 2, ["absent.json", "No such file"]
+    return ExistingConfig(c.p("absent.json")), 2, ["config file", "absent.json", "not found"]
 
 
 @case
@@ -661,6 +668,17 @@ def tokens_idx_is_a_directory(c):
     os.remove(prefix + ".idx")
     os.mkdir(prefix + ".idx")
     return c.config(dataset=c.documents(prefix)), 2, ["tok.idx", "not a regular file"]
+
+
+@case
+def tokens_idx_is_a_fifo(c):
+    # Opened for reading, a FIFO waits for a writer: in the kernel, past
+    # SIGTERM. It must be refused before it is opened that way.
+    prefix = c.copy_tok()
+    os.remove(prefix + ".idx")
+    os.mkfifo(prefix + ".idx")
+    return c.config(dataset=c.documents(prefix)), 2, [
+        "dataset.prefixes[0]", "tok.idx", "not a regular file (a FIFO"]
 
 
 @case
@@ -1185,6 +1203,58 @@ def score_jsonl_missing_id(c):
     return score_metric(c, score_jsonl(c, lines), id_field="id"), 2, ["q.jsonl", "line 7", "id"]
 
 
+# --- sizes past memory (docs/reliability.md, "Memory and internal errors") -------
+# Each was an uncaught std::bad_alloc or std::length_error: exit 6, MPICH's
+# "BAD TERMINATION" banner, the staging folder and the lock left behind.
+
+def synthetic(c, num_samples):
+    return c.config(dataset={"type": "synthetic_mod", "num_samples": num_samples},
+                    metrics=[{"name": "v", "metric": "value"}])
+
+
+@case
+def memory_synthetic_int64_max_samples(c):
+    return synthetic(c, 2**63 - 1), 2, [
+        "config: dataset.num_samples", "9223372036854775807 samples", "would take",
+        "of memory, more than", "memory.limit_per_rank"]
+
+
+@case
+def memory_synthetic_1e18_samples(c):
+    return synthetic(c, 1e18), 2, [
+        "config: dataset.num_samples", "1000000000000000000 samples", "EiB of memory, more than"]
+
+
+@case
+def memory_blend_size_2_40(c):
+    # Inside the documented range of size (1 ... 2^40); its index would take 10 TiB.
+    component = {"prefix": c.tok, "doc_idx": os.path.join(c.shared, "gpt_doc_idx.npy"),
+                 "sample_idx": os.path.join(c.shared, "gpt_sample_idx.npy"),
+                 "shuffle_idx": os.path.join(c.shared, "gpt_shuffle_idx.npy")}
+    dataset = {"type": "megatron_blend", "datasets": [component], "weights": [1],
+               "size": 2**40, "seq_length": SEQ_LENGTH}
+    return c.config(dataset=dataset), 2, [
+        "config: dataset.size", "a blend index of 1099511627776 samples", "10TiB of memory"]
+
+
+@case
+def memory_ngram_table_of_a_long_document(c):
+    # One document of 2^31 - 1 tokens (the most an .idx row holds): a sparse
+    # .bin of 4 GiB outside the case folder (whose snapshot reads every byte).
+    # Its n-gram table would take 96 GiB; the limit makes the budget 1 GiB
+    # whatever the machine.
+    prefix = os.path.join(c.shared, "long_document_" + os.path.basename(c.d))
+    tokens = 2**31 - 1
+    with open(prefix + ".bin", "wb") as f:
+        f.truncate(tokens * 2)
+    write_file(prefix + ".idx", idx_bytes([tokens], 2, MEGATRON_CODES["u16"]))
+    return c.config(dataset=c.documents(prefix),
+                    metrics=[{"name": "rep", "metric": "repeated_ngram_ratio"}],
+                    memory={"limit_per_rank": "1GiB"}), 2, [
+        'metric "rep"', "n-gram table for a sample of 2147483647 tokens", "96GiB of memory",
+        "1GiB of memory.limit_per_rank"]
+
+
 # --- plugins --------------------------------------------------------------------
 
 def plugin(var):
@@ -1199,6 +1269,20 @@ def plugin_missing_file(c):
     so = c.p("nope.so")
     return c.config(metrics=[{"name": "m", "plugin": so, "metric": "x"}]), 2, [
         "metrics[0].plugin", "nope.so", "no such file"]
+
+
+@case
+def plugin_is_a_fifo(c):
+    so = c.p("fifo.so")
+    os.mkfifo(so)
+    return c.config(metrics=[{"name": "m", "plugin": so, "metric": "x"}]), 2, [
+        "metrics[0].plugin", "fifo.so", "not a regular file (a FIFO"]
+
+
+@case
+def plugin_is_dev_zero(c):
+    return c.config(metrics=[{"name": "m", "plugin": "/dev/zero", "metric": "x"}]), 2, [
+        "metrics[0].plugin", "/dev/zero", "not a regular file (a character device)"]
 
 
 @case

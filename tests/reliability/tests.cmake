@@ -130,3 +130,16 @@ foreach(mode table issue)
     LABELS reliability COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/output_paths_test.py ${mode})
 endforeach()
 # --- end of part 5 ---------------------------------------------------------------
+# --- Part 6: exceptions and inputs that are not files (internal_error_test.py) --
+# reliability.internal_error_throw.np<k>: the test-only hook throws std::bad_alloc
+# or an error at a point of a run (the map, the sort, the reports, the write, on
+# one rank or every rank): exit 3, one line, no staging folder or lock left
+# (but where rank 0 is ended while it waits for the rank that threw; the next
+# run then cleans up). reliability.internal_error_fifo: every command given a
+# FIFO or a device as input exits 2 within seconds, with one line.
+set(internal_error_test ${CMAKE_CURRENT_LIST_DIR}/internal_error_test.py)
+dsanalyze_add_mpi_test(NAME reliability.internal_error_throw RANKS 1 2 3 TIMEOUT 120
+  LABELS reliability COMMAND python3 ${internal_error_test} throw)
+dsanalyze_add_mpi_test(NAME reliability.internal_error_fifo RANKS 1 TIMEOUT 60
+  LABELS reliability COMMAND python3 ${internal_error_test} fifo)
+# --- end of part 6 --------------------------------------------------------------

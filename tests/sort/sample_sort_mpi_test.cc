@@ -33,7 +33,9 @@ void RunCase(const Comm& comm, const std::string& name, uint64_t n, const KeyLay
   ids.first_id = static_cast<int64_t>(range.begin);
   std::vector<Key> keys = SortPairs(std::move(values), ids, codec, 2);
   const unsigned bits = layout.fits_u64() ? layout.total_bits() : 64 + layout.value_bits;
-  std::vector<Key> out = SampleSort(comm, keys, bits, nullptr);
+  Result<std::vector<Key>> sorted = SampleSort(comm, keys, bits, nullptr);
+  Check(comm, sorted.ok(), name + ": SampleSort succeeds");
+  const std::vector<Key> out = std::move(sorted).value();
 
   Check(comm, std::is_sorted(out.begin(), out.end()), name + ": slice sorted");
   const uint64_t p = comm.size(), r = comm.rank();

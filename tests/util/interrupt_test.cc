@@ -8,6 +8,8 @@
 #include <csignal>
 #include <string>
 
+#include "util/worker_thread.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -78,7 +80,7 @@ bool InterruptsBlockedHere() {
 TEST_CASE("worker threads block the interrupt signals; the caller's mask is unchanged",
           "[interrupt]") {
   bool worker_blocks = false;
-  std::thread worker = StartWorkerThread([&] { worker_blocks = InterruptsBlockedHere(); });
+  WorkerThread worker = StartWorkerThread([&] { worker_blocks = InterruptsBlockedHere(); });
   worker.join();
   CHECK(worker_blocks);
   CHECK_FALSE(InterruptsBlockedHere());
@@ -95,7 +97,7 @@ TEST_CASE("a signal that waits while the process is stopped is seen when the mai
     if (pid == 0) {
       InstallInterruptHandlers();
       std::atomic<bool> done{false};
-      std::thread worker = StartWorkerThread([&] {
+      WorkerThread worker = StartWorkerThread([&] {
         while (!done.load()) std::this_thread::yield();
       });
       std::raise(SIGSTOP);
