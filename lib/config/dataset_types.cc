@@ -76,6 +76,9 @@ std::string_view SampleCountKey(const DatasetTypeConfig& config) {
       return c.index_prefix.empty() ? "dataset.shuffle_idx" : "dataset.index_prefix";
     }
     std::string_view operator()(const MegatronBlendConfig& c) const { return SampleCountKey(c); }
+    std::string_view operator()(const MegatronCoreConfig& c) const {
+      return c.num_samples != 0 ? "dataset.num_samples" : "dataset.path_to_cache";
+    }
   };
   return std::visit(Key{}, config);
 }
