@@ -260,7 +260,9 @@ bool FinalizeMayHang(const Comm& comm);
 // else _Exit. Why not an exit: a rank that exits without MPI_Finalize makes
 // hydra's mpiexec kill the others, and from three ranks on it then often
 // reports their SIGKILL (exit code 9) under its "BAD TERMINATION" banner
-// (seen in 6 of 8 runs; with MPI_Abort 3 in 24 of 24, 2 to 4 ranks). What
+// (a test program whose rank 1 exits with 3 while the others wait in an
+// Allreduce: 9 in 6 of 8 runs of 3 ranks; with MPI_Abort, 3 in all 42 runs of
+// 2 to 4 ranks). What
 // MPICH prints of an abort ("Abort(3) on node 1 ...") goes to /dev/null: the
 // caller has printed its one line; stdout and stderr are flushed first, and
 // read by the launcher.

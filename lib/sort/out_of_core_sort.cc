@@ -179,20 +179,23 @@ struct PassBuffers {
   std::vector<Key> spare;  // the radix scratch, then the received keys
 };
 
-// This rank's keys in `pass`, sorted, into buffers->keys.
+// This rank's keys in `pass`, sorted, into buffers->keys; a failed
+// allocation is its Status (util/exception_status.h), which the ranks agree on.
 template <class Key>
 Status SelectSorted(ValueStore& store, const LocalIds& ids, const KeyCodec<Key>& codec,
                     const KeyRange& pass, unsigned threads, PassBuffers<Key>* buffers) {
-  std::vector<Key>& keys = buffers->keys;
-  keys.clear();
-  ReserveReusing(keys, pass.local);
-  DSA_RETURN_IF_ERROR(
-      ForEachKeyIn(store, ids, codec, pass, [&](const Key& k) { keys.push_back(k); }));
-  // Scanned in store order, keys of consecutive ids ascend in id.
-  const unsigned sorted_low_bits = ids.consecutive() ? codec.layout.id_bits : 0;
-  SortKeys(&keys, KeyCodec<Key>::FromOrdinal(pass.lo), KeyCodec<Key>::FromOrdinal(pass.hi),
-           sorted_low_bits, threads, &buffers->spare);
-  return Status::OK();
+  return CatchAsStatus("sort", [&] {
+    std::vector<Key>& keys = buffers->keys;
+    keys.clear();
+    ReserveReusing(keys, pass.local);
+    DSA_RETURN_IF_ERROR(
+        ForEachKeyIn(store, ids, codec, pass, [&](const Key& k) { keys.push_back(k); }));
+    // Scanned in store order, keys of consecutive ids ascend in id.
+    const unsigned sorted_low_bits = ids.consecutive() ? codec.layout.id_bits : 0;
+    SortKeys(&keys, KeyCodec<Key>::FromOrdinal(pass.lo), KeyCodec<Key>::FromOrdinal(pass.hi),
+             sorted_low_bits, threads, &buffers->spare);
+    return Status::OK();
+  });
 }
 
 }  // namespace
@@ -212,8 +215,7 @@ Result<OutOfCoreSortStats> OutOfCoreSort(const Comm& comm, ValueStore& store, co
   stats.passes = passes.size();
   PassBuffers<Key> buffers;
   for (const KeyRange& pass : passes) {
-    const Status selected = CatchAsStatus(
-        "sort", [&] { return SelectSorted(store, ids, codec, pass, options.threads, &buffers); });
+    const Status selected = SelectSorted(store, ids, codec, pass, options.threads, &buffers);
     // Also the interruption checkpoint of each pass.
     DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(selected));
     stats.local_sort += MPI_Wtime() - t0;

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -97,7 +98,17 @@ def mpiexec(config, env=(), timeout=30):
         argv += ["-env", k, v]
     argv += [DSANALYZE, "--config", config, "--quiet"]
     start = time.monotonic()
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    # Its own process group: a job that does not end is killed whole (mpiexec,
+    # its proxy and the ranks), never left behind.
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        out, err = child.communicate()
+        err += "\n(killed after %d s)" % timeout
+    proc = subprocess.CompletedProcess(argv, child.returncode, out, err)
     return proc, time.monotonic() - start
 
 
