@@ -19,7 +19,7 @@ namespace {
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
-constexpr uint64_t kMiB = uint64_t{1} << 20, kGiB = uint64_t{1} << 30;
+constexpr uint64_t kBudgetMiB = uint64_t{1} << 20, kBudgetGiB = uint64_t{1} << 30;
 
 // Restores "no limit" when a test that set one ends.
 struct LimitFor {
@@ -38,8 +38,8 @@ TEST_CASE("SaturatingProduct: a product past 2^64 is UINT64_MAX", "[config][memo
 
 TEST_CASE("CheckMemoryNeed: under memory.limit_per_rank, the limit is the budget",
           "[config][memory_budget]") {
-  const LimitFor limit(kGiB);
-  CHECK(CheckMemoryNeed({.key = "config: dataset.size", .what = "w", .bytes = kGiB}).ok());
+  const LimitFor limit(kBudgetGiB);
+  CHECK(CheckMemoryNeed({.key = "config: dataset.size", .what = "w", .bytes = kBudgetGiB}).ok());
   const Status st = CheckMemoryNeed({.key = "config: dataset.size",
                                      .what = "a blend index of 1099511627776 samples at 10 "
                                              "bytes each",
@@ -58,8 +58,8 @@ TEST_CASE("CheckMemoryNeed: under memory.limit_per_rank, the limit is the budget
 TEST_CASE("CheckMemoryNeed: without a limit, what the kernel says this rank can allocate",
           "[config][memory_budget]") {
   const AvailableMemory now = AvailableMemoryNow();
-  REQUIRE(now.bytes > 64 * kMiB);
-  CHECK(CheckMemoryNeed({.key = "k", .what = "w", .bytes = 64 * kMiB}).ok());
+  REQUIRE(now.bytes > 64 * kBudgetMiB);
+  CHECK(CheckMemoryNeed({.key = "k", .what = "w", .bytes = 64 * kBudgetMiB}).ok());
   const Status st = CheckMemoryNeed({.key = "k", .what = "w", .bytes = UINT64_MAX});
   CHECK_THAT(st.message(), StartsWith("k: w would take more than 16EiB of memory, more than the "));
   CHECK_THAT(st.message(), Contains(" this rank can allocate (" + now.bound + ")"));
@@ -82,11 +82,11 @@ TEST_CASE("AvailableMemoryNow: ulimit -v bounds what a process can allocate",
       if (std::sscanf(line, "VmSize: %llu kB", &kib) == 1) mapped = kib * 1024;
     }
     if (f != nullptr) std::fclose(f);
-    cap.rlim_cur = cap.rlim_max = mapped + 256 * kMiB;
+    cap.rlim_cur = cap.rlim_max = mapped + 256 * kBudgetMiB;
     if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(10);
     const AvailableMemory after = AvailableMemoryNow();
-    const bool bounded = after.bound == "ulimit -v" && after.bytes <= 256 * kMiB &&
-                         after.bytes > 128 * kMiB && after.bytes <= before.bytes;
+    const bool bounded = after.bound == "ulimit -v" && after.bytes <= 256 * kBudgetMiB &&
+                         after.bytes > 128 * kBudgetMiB && after.bytes <= before.bytes;
     _exit(bounded ? 0 : 11);
   }
   int status = 0;

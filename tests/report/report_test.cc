@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "page/histogram_svg.h"
-#include "report/chart_svg.h"
 #include "page/numbers.h"
+#include "report/chart_svg.h"
 #include "report/distribution.h"
 #include "report/metric_stats.h"
 #include "support/output_fixture.h"
@@ -21,7 +21,7 @@ namespace dsanalyze {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using ReportJson = nlohmann::json;
 
 std::string ReadText(const fs::path& p) {
   std::ifstream in(p);
@@ -130,7 +130,7 @@ size_t Distinct(std::vector<int64_t> v) {
 
 // Checks summary.json's entry for a metric against statistics computed here
 // from the per-sample values: a sort and the nearest-rank definition.
-void CheckSingleValueSummary(const Json& m, std::vector<int64_t> values) {
+void CheckSingleValueSummary(const ReportJson& m, std::vector<int64_t> values) {
   std::sort(values.begin(), values.end());
   CHECK(m["distinct_values"] == Distinct(values));
   const size_t n = values.size();
@@ -194,19 +194,19 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
   for (const char* f : {"curriculum_config.json", "report.html", "summary.json"})
     CHECK(fs::exists(d / f));
 
-  const Json s = Json::parse(ReadText(d / "summary.json"));
+  const ReportJson s = ReportJson::parse(ReadText(d / "summary.json"));
   CHECK(s["tool_version"] == "9.9.9");
   CHECK(s["config_hash"] == "abc123");
   CHECK(s["ranks"] == 3);
   CHECK(s["threads"] == 2);
-  CHECK(s["peak_rss_bytes"] == Json::array({100, 200, 300}));
-  CHECK(s["peak_anon_bytes"] == Json::array({10, 20, 30}));
+  CHECK(s["peak_rss_bytes"] == ReportJson::array({100, 200, 300}));
+  CHECK(s["peak_anon_bytes"] == ReportJson::array({10, 20, 30}));
   CHECK(s["timings"][1]["stage"] == "sort");
   CHECK(s["timings"][1]["max_seconds"] == 0.5);
   CHECK(s["config"]["dataset"]["type"] == "synthetic_mod");
 
   // Sample x has value (x + 7) % 10000: every value 0..9999 ten times.
-  const Json& mod = s["metrics"]["mod"];
+  const ReportJson& mod = s["metrics"]["mod"];
   CHECK(mod["samples"] == 100000);
   CHECK(mod["distinct_values"] == 10000);
   CHECK(mod["min"] == 0);
@@ -218,7 +218,7 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
   for (int64_t x = 0; x < 100000; ++x) formula.push_back((x + 7) % 10000);
   CheckSingleValueSummary(mod, formula);
 
-  const Json& sum = s["metrics"]["batch_sum"];
+  const ReportJson& sum = s["metrics"]["batch_sum"];
   CHECK(sum["type"] == "accumulate_value_over_samples");
   CHECK(sum["length"] == 1);
   CHECK(sum["sum"] == 499950000);
@@ -246,14 +246,14 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
   }
 
   SECTION("curriculum config") {
-    const Json c = Json::parse(ReadText(d / "curriculum_config.json"));
-    const Json& cl = c["data_efficiency"]["data_sampling"]["curriculum_learning"];
+    const ReportJson c = ReportJson::parse(ReadText(d / "curriculum_config.json"));
+    const ReportJson& cl = c["data_efficiency"]["data_sampling"]["curriculum_learning"];
     CHECK(c["data_efficiency"]["enabled"] == true);
     CHECK(c["data_efficiency"]["data_sampling"]["enabled"] == true);
     CHECK(cl["enabled"] == true);
     CHECK(cl["data_cluster_path"] == final_path + "/data_clusters");
     REQUIRE(cl["curriculum_metrics"].size() == 1);  // batch_sum is no curriculum metric
-    const Json& pct = cl["curriculum_metrics"]["mod"];
+    const ReportJson& pct = cl["curriculum_metrics"]["mod"];
     CHECK(pct["index_to_sample_path"] == final_path + "/mod/mod_index_to_sample_percentile_merged");
     CHECK(pct["index_to_metric_path"] == final_path + "/mod/mod_index_to_metric");
     CHECK(pct["difficulty_type"] == "percentile");
@@ -267,7 +267,7 @@ TEST_CASE("WriteReports on DeepSpeed's seedmod output", "[report]") {
     CHECK(c["_comment"].get<std::string>().find("PLACEHOLDER: schedule_config."
                                                 "total_curriculum_step") != std::string::npos);
     CHECK(pct["schedule_config"].contains("difficulty_step"));
-    const Json& value = c["value_based_alternative"]["curriculum_metrics"]["mod"];
+    const ReportJson& value = c["value_based_alternative"]["curriculum_metrics"]["mod"];
     CHECK(value["index_to_sample_path"] == final_path + "/mod/mod_index_to_sample");
     CHECK(value["difficulty_type"] == "value");
     CHECK(value["min_difficulty"] == 0);
@@ -285,12 +285,12 @@ TEST_CASE("WriteReports on DeepSpeed's token output", "[report]") {
                         {"total_vocab_freq", MetricType::kAccumulateValueOverSamples}},
                        SampleRunInfo(""))
               .ok());
-  const Json s = Json::parse(ReadText(d / "summary.json"));
+  const ReportJson s = ReportJson::parse(ReadText(d / "summary.json"));
   const std::vector<int64_t> seqlen = SampleValues(d, "seqlen");
   CheckSingleValueSummary(s["metrics"]["seqlen"], seqlen);
   CheckSingleValueSummary(s["metrics"]["vocab_rarity"], SampleValues(d, "vocab_rarity"));
   // Every token is counted once in total_vocab_freq and once in its document's seqlen.
-  const Json& freq = s["metrics"]["total_vocab_freq"];
+  const ReportJson& freq = s["metrics"]["total_vocab_freq"];
   CHECK(freq["length"] == 50001);
   CHECK(freq["sum"] == 5256782);
   CHECK(s["metrics"]["seqlen"]["sum"] == 5256782);
@@ -298,7 +298,7 @@ TEST_CASE("WriteReports on DeepSpeed's token output", "[report]") {
   for (const char* m : {"seqlen", "vocab_rarity"})
     CHECK(XmlProblem(ReadText(d / m / (std::string(m) + "_histogram.svg"))) == "");
   // Without a save path the paths point into the output directory itself.
-  const Json c = Json::parse(ReadText(d / "curriculum_config.json"));
+  const ReportJson c = ReportJson::parse(ReadText(d / "curriculum_config.json"));
   const std::string path = c["data_efficiency"]["data_sampling"]["curriculum_learning"]
                             ["curriculum_metrics"]["seqlen"]["index_to_sample_path"];
   CHECK(fs::exists(path + ".bin"));
@@ -312,8 +312,8 @@ TEST_CASE("curriculum_config.json takes the run's total_curriculum_step", "[repo
   RunInfo info = SampleRunInfo("");
   info.total_curriculum_step = 55000;
   REQUIRE(WriteReports(d.string(), {{"mod", MetricType::kSingleValuePerSample}}, info).ok());
-  const Json c = Json::parse(ReadText(d / "curriculum_config.json"));
-  const Json& active =
+  const ReportJson c = ReportJson::parse(ReadText(d / "curriculum_config.json"));
+  const ReportJson& active =
       c["data_efficiency"]["data_sampling"]["curriculum_learning"]["curriculum_metrics"]["mod"];
   CHECK(active["schedule_config"]["total_curriculum_step"] == 55000);
   CHECK(c["value_based_alternative"]["curriculum_metrics"]["mod"]["schedule_config"]
