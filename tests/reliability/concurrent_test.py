@@ -106,10 +106,13 @@ def writer_test(work):
     run_ok(configs[0])
     writer = Writer(save)
     writer.start()
-    warnings = []
+    warnings, commits = [], 0
     try:
-        for i in range(20):
-            warnings += [l for l in run_ok(configs[(i + 1) % 2]).stderr.splitlines() if l]
+        # At least 20 commits, and on until the writer has made 1,000 files
+        # (a fast machine commits 20 times before it has).
+        while commits < 20 or (writer.created < 1000 and commits < 400):
+            commits += 1
+            warnings += [l for l in run_ok(configs[commits % 2]).stderr.splitlines() if l]
     finally:
         writer.stop.set()
         writer.join()
@@ -125,8 +128,8 @@ def writer_test(work):
                     fail("%s does not hold what the writer wrote" % name)
             found[m.group(1)] = found.get(m.group(1), 0) + 1
     lost = writer.created - len(found)
-    print("writer: %d files created during 20 commits, %d in S, %d lost, %d doubled; "
-          "warnings: %d" % (writer.created, len(found), lost,
+    print("writer: %d files created during %d commits, %d in S, %d lost, %d doubled; "
+          "warnings: %d" % (writer.created, commits, len(found), lost,
                            sum(n > 1 for n in found.values()), len(warnings)))
     if lost or any(n > 1 for n in found.values()):
         fail("%d of the writer's %d files lost" % (lost, writer.created))
