@@ -86,12 +86,15 @@ CarriedList ReadCarriedList(const std::string& real_path) {
   if (!text.ok()) return {};
   const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   CarriedList list;
-  if (!j.is_object() || !j["staging"].is_string() || !j["entries"].is_array()) return list;
-  list.staging = j["staging"].get<std::string>();
-  const nlohmann::json& id = j["staging_id"];
+  // A const json's operator[] on a missing key is undefined: look keys up.
+  if (!j.is_object() || !j.contains("staging") || !j.contains("entries") ||
+      !j.at("staging").is_string() || !j.at("entries").is_array())
+    return list;
+  list.staging = j.at("staging").get<std::string>();
+  const nlohmann::json id = j.value("staging_id", nlohmann::json());
   if (id.is_array() && id.size() == 2 && id[0].is_number_unsigned() && id[1].is_number_unsigned())
     list.staged = FolderId{id[0].get<uint64_t>(), id[1].get<uint64_t>()};
-  for (const nlohmann::json& name : j["entries"])
+  for (const nlohmann::json& name : j.at("entries"))
     if (name.is_string()) list.names.push_back(name.get<std::string>());
   return list;
 }
