@@ -13,10 +13,17 @@ namespace dsanalyze {
 // job of its type, below.
 Status RunMetricJob(RunState& run, PlannedMetric& metric);
 
+// single_value_job.cc, before any job: a metric binned by rank (metrics/
+// metric.h RankBins) gets its bins in place of its values (rank_bins.h), so
+// that every metric holds what its files will, for the rank sums
+// (rank_sums.h); other metrics are left as they are.
+void BinByRank(RunState& run, PlannedMetric& metric);
+
 // single_value_job.cc: the global value range (fitting the metric dtype) →
 // sample_to_metric in sample order → local sort of (value, id) keys → sample
 // sort across ranks → index_to_metric, index_to_sample and the
-// percentile-merged grouping. Consumes metric.map.values (or .map.store).
+// percentile-merged grouping, after BinByRank. Consumes metric.map.values
+// (or .map.store).
 Status RunSingleValueJob(RunState& run, PlannedMetric& metric);
 
 // accumulate_job.cc: the exact sum over ranks (or the dependency pass's

@@ -17,6 +17,7 @@
 #include "pipeline/map.h"
 #include "pipeline/metric_jobs.h"
 #include "pipeline/metric_plan.h"
+#include "pipeline/rank_sums.h"
 #include "pipeline/run_state.h"
 #include "report/report.h"
 #include "util/checked_add.h"
@@ -285,14 +286,28 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   return j;
 }
 
-// Each metric's job, timing its stages per metric (RunState::metric_seconds).
-Status RunMetricJobs(RunState& run, MetricPlan& plan) {
-  for (PlannedMetric& metric : plan) {
+// Every metric's bins (BinByRank), the rank sums of summary.json's
+// "spearman" from the values that then hold what the files will
+// (rank_sums.h), then each metric's job; each metric's steps timed per stage
+// (RunState::metric_seconds).
+Status RunMetricJobs(RunState& run, MetricPlan& plan, std::optional<RankSums>* sums) {
+  run.metric_seconds.assign(plan.size(), std::vector<double>(kNumStages, 0));
+  const auto timed = [&](size_t i, const auto& step) {
     const std::vector<double> before = run.clock.seconds();
-    DSA_RETURN_IF_ERROR(RunMetricJob(run, metric));
-    std::vector<double>& spent = run.metric_seconds.emplace_back(kNumStages);
-    for (int s = 0; s < kNumStages; ++s) spent[s] = run.clock.seconds()[s] - before[s];
-  }
+    const Status st = step(plan[i]);
+    for (int s = 0; s < kNumStages; ++s)
+      run.metric_seconds[i][s] += run.clock.seconds()[s] - before[s];
+    return st;
+  };
+  for (size_t i = 0; i < plan.size(); ++i)
+    DSA_RETURN_IF_ERROR(timed(i, [&](PlannedMetric& m) {
+      BinByRank(run, m);
+      return Status::OK();
+    }));
+  DSA_ASSIGN_OR_RETURN(*sums, SumRankProducts(run, plan));
+  run.clock.Lap(kStageRankSums);
+  for (size_t i = 0; i < plan.size(); ++i)
+    DSA_RETURN_IF_ERROR(timed(i, [&](PlannedMetric& m) { return RunMetricJob(run, m); }));
   return Status::OK();
 }
 
@@ -350,7 +365,8 @@ void SetComponents(const Dataset& dataset, const Config& config, RunInfo* info) 
 // Status, which FinishAnalysis agrees on. They and the commit are timed as
 // one stage, report_commit.
 Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dataset,
-                       const RunContext& context, RunSummary* summary) {
+                       const RunContext& context, std::optional<RankSums> sums,
+                       RunSummary* summary) {
   run.Begin("commit", "report");
   run.clock.Begin(kStageNames[kStageCommit]);
   MeasureRun(run, plan, summary);
@@ -374,6 +390,7 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dat
     RunInfo info = RunInfoOf(run, context, *summary);
     info.memory = memory;
     info.dataset = dataset.DescribeJson();
+    info.rank_sums = std::move(sums);
     SetComponents(dataset, run.config, &info);
     st = WriteReports(run.staged->dir(), entries, info);
     FaultPoint("report");  // test-only (util/fault_point.h)
@@ -409,9 +426,11 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
 
   DSA_RETURN_IF_ERROR(RunDependencyPass(run, *in.dataset, &in.plan));
   DSA_RETURN_IF_ERROR(MapMetrics(run, *in.dataset, in.plan));
-  DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan));
+  std::optional<RankSums> sums;
+  DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan, &sums));
 
-  const Status reports = WriteRunReports(run, in.plan, *in.dataset, context, summary);
+  const Status reports =
+      WriteRunReports(run, in.plan, *in.dataset, context, std::move(sums), summary);
   DSA_RETURN_IF_ERROR(FinishAnalysis(reports, {&comm, run.staged, &run.clock, &progress}));
   // Measured after the summary was written: only the log shows it (rank 0's work).
   summary->stages.back().rank0 = summary->stages.back().slowest = run.clock.seconds()[kStageCommit];

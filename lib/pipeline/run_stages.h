@@ -9,6 +9,7 @@ enum Stage {
   kStageOpen,
   kStageMap,
   kStageRankBins,
+  kStageRankSums,
   kStageMinMax,
   kStageSampleToMetric,
   kStageLocalSort,
@@ -21,7 +22,8 @@ enum Stage {
   kNumStages
 };
 inline constexpr const char* kStageNames[kNumStages] = {
-    "open",      "map",      "rank_bins", "minmax", "sample_to_metric", "local_sort",
-    "splitters", "exchange", "merge",     "write",  "accumulate",       "report_commit"};
+    "open",         "map",       "rank_bins", "rank_sums", "minmax", "sample_to_metric",
+    "local_sort",   "splitters", "exchange",  "merge",     "write",  "accumulate",
+    "report_commit"};
 
 }  // namespace dsanalyze

@@ -251,13 +251,18 @@ Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange&
 
 }  // namespace
 
+void BinByRank(RunState& run, PlannedMetric& m) {
+  const std::optional<RankBins> bins = m.metric->rank_bins();
+  if (!bins || !TraitsOf(m.type()).per_sample ||
+      !WritesAnyKindOf(run.config.output.files, m.type()))
+    return;
+  run.Begin("sort", m.name() + ": bins");
+  m.job.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
+                                  run.samples.id_max, run.config.map.threads, &m.map.values);
+  run.clock.Lap(kStageRankBins);
+}
+
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
-  if (const std::optional<RankBins> bins = m.metric->rank_bins()) {
-    run.Begin("sort", m.name() + ": bins");
-    m.job.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
-                                    run.samples.id_max, run.config.map.threads, &m.map.values);
-    run.clock.Lap(kStageRankBins);
-  }
   run.Begin("write", m.name() + ": sample_to_metric", run.samples.count, "rows");
   const ValueRange values = m.map.store
                                 ? GlobalMinMax(run.comm, {m.map.store->min(), m.map.store->max()})

@@ -10,5 +10,6 @@ target_sources(dsanalyze_lib_pipeline PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cc
   ${CMAKE_CURRENT_LIST_DIR}/progress.cc
   ${CMAKE_CURRENT_LIST_DIR}/rank_bins.cc
+  ${CMAKE_CURRENT_LIST_DIR}/rank_sums.cc
   ${CMAKE_CURRENT_LIST_DIR}/run_state.cc
   ${CMAKE_CURRENT_LIST_DIR}/single_value_job.cc)

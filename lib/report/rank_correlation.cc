@@ -16,14 +16,67 @@ using u128 = unsigned __int128;
 // Samples read from each file at a time: 512 KiB of int64 per metric.
 constexpr uint64_t kRankChunk = uint64_t{1} << 16;
 
+// cross[a·k + b] (a < b) += Σ over samples of Ra·Rb, every file streamed once
+// in chunks.
+Status SumFiles(const std::vector<IndexedDataset>& files, uint64_t n, RankProductSums* sums) {
+  const size_t k = files.size();
+  std::vector<std::vector<int64_t>> raw(k, std::vector<int64_t>(kRankChunk));
+  std::vector<const int64_t*> rows(k);
+  for (size_t a = 0; a < k; ++a) rows[a] = raw[a].data();
+  for (uint64_t from = 0; from < n; from += kRankChunk) {
+    const size_t len = static_cast<size_t>(std::min(kRankChunk, n - from));
+    for (size_t a = 0; a < k; ++a)
+      WidenElements(files[a].elements(), from, std::span(raw[a].data(), len));
+    if (const auto missing = sums->Add(rows, len)) {
+      const auto [a, i] = *missing;
+      return Status::BadInput(files[a].prefix() + ": row " + std::to_string(from + i) + ": value " +
+                              std::to_string(raw[a][i]) + " is not in its index_to_metric");
+    }
+  }
+  return Status::OK();
+}
+
+// The cross sums of `metrics` from their sample_to_metric files.
+Result<std::vector<u128>> CrossFromFiles(const std::string& save_path,
+                                         const std::vector<RankedMetric>& metrics,
+                                         CodeTable table) {
+  const uint64_t n = metrics[0].distribution->samples;
+  std::vector<IndexedDataset> files;
+  std::vector<const CountedValues*> distributions;
+  for (const RankedMetric& m : metrics) {
+    const std::string prefix = MetricFilePrefix(save_path, m.name, kSampleToMetric);
+    DSA_ASSIGN_OR_RETURN(const IndexedDataset::Options options, MetricFileOptions(prefix, table));
+    DSA_ASSIGN_OR_RETURN(IndexedDataset file, IndexedDataset::OpenScalarRows(prefix, options));
+    if (file.num_elements() != n || m.distribution->samples != n)
+      return Status::BadInput(prefix + ": holds " + std::to_string(file.num_elements()) +
+                              " samples but the index files hold " + std::to_string(n));
+    files.push_back(std::move(file));
+    distributions.push_back(m.distribution);
+  }
+  RankProductSums sums(distributions);
+  DSA_RETURN_IF_ERROR(SumFiles(files, n, &sums));
+  return std::move(sums.cross());
+}
+
+// Whether `sums` are of `metrics`, in their order, and of their samples.
+bool SumsAreOf(const RankSums* sums, const std::vector<RankedMetric>& metrics) {
+  if (sums == nullptr || sums->metrics.size() != metrics.size()) return false;
+  for (size_t a = 0; a < metrics.size(); ++a)
+    if (sums->metrics[a] != metrics[a].name || metrics[a].distribution->samples != sums->samples)
+      return false;
+  return true;
+}
+
+}  // namespace
+
 // Twice each distinct value's average rank (2·before + count + 1: an integer,
 // where the average rank itself may end in .5), looked up by value. A dense
 // table when the values' range is at most a few times their number (lengths,
 // counts, scaled scores), so that the lookup per sample is one load; a binary
 // search otherwise. Memory O(distinct values) either way.
-class TwiceRanks {
+class RankProductSums::TwiceRanks {
  public:
-  explicit TwiceRanks(const ValueDistribution& d) : values_(&d.values) {
+  explicit TwiceRanks(const CountedValues& d) : d_(&d) {
     uint64_t before = 0;
     for (const uint64_t c : d.counts) {
       ranks_.push_back(2 * before + c + 1);
@@ -50,84 +103,78 @@ class TwiceRanks {
       }
       return;
     }
+    const std::vector<int64_t>& values = d_->values;
     for (size_t i = 0; i < len; ++i) {
-      const auto it = std::lower_bound(values_->begin(), values_->end(), raw[i]);
-      out[i] = it != values_->end() && *it == raw[i] ? ranks_[it - values_->begin()] : 0;
+      const auto it = std::lower_bound(values.begin(), values.end(), raw[i]);
+      out[i] = it != values.end() && *it == raw[i] ? ranks_[it - values.begin()] : 0;
     }
   }
 
   // Σ over samples of (twice the rank)²: from the counts, no pass over samples.
-  u128 SumOfSquares(const ValueDistribution& d) const {
+  u128 SumOfSquares() const {
     u128 sum = 0;
     for (size_t i = 0; i < ranks_.size(); ++i)
-      sum += static_cast<u128>(ranks_[i]) * ranks_[i] * d.counts[i];
+      sum += static_cast<u128>(ranks_[i]) * ranks_[i] * d_->counts[i];
     return sum;
   }
 
  private:
-  const std::vector<int64_t>* values_;
+  const CountedValues* d_;
   std::vector<uint64_t> ranks_;
   int64_t min_ = 0;
   std::vector<uint64_t> dense_;
 };
 
-// cross[a·k + b] (a < b) += Σ over samples of Ra·Rb, every file streamed once
-// in chunks.
-Status SumCrossProducts(const std::vector<IndexedDataset>& files,
-                        const std::vector<TwiceRanks>& ranks, uint64_t n,
-                        std::vector<u128>* cross) {
-  const size_t k = files.size();
-  std::vector<int64_t> raw(kRankChunk);
-  std::vector<std::vector<uint64_t>> r(k, std::vector<uint64_t>(kRankChunk));
-  for (uint64_t from = 0; from < n; from += kRankChunk) {
-    const size_t len = static_cast<size_t>(std::min(kRankChunk, n - from));
-    for (size_t a = 0; a < k; ++a) {
-      WidenElements(files[a].elements(), from, std::span(raw.data(), len));
-      ranks[a].Fill(raw.data(), len, r[a].data());
-      const size_t i =
-          static_cast<size_t>(std::find(r[a].begin(), r[a].begin() + len, 0) - r[a].begin());
-      if (i < len)
-        return Status::BadInput(files[a].prefix() + ": row " + std::to_string(from + i) +
-                                ": value " + std::to_string(raw[i]) +
-                                " is not in its index_to_metric");
-    }
-    for (size_t a = 0; a < k; ++a)
-      for (size_t b = a + 1; b < k; ++b) {
-        u128 sum = 0;
-        for (size_t i = 0; i < len; ++i) sum += static_cast<u128>(r[a][i]) * r[b][i];
-        (*cross)[a * k + b] += sum;
-      }
+RankProductSums::RankProductSums(const std::vector<const CountedValues*>& distributions)
+    : cross_(distributions.size() * distributions.size(), 0), chunk_(distributions.size()) {
+  for (const CountedValues* d : distributions) ranks_.emplace_back(*d);
+}
+RankProductSums::~RankProductSums() = default;
+RankProductSums::RankProductSums(RankProductSums&&) noexcept = default;
+
+u128 RankProductSums::SumOfSquares(size_t a) const { return ranks_[a].SumOfSquares(); }
+
+std::optional<std::pair<size_t, size_t>> RankProductSums::Add(
+    const std::vector<const int64_t*>& values, size_t len) {
+  const size_t k = ranks_.size();
+  for (size_t a = 0; a < k; ++a) {
+    if (chunk_[a].size() < len) chunk_[a].resize(len);
+    ranks_[a].Fill(values[a], len, chunk_[a].data());
+    const auto end = chunk_[a].begin() + static_cast<ptrdiff_t>(len);
+    if (const auto zero = std::find(chunk_[a].begin(), end, 0); zero != end)
+      return std::pair{a, static_cast<size_t>(zero - chunk_[a].begin())};
   }
-  return Status::OK();
+  for (size_t a = 0; a < k; ++a)
+    for (size_t b = a + 1; b < k; ++b) {
+      const uint64_t *ra = chunk_[a].data(), *rb = chunk_[b].data();
+      u128 sum = 0;
+      for (size_t i = 0; i < len; ++i) sum += static_cast<u128>(ra[i]) * rb[i];
+      cross_[a * k + b] += sum;
+    }
+  return std::nullopt;
 }
 
-}  // namespace
-
 Result<std::vector<std::vector<std::optional<double>>>> SpearmanMatrix(
-    const std::string& save_path, const std::vector<RankedMetric>& metrics, CodeTable table) {
+    const std::string& save_path, const std::vector<RankedMetric>& metrics, CodeTable table,
+    const RankSums* sums) {
   const size_t k = metrics.size();
-  const uint64_t n = k == 0 ? 0 : metrics[0].distribution->samples;
-  std::vector<IndexedDataset> files;
-  std::vector<TwiceRanks> ranks;
-  for (const RankedMetric& m : metrics) {
-    const std::string prefix = MetricFilePrefix(save_path, m.name, kSampleToMetric);
-    DSA_ASSIGN_OR_RETURN(const IndexedDataset::Options options, MetricFileOptions(prefix, table));
-    DSA_ASSIGN_OR_RETURN(IndexedDataset file, IndexedDataset::OpenScalarRows(prefix, options));
-    if (file.num_elements() != n || m.distribution->samples != n)
-      return Status::BadInput(prefix + ": holds " + std::to_string(file.num_elements()) +
-                              " samples but the index files hold " + std::to_string(n));
-    files.push_back(std::move(file));
-    ranks.emplace_back(*m.distribution);
+  if (k == 0) return std::vector<std::vector<std::optional<double>>>{};
+  const uint64_t n = metrics[0].distribution->samples;
+  std::vector<u128> cross;
+  if (SumsAreOf(sums, metrics)) {
+    cross = sums->cross;
+  } else {
+    DSA_ASSIGN_OR_RETURN(cross, CrossFromFiles(save_path, metrics, table));
   }
-  std::vector<u128> cross(k * k, 0);
-  DSA_RETURN_IF_ERROR(SumCrossProducts(files, ranks, n, &cross));
+  std::vector<const CountedValues*> distributions;
+  for (const RankedMetric& m : metrics) distributions.push_back(m.distribution);
+  const RankProductSums squares(distributions);
   // With R twice the rank, ΣR = n(n+1) and the mean is n+1, so the centred
   // sums are Σ Ra·Rb − n(n+1)².
   const __int128 base = static_cast<__int128>(n) * (n + 1) * (n + 1);
   std::vector<long double> spread(k);
   for (size_t a = 0; a < k; ++a)
-    spread[a] = static_cast<long double>(
-        static_cast<__int128>(ranks[a].SumOfSquares(*metrics[a].distribution)) - base);
+    spread[a] = static_cast<long double>(static_cast<__int128>(squares.SumOfSquares(a)) - base);
   std::vector<std::vector<std::optional<double>>> rho(k, std::vector<std::optional<double>>(k));
   for (size_t a = 0; a < k; ++a)
     for (size_t b = a; b < k; ++b) {

@@ -261,7 +261,8 @@ Status AddSpearman(const std::string& dir, const RunInfo& info, const RunPage& p
   for (const auto& [name, m] : (*summary)["metrics"].items())
     if (const auto d = page.distributions.find(name); d != page.distributions.end())
       ranked.push_back({name, &d->second});
-  DSA_ASSIGN_OR_RETURN(const auto rho, SpearmanMatrix(dir, ranked, TableOf(info)));
+  DSA_ASSIGN_OR_RETURN(const auto rho, SpearmanMatrix(dir, ranked, TableOf(info),
+                                                      info.rank_sums ? &*info.rank_sums : nullptr));
   Json& out = (*summary)["spearman"] = Json::object();
   for (size_t a = 0; a < ranked.size(); ++a)
     for (size_t b = 0; b < ranked.size(); ++b)

@@ -10,8 +10,8 @@
 //    (see metric_stats.h), std, IQR, skew and the 5 lowest and highest
 //    samples (ReadExtremes: the ends of index_to_sample only); for accumulate
 //    metrics length, sum, min and max; "spearman" between the single-value
-//    metrics (rank_correlation.h: their sample_to_metric streamed, O(distinct
-//    values) held);
+//    metrics (rank_correlation.h: from RunInfo::rank_sums, else their
+//    sample_to_metric streamed, O(distinct values) held);
 //    plus the run's stage timings (all but report_commit, which is still
 //    running), ranks, threads, peak RSS and peak anonymous memory per rank,
 //    tool version, config hash and config;
@@ -42,7 +42,8 @@
 
 #include "config/config.h"
 #include "metrics/metric.h"
-#include "util/stage_clock.h"  // StageTime
+#include "report/rank_correlation.h"  // RankSums
+#include "util/stage_clock.h"         // StageTime
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -78,6 +79,10 @@ struct RunInfo {
   // "per_component" statistics, and the page a chart of them. Empty: none.
   std::vector<std::string> component_prefixes;
   std::function<uint32_t(uint64_t)> component_of_id;
+  // The run's rank product sums of its single-value metrics
+  // (pipeline/rank_sums.h), from which "spearman" is computed; without them
+  // it streams their sample_to_metric files (rank_correlation.h).
+  std::optional<RankSums> rank_sums;
 };
 
 // The RunInfo fields an analysis takes from its config (a run's, or the

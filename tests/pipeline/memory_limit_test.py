@@ -70,6 +70,11 @@ def same_outputs(a, b, label):
     for rel in files:
         if not filecmp.cmp(os.path.join(a, rel), os.path.join(b, rel), shallow=False):
             fail("%s: %s differs from the run without a limit" % (label, rel))
+    # The rank sums behind "spearman" (pipeline/rank_sums.h), read from the
+    # spilled stores under a limit: the same correlations.
+    rho = [json.load(open(os.path.join(d, "summary.json"))).get("spearman") for d in (a, b)]
+    if rho[0] != rho[1]:
+        fail("%s: spearman %r, without a limit %r" % (label, rho[1], rho[0]))
 
 
 def summary_memory(save):

@@ -26,7 +26,7 @@ import json, re, sys
 np = int(sys.argv[1])
 s = json.load(open("out/summary.json"))
 stages = [t["stage"] for t in s["timings"]]
-want = ["open", "map", "rank_bins", "minmax", "sample_to_metric", "local_sort", "splitters", "exchange",
+want = ["open", "map", "rank_bins", "rank_sums", "minmax", "sample_to_metric", "local_sort", "splitters", "exchange",
         "merge", "write", "accumulate"]
 assert stages == want, f"summary.json stages {stages}"
 rss, anon = s["peak_rss_bytes"], s.get("peak_anon_bytes")

@@ -2,8 +2,9 @@
 """summary.json's "spearman", each metric's spread and extremes, and the
 scores' statistics without NaN placeholders, recomputed here with the
 standard library alone from the metric files (sample_to_metric), for a run on
-$NP ranks and for the merge of two parts of the same data (which must give
-the whole run's figures). Also: report.html's summary box holds every
+$NP ranks (its ranks' sums of rank products; and a metric too wide for them,
+whose correlations rank 0 reads from the files) and for the merge of two
+parts of the same data (which must give the whole run's figures). Also: report.html's summary box holds every
 warning of the run's log and of summary.json, and a constant metric's ρ is null.
 """
 import json
@@ -103,6 +104,8 @@ def check_analysis(label, out, names, nan_value):
         got = (e.get("std"), e.get("iqr"), e.get("skew"))
         check(all(close(g, w) for g, w in zip(got, spread(v))),
               "%s: %s std/iqr/skew %s, want %s" % (label, m, got, spread(v)))
+    if "quality" not in names:
+        return summary
     # The descending score: NaN placeholders out of its score statistics.
     q = summary["metrics"]["quality"]["score"]
     scores = sorted(-x / 100.0 for x in values["quality"] if x != nan_value)
@@ -156,6 +159,15 @@ def main():
                        ["samples"], "metric flat is constant",
                        "seqlen and vocab_rarity would give almost the same curriculum"):
             check(needle in box, "not in the summary box: " + needle)
+        # A score spanning ~10^7 integers: wider than the run's count tables
+        # (pipeline/rank_sums.h), so rank 0 streams the files instead.
+        with open(os.path.join(work, "wide.jsonl"), "w") as f:
+            f.writelines('{"score": %s}\n' % repr(d * 7919 % 2000 / 2000.0) for d in range(2000))
+        wide = [metrics[0], {"name": "wide", "metric": "score",
+                             "params": {"file": os.path.join(work, "wide.jsonl"),
+                                        "per": "document", "scale": 10 ** 7}}]
+        wide_out, _ = run(work, "wide", tokens, wide)
+        check_analysis("wide", wide_out, ["seqlen", "wide"], None)
         # vocab_rarity of a part counts the part's tokens only: merge refuses it.
         mergeable = [m for m in metrics if m["name"] != "vocab_rarity"]
         names = [m["name"] for m in mergeable]

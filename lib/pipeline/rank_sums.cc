@@ -1,0 +1,131 @@
+#include "pipeline/rank_sums.h"
+
+#include <algorithm>
+#include <span>
+
+#include "output/analysis_layout.h"
+#include "pipeline/global_reduce.h"
+
+namespace dsanalyze {
+namespace {
+
+// Samples a rank reads of each metric at a time: 512 KiB of int64.
+constexpr uint64_t kSumChunk = uint64_t{1} << 16;
+
+// The metrics the report correlates: single-value, with statistics and a
+// sample_to_metric file (report.cc AddSpearman), in plan order.
+std::vector<PlannedMetric*> CorrelatedMetrics(const RunState& run, MetricPlan& plan) {
+  std::vector<PlannedMetric*> out;
+  const std::vector<std::string>& files = run.config.output.files;
+  for (PlannedMetric& m : plan)
+    if (TraitsOf(m.type()).per_sample && WritesStatisticsOf(files, m.type()) &&
+        WritesKind(files, kSampleToMetric))
+      out.push_back(&m);
+  return out;
+}
+
+uint64_t LocalCount(const PlannedMetric& m) {
+  return m.map.store ? m.map.store->size() : m.map.values.size();
+}
+
+// This rank's values of `m` [from, from + len): where the map left them, or
+// read from its store into `buffer`.
+Result<const int64_t*> ValuesAt(PlannedMetric& m, uint64_t from, size_t len,
+                                std::vector<int64_t>* buffer) {
+  if (!m.map.store) return m.map.values.data() + from;
+  buffer->resize(len);
+  DSA_RETURN_IF_ERROR(m.map.store->Read(from, *buffer));
+  return buffer->data();
+}
+
+// Collective: how many samples of all ranks have each value of `m` in
+// `range`, as its distribution.
+Result<CountedValues> GlobalCounts(const Comm& comm, PlannedMetric& m, ValueRange range) {
+  std::vector<uint64_t> counts(static_cast<size_t>(range.max - range.min) + 1, 0);
+  const uint64_t min = static_cast<uint64_t>(range.min), n = LocalCount(m);
+  std::vector<int64_t> buffer;
+  Status st;
+  for (uint64_t from = 0; from < n && st.ok(); from += kSumChunk) {
+    const size_t len = static_cast<size_t>(std::min(kSumChunk, n - from));
+    const Result<const int64_t*> values = ValuesAt(m, from, len, &buffer);
+    st = values.status();
+    if (st.ok())
+      for (size_t i = 0; i < len; ++i) ++counts[static_cast<uint64_t>((*values)[i]) - min];
+  }
+  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+  counts = comm.Allreduce<uint64_t>(counts, MPI_SUM);
+  CountedValues d;
+  for (size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] > 0) {
+      d.values.push_back(range.min + static_cast<int64_t>(i));
+      d.counts.push_back(counts[i]);
+      d.samples += counts[i];
+    }
+  return d;
+}
+
+// Adds this rank's samples into `sums`, a chunk of every metric at a time.
+Status SumLocal(const std::vector<PlannedMetric*>& metrics, RankProductSums* sums) {
+  const size_t k = metrics.size();
+  const uint64_t n = LocalCount(*metrics[0]);
+  std::vector<std::vector<int64_t>> buffers(k);
+  std::vector<const int64_t*> rows(k);
+  for (uint64_t from = 0; from < n; from += kSumChunk) {
+    const size_t len = static_cast<size_t>(std::min(kSumChunk, n - from));
+    for (size_t a = 0; a < k; ++a) {
+      DSA_ASSIGN_OR_RETURN(rows[a], ValuesAt(*metrics[a], from, len, &buffers[a]));
+    }
+    if (sums->Add(rows, len))
+      return Status::Internal("rank sums: a value of metric " + metrics[0]->name() +
+                              " or the next ones was not counted");
+  }
+  return Status::OK();
+}
+
+// Collective: the element-wise sum of every rank's `local`, exact: each value
+// goes as four 32-bit limbs in 64-bit words, whose sums over < 2^32 ranks
+// cannot overflow, and is put together again with its carries.
+std::vector<unsigned __int128> AddOverRanks(const Comm& comm,
+                                            const std::vector<unsigned __int128>& local) {
+  std::vector<uint64_t> limbs;
+  for (const unsigned __int128 v : local)
+    for (int l = 0; l < 4; ++l) limbs.push_back(static_cast<uint64_t>(v >> (32 * l)) & 0xffffffffu);
+  limbs = comm.Allreduce<uint64_t>(limbs, MPI_SUM);
+  std::vector<unsigned __int128> out(local.size(), 0);
+  for (size_t i = 0; i < out.size(); ++i)
+    for (int l = 0; l < 4; ++l)
+      out[i] += static_cast<unsigned __int128>(limbs[4 * i + l]) << (32 * l);
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<RankSums>> SumRankProducts(RunState& run, MetricPlan& plan) {
+  const std::vector<PlannedMetric*> metrics = CorrelatedMetrics(run, plan);
+  if (metrics.size() < 2 || run.samples.count == 0) return std::optional<RankSums>();
+  std::vector<ValueRange> ranges;
+  for (PlannedMetric* m : metrics) {
+    const ValueRange r = m->map.store
+                             ? GlobalMinMax(run.comm, {m->map.store->min(), m->map.store->max()})
+                             : GlobalMinMax(run.comm, m->map.values);
+    if (static_cast<unsigned __int128>(static_cast<__int128>(r.max) - r.min) > kRankSumsMaxRange)
+      return std::optional<RankSums>();
+    ranges.push_back(r);
+  }
+  run.Begin("sort", "rank sums", run.samples.count, "samples");
+  std::vector<CountedValues> counted;
+  std::vector<std::string> names;
+  for (size_t a = 0; a < metrics.size(); ++a) {
+    DSA_ASSIGN_OR_RETURN(CountedValues d, GlobalCounts(run.comm, *metrics[a], ranges[a]));
+    counted.push_back(std::move(d));
+    names.push_back(metrics[a]->name());
+  }
+  std::vector<const CountedValues*> distributions;
+  for (const CountedValues& d : counted) distributions.push_back(&d);
+  RankProductSums sums(distributions);
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(SumLocal(metrics, &sums)));
+  return std::optional<RankSums>(
+      RankSums{std::move(names), run.samples.count, AddOverRanks(run.comm, sums.cross())});
+}
+
+}  // namespace dsanalyze
