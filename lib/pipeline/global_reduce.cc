@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 
 namespace dsanalyze {
 namespace {
@@ -40,12 +41,38 @@ Result<std::vector<int64_t>> AllreduceSumChecked(const Comm& comm, std::span<con
 }
 
 ValueRange GlobalMinMax(const Comm& comm, std::span<const int64_t> local) {
-  ValueRange r{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
-  if (!local.empty()) {
-    const auto [mn, mx] = std::minmax_element(local.begin(), local.end());
-    r = {*mn, *mx};
+  return GlobalMinMax(comm, local, nullptr);
+}
+
+ValueCounts::ValueCounts(int64_t first, size_t entries)
+    : base(first),
+      size(entries),
+      counts(static_cast<uint64_t*>(std::calloc(entries, sizeof(uint64_t))), std::free) {
+  if (!counts) throw std::bad_alloc();  // as a vector would (util/exception_status.h)
+}
+
+uint64_t ValueCounts::of(int64_t v) const {
+  const uint64_t at = static_cast<uint64_t>(v) - static_cast<uint64_t>(base);  // wraps below
+  return at < size ? counts[at] : 0;
+}
+
+ValueRange GlobalMinMax(const Comm& comm, std::span<const int64_t> local, ValueCounts* counts) {
+  // One loop the compiler can keep in registers (std::minmax_element's
+  // iterators cannot be), counting on the way when asked to.
+  int64_t mn = std::numeric_limits<int64_t>::max(), mx = std::numeric_limits<int64_t>::min();
+  const auto scan = [&](const auto& count) {
+    for (const int64_t v : local) {
+      mn = std::min(mn, v);
+      mx = std::max(mx, v);
+      count(v);
+    }
+  };
+  if (counts == nullptr) {
+    scan([](int64_t) {});
+  } else {
+    scan([counts](int64_t v) { counts->Add(v); });
   }
-  return GlobalMinMax(comm, r);
+  return GlobalMinMax(comm, ValueRange{mn, mx});
 }
 
 ValueRange GlobalMinMax(const Comm& comm, ValueRange local) {

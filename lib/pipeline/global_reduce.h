@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +30,28 @@ struct ValueRange {
   int64_t max;
 };
 ValueRange GlobalMinMax(const Comm& comm, std::span<const int64_t> local);
+
+// This rank's count of each value in [base, base + size), for the rank sums
+// (rank_sums.h). The table comes from calloc, so only the pages the values
+// fall on are ever touched: a table of millions of entries over a few
+// thousand distinct values costs a few pages.
+struct ValueCounts {
+  ValueCounts() = default;
+  ValueCounts(int64_t base, size_t size);  // all zero
+  int64_t base = 0;
+  size_t size = 0;
+  std::unique_ptr<uint64_t[], void (*)(void*)> counts{nullptr, std::free};
+  // Counts v, when it is in the table.
+  void Add(int64_t v) {
+    const uint64_t at = static_cast<uint64_t>(v) - static_cast<uint64_t>(base);  // wraps below
+    if (at < size) ++counts[at];
+  }
+  // The count of value v (0 outside the table).
+  uint64_t of(int64_t v) const;
+};
+// GlobalMinMax that counts `local` into `counts` in the same pass (values
+// outside its table are left out).
+ValueRange GlobalMinMax(const Comm& comm, std::span<const int64_t> local, ValueCounts* counts);
 // The same from each rank's own range (min > max on a rank with no value).
 ValueRange GlobalMinMax(const Comm& comm, ValueRange local);
 

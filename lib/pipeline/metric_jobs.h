@@ -13,16 +13,19 @@ namespace dsanalyze {
 // job of its type, below.
 Status RunMetricJob(RunState& run, PlannedMetric& metric);
 
-// single_value_job.cc, before any job: a metric binned by rank (metrics/
-// metric.h RankBins) gets its bins in place of its values (rank_bins.h), so
-// that every metric holds what its files will, for the rank sums
-// (rank_sums.h); other metrics are left as they are.
-void BinByRank(RunState& run, PlannedMetric& metric);
+// single_value_job.cc, before any job: a single-value metric binned by rank
+// (metrics/metric.h RankBins) gets its bins in place of its values
+// (rank_bins.h), and every single-value metric its global value range
+// (metric.job.range), so that the values are what its files will hold, for
+// the rank sums (rank_sums.h) and its job; with `count`, this rank's counts
+// of them too (metric.job.counts), in the same pass where the values are in
+// memory. IoError reading a spilled store.
+Status PrepareValues(RunState& run, PlannedMetric& metric, bool count);
 
-// single_value_job.cc: the global value range (fitting the metric dtype) →
-// sample_to_metric in sample order → local sort of (value, id) keys → sample
+// single_value_job.cc: after PrepareValues, the metric dtype its range fits
+// → sample_to_metric in sample order → local sort of (value, id) keys → sample
 // sort across ranks → index_to_metric, index_to_sample and the
-// percentile-merged grouping, after BinByRank. Consumes metric.map.values
+// percentile-merged grouping. Consumes metric.map.values
 // (or .map.store).
 Status RunSingleValueJob(RunState& run, PlannedMetric& metric);
 

@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "metrics/metric.h"
+#include "pipeline/global_reduce.h"
 #include "pipeline/index_path.h"
 #include "sort/value_store.h"
 #include "util/status.h"
@@ -54,6 +55,11 @@ struct FromJob {
   std::vector<std::array<int64_t, 2>> bin_ranges;
   // How its index files were written (index_path.h); none when it wrote none.
   std::optional<IndexPath> index_path;
+  // A single-value metric's values over all ranks, after any bins
+  // (metric_jobs.h PrepareValues), and for the rank sums (rank_sums.h) this
+  // rank's counts of them.
+  ValueRange range{};
+  ValueCounts counts;
 };
 
 // One metric of the run: the plan entry PlanMetrics makes (its config and

@@ -286,7 +286,7 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   return j;
 }
 
-// Every metric's bins (BinByRank), the rank sums of summary.json's
+// Every metric's bins and range (PrepareValues), the rank sums of summary.json's
 // "spearman" from the values that then hold what the files will
 // (rank_sums.h), then each metric's job; each metric's steps timed per stage
 // (RunState::metric_seconds).
@@ -299,11 +299,10 @@ Status RunMetricJobs(RunState& run, MetricPlan& plan, std::optional<RankSums>* s
       run.metric_seconds[i][s] += run.clock.seconds()[s] - before[s];
     return st;
   };
+  const std::vector<bool> counted = CountedForRankSums(run, plan);
   for (size_t i = 0; i < plan.size(); ++i)
-    DSA_RETURN_IF_ERROR(timed(i, [&](PlannedMetric& m) {
-      BinByRank(run, m);
-      return Status::OK();
-    }));
+    DSA_RETURN_IF_ERROR(
+        timed(i, [&](PlannedMetric& m) { return PrepareValues(run, m, counted[i]); }));
   DSA_ASSIGN_OR_RETURN(*sums, SumRankProducts(run, plan));
   run.clock.Lap(kStageRankSums);
   for (size_t i = 0; i < plan.size(); ++i)

@@ -9,20 +9,7 @@
 namespace dsanalyze {
 namespace {
 
-// Samples a rank reads of each metric at a time: 512 KiB of int64.
-constexpr uint64_t kSumChunk = uint64_t{1} << 16;
-
-// The metrics the report correlates: single-value, with statistics and a
-// sample_to_metric file (report.cc AddSpearman), in plan order.
-std::vector<PlannedMetric*> CorrelatedMetrics(const RunState& run, MetricPlan& plan) {
-  std::vector<PlannedMetric*> out;
-  const std::vector<std::string>& files = run.config.output.files;
-  for (PlannedMetric& m : plan)
-    if (TraitsOf(m.type()).per_sample && WritesStatisticsOf(files, m.type()) &&
-        WritesKind(files, kSampleToMetric))
-      out.push_back(&m);
-  return out;
-}
+constexpr uint64_t kSumChunk = kRankSumsChunk;
 
 uint64_t LocalCount(const PlannedMetric& m) {
   return m.map.store ? m.map.store->size() : m.map.values.size();
@@ -38,21 +25,12 @@ Result<const int64_t*> ValuesAt(PlannedMetric& m, uint64_t from, size_t len,
   return buffer->data();
 }
 
-// Collective: how many samples of all ranks have each value of `m` in
-// `range`, as its distribution.
-Result<CountedValues> GlobalCounts(const Comm& comm, PlannedMetric& m, ValueRange range) {
-  std::vector<uint64_t> counts(static_cast<size_t>(range.max - range.min) + 1, 0);
-  const uint64_t min = static_cast<uint64_t>(range.min), n = LocalCount(m);
-  std::vector<int64_t> buffer;
-  Status st;
-  for (uint64_t from = 0; from < n && st.ok(); from += kSumChunk) {
-    const size_t len = static_cast<size_t>(std::min(kSumChunk, n - from));
-    const Result<const int64_t*> values = ValuesAt(m, from, len, &buffer);
-    st = values.status();
-    if (st.ok())
-      for (size_t i = 0; i < len; ++i) ++counts[static_cast<uint64_t>((*values)[i]) - min];
-  }
-  DSA_RETURN_IF_ERROR(comm.AgreeOnStatus(st));
+// Collective: how many samples of all ranks have each value in `range`, from
+// each rank's counts, as the metric's distribution.
+CountedValues GlobalCounts(const Comm& comm, const ValueCounts& local, ValueRange range) {
+  std::vector<uint64_t> counts(static_cast<size_t>(range.max - range.min) + 1);
+  for (size_t i = 0; i < counts.size(); ++i)
+    counts[i] = local.of(range.min + static_cast<int64_t>(i));
   counts = comm.Allreduce<uint64_t>(counts, MPI_SUM);
   CountedValues d;
   for (size_t i = 0; i < counts.size(); ++i)
@@ -100,29 +78,39 @@ std::vector<unsigned __int128> AddOverRanks(const Comm& comm,
 
 }  // namespace
 
+std::vector<bool> CountedForRankSums(const RunState& run, const MetricPlan& plan) {
+  std::vector<bool> counted;
+  const std::vector<std::string>& files = run.config.output.files;
+  for (const PlannedMetric& m : plan)
+    counted.push_back(TraitsOf(m.type()).per_sample && WritesStatisticsOf(files, m.type()) &&
+                      WritesKind(files, kSampleToMetric));
+  if (std::count(counted.begin(), counted.end(), true) < 2) counted.assign(plan.size(), false);
+  return counted;
+}
+
 Result<std::optional<RankSums>> SumRankProducts(RunState& run, MetricPlan& plan) {
-  const std::vector<PlannedMetric*> metrics = CorrelatedMetrics(run, plan);
-  if (metrics.size() < 2 || run.samples.count == 0) return std::optional<RankSums>();
-  std::vector<ValueRange> ranges;
-  for (PlannedMetric* m : metrics) {
-    const ValueRange r = m->map.store
-                             ? GlobalMinMax(run.comm, {m->map.store->min(), m->map.store->max()})
-                             : GlobalMinMax(run.comm, m->map.values);
-    if (static_cast<unsigned __int128>(static_cast<__int128>(r.max) - r.min) > kRankSumsMaxRange)
-      return std::optional<RankSums>();
-    ranges.push_back(r);
-  }
-  run.Begin("sort", "rank sums", run.samples.count, "samples");
-  std::vector<CountedValues> counted;
+  const std::vector<bool> counted = CountedForRankSums(run, plan);
+  std::vector<PlannedMetric*> metrics;
+  for (size_t i = 0; i < plan.size(); ++i)
+    if (counted[i]) metrics.push_back(&plan[i]);
+  const bool narrow = std::all_of(metrics.begin(), metrics.end(), [](const PlannedMetric* m) {
+    const ValueRange r = m->job.range;
+    return static_cast<unsigned __int128>(static_cast<__int128>(r.max) - r.min) <=
+           kRankSumsMaxRange;
+  });
+  std::vector<CountedValues> distributions;
   std::vector<std::string> names;
-  for (size_t a = 0; a < metrics.size(); ++a) {
-    DSA_ASSIGN_OR_RETURN(CountedValues d, GlobalCounts(run.comm, *metrics[a], ranges[a]));
-    counted.push_back(std::move(d));
-    names.push_back(metrics[a]->name());
+  for (PlannedMetric* m : metrics) {
+    if (narrow && run.samples.count > 0)
+      distributions.push_back(GlobalCounts(run.comm, m->job.counts, m->job.range));
+    m->job.counts = ValueCounts();  // frees its table
+    names.push_back(m->name());
   }
-  std::vector<const CountedValues*> distributions;
-  for (const CountedValues& d : counted) distributions.push_back(&d);
-  RankProductSums sums(distributions);
+  if (distributions.empty()) return std::optional<RankSums>();
+  run.Begin("sort", "rank sums", run.samples.count, "samples");
+  std::vector<const CountedValues*> pointers;
+  for (const CountedValues& d : distributions) pointers.push_back(&d);
+  RankProductSums sums(pointers);
   DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(SumLocal(metrics, &sums)));
   return std::optional<RankSums>(
       RankSums{std::move(names), run.samples.count, AddOverRanks(run.comm, sums.cross())});

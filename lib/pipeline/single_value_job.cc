@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "pipeline/index_path.h"
 #include "pipeline/metric_jobs.h"
 #include "pipeline/rank_bins.h"
+#include "pipeline/rank_sums.h"
 #include "sort/local_sort.h"
 #include "sort/out_of_core_sort.h"
 #include "sort/sample_sort.h"
@@ -249,27 +251,58 @@ Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange&
   return job;
 }
 
+// This rank's counts of a spilled metric's values (PrepareValues), over its
+// global range when that is narrow enough for the rank sums: one more pass
+// over the store.
+Status CountStored(PlannedMetric& m) {
+  const ValueRange r = m.job.range;
+  if (static_cast<unsigned __int128>(static_cast<__int128>(r.max) - r.min) > kRankSumsMaxRange)
+    return Status::OK();
+  m.job.counts = ValueCounts(r.min, static_cast<size_t>(r.max - r.min) + 1);
+  std::vector<int64_t> chunk;
+  for (uint64_t from = 0; from < m.map.store->size(); from += kRankSumsChunk) {
+    chunk.resize(static_cast<size_t>(std::min(kRankSumsChunk, m.map.store->size() - from)));
+    DSA_RETURN_IF_ERROR(m.map.store->Read(from, chunk));
+    for (const int64_t v : chunk) m.job.counts.Add(v);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
-void BinByRank(RunState& run, PlannedMetric& m) {
-  const std::optional<RankBins> bins = m.metric->rank_bins();
-  if (!bins || !TraitsOf(m.type()).per_sample ||
-      !WritesAnyKindOf(run.config.output.files, m.type()))
-    return;
-  run.Begin("sort", m.name() + ": bins");
-  m.job.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
-                                  run.samples.id_max, run.config.map.threads, &m.map.values);
-  run.clock.Lap(kStageRankBins);
+Status PrepareValues(RunState& run, PlannedMetric& m, bool count) {
+  if (!TraitsOf(m.type()).per_sample || !WritesAnyKindOf(run.config.output.files, m.type()))
+    return Status::OK();
+  if (const std::optional<RankBins> bins = m.metric->rank_bins()) {
+    run.Begin("sort", m.name() + ": bins");
+    m.job.bin_ranges = RankIntoBins(run.comm, *bins, run.samples.local_ids, run.samples.id_min,
+                                    run.samples.id_max, run.config.map.threads, &m.map.values);
+    run.clock.Lap(kStageRankBins);
+  }
+  run.Begin("write", m.name() + ": range");
+  Status st;
+  if (m.map.store) {
+    m.job.range = GlobalMinMax(run.comm, {m.map.store->min(), m.map.store->max()});
+    if (count) st = CountStored(m);
+  } else if (count) {
+    // A table kRankSumsMaxRange either side of the first value holds every
+    // value when the range is narrow enough for the sums to use the counts.
+    const int64_t first = m.map.values.empty() ? 0 : m.map.values[0];
+    const __int128 base = std::max<__int128>(static_cast<__int128>(first) - kRankSumsMaxRange,
+                                             std::numeric_limits<int64_t>::min());
+    m.job.counts = ValueCounts(static_cast<int64_t>(base), 2 * kRankSumsMaxRange + 1);
+    m.job.range = GlobalMinMax(run.comm, m.map.values, &m.job.counts);
+  } else {
+    m.job.range = GlobalMinMax(run.comm, m.map.values);
+  }
+  run.clock.Lap(kStageMinMax);
+  return run.comm.AgreeOnStatus(st);
 }
 
 Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   run.Begin("write", m.name() + ": sample_to_metric", run.samples.count, "rows");
-  const ValueRange values = m.map.store
-                                ? GlobalMinMax(run.comm, {m.map.store->min(), m.map.store->max()})
-                                : GlobalMinMax(run.comm, m.map.values);
+  const ValueRange values = m.job.range;
   const DType metric_dtype = FitIntDType(values.min, values.max);
-  run.clock.Lap(kStageMinMax);
-
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
   const std::vector<std::string>& files = run.config.output.files;
   if (WritesKind(files, kSampleToMetric)) {
