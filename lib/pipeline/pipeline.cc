@@ -360,6 +360,23 @@ void SetComponents(const Dataset& dataset, const Config& config, RunInfo* info) 
   info->component_of_id = [&dataset](uint64_t id) { return dataset.ComponentOf(id); };
 }
 
+// The extremes' token preview (report.h RunInfo::sample_tokens), for a
+// dataset of tokens (cut from documents) whose sample ids are positions: the
+// sample is read through a reader of its own, only when asked for.
+void SetTokenPreview(const Dataset& dataset, const Config& config, RunInfo* info) {
+  if (!config.dataset.sample_indices.empty() || dataset.num_documents() == 0) return;
+  info->sample_tokens = [&dataset](uint64_t id) -> Result<TokenPreview> {
+    const std::unique_ptr<SampleReader> reader = dataset.NewReader();
+    SampleBatch batch;
+    DSA_RETURN_IF_ERROR(reader->Read(id, id + 1, true, &batch));
+    const ElementView tokens = batch.sample(0);
+    TokenPreview preview{std::vector<int64_t>(std::min<uint64_t>(tokens.count, kPreviewTokens)),
+                         tokens.count};
+    WidenElements(tokens, 0, preview.first);
+    return preview;
+  };
+}
+
 // Collective: rank 0 writes the reports into the staged analysis; its
 // Status, which FinishAnalysis agrees on. They and the commit are timed as
 // one stage, report_commit.
@@ -391,6 +408,7 @@ Status WriteRunReports(RunState& run, const MetricPlan& plan, const Dataset& dat
     info.dataset = dataset.DescribeJson();
     info.rank_sums = std::move(sums);
     SetComponents(dataset, run.config, &info);
+    SetTokenPreview(dataset, run.config, &info);
     st = WriteReports(run.staged->dir(), entries, info);
     FaultPoint("report");  // test-only (util/fault_point.h)
   }

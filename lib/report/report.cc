@@ -61,13 +61,23 @@ void AddDistributionSummary(const CountedValues& d, Json& j) {
   j["skew"] = spread.skew;
 }
 
-// {"lowest": [{"sample", "value"}, ...], "highest": [...]} (metric_stats.h ReadExtremes).
-Json ExtremesJson(const Extremes& e) {
+// {"lowest": [{"sample", "value"}, ...], "highest": [...]} (metric_stats.h
+// ReadExtremes), each sample with "first_tokens" and "tokens" when the run
+// can read them (RunInfo::sample_tokens).
+Result<Json> ExtremesJson(const Extremes& e, const RunInfo& info) {
   Json j;
   for (const auto& [key, list] :
        {std::pair{"lowest", &e.lowest}, std::pair{"highest", &e.highest}}) {
     Json& out = j[key] = Json::array();
-    for (const Extreme& x : *list) out.push_back({{"sample", x.sample}, {"value", x.value}});
+    for (const Extreme& x : *list) {
+      Json sample = {{"sample", x.sample}, {"value", x.value}};
+      if (info.sample_tokens) {
+        DSA_ASSIGN_OR_RETURN(const TokenPreview preview, info.sample_tokens(x.sample));
+        sample["first_tokens"] = preview.first;
+        sample["tokens"] = preview.tokens;
+      }
+      out.push_back(std::move(sample));
+    }
   }
   return j;
 }
@@ -212,7 +222,7 @@ Status ReportSingleValue(const std::string& dir, const MetricEntry& m, const Run
   if (d.samples > 0) {
     DSA_ASSIGN_OR_RETURN(const Extremes extremes,
                          ReadExtremes(dir, m.name, d, TableOf(info), kExtremeSamples));
-    (*entry)["extremes"] = ExtremesJson(extremes);
+    DSA_ASSIGN_OR_RETURN((*entry)["extremes"], ExtremesJson(extremes, info));
   }
   if (m.score && d.samples > 0)
     (*entry)["score"] = ScoreSummary(d, *m.score, m.bin_ranges, m.nan_scores);

@@ -8,7 +8,8 @@
 //  - D/summary.json: per metric its type, dtypes, samples, distinct values,
 //    min, max, exact mean and sum, the nearest-rank percentiles 0, 5, ..., 100
 //    (see metric_stats.h), std, IQR, skew and the 5 lowest and highest
-//    samples (ReadExtremes: the ends of index_to_sample only); for accumulate
+//    samples (ReadExtremes: the ends of index_to_sample only), each with its
+//    first tokens when RunInfo::sample_tokens is set; for accumulate
 //    metrics length, sum, min and max; "spearman" between the single-value
 //    metrics (rank_correlation.h: from RunInfo::rank_sums, else their
 //    sample_to_metric streamed, O(distinct values) held);
@@ -48,6 +49,14 @@
 
 namespace dsanalyze {
 
+// The start of one sample's tokens, for the extremes' preview.
+struct TokenPreview {
+  std::vector<int64_t> first;  // its first token ids (at most kPreviewTokens)
+  uint64_t tokens = 0;         // how many it has
+};
+// Token ids previewed per extreme sample.
+inline constexpr size_t kPreviewTokens = 8;
+
 struct RunInfo {
   std::string tool_version;
   int ranks = 1;
@@ -79,6 +88,11 @@ struct RunInfo {
   // "per_component" statistics, and the page a chart of them. Empty: none.
   std::vector<std::string> component_prefixes;
   std::function<uint32_t(uint64_t)> component_of_id;
+  // The first tokens of the sample with id s, for the extremes' preview
+  // (summary.json "first_tokens" and "tokens"); read for the 10 extreme
+  // samples of each metric only. Unset (no preview): a dataset without
+  // tokens, or sample ids that are not positions.
+  std::function<Result<TokenPreview>(uint64_t)> sample_tokens;
   // The run's rank product sums of its single-value metrics
   // (pipeline/rank_sums.h), from which "spearman" is computed; without them
   // it streams their sample_to_metric files (rank_correlation.h).

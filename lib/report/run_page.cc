@@ -221,14 +221,29 @@ Markup PercentileTable(const Json& percentiles) {
   return html::TableOf(t);
 }
 
-// The 5 lowest and 5 highest samples by stored value, with their ids. For a
-// score metric with a scale, beside their scores (the ends named by score:
-// descending, the lowest values are the highest scores), NaN placeholders
-// named.
+// A sample's first token ids, as ids (no separators), "…" and how many it
+// has when they are more.
+std::string TokenPreviewText(const Json& x) {
+  std::string text;
+  for (const Json& id : x["first_tokens"]) {
+    if (!text.empty()) text += ' ';
+    text += std::to_string(id.get<int64_t>());
+  }
+  const uint64_t tokens = x["tokens"].get<uint64_t>();
+  if (tokens > x["first_tokens"].size()) text += " … (" + Number(x["tokens"]) + " tokens)";
+  return tokens == 0 ? "(no tokens)" : text;
+}
+
+// The 5 lowest and 5 highest samples by stored value, with their ids and,
+// for a dataset of tokens, their first token ids. For a score metric with a
+// scale, beside their scores (the ends named by score: descending, the
+// lowest values are the highest scores), NaN placeholders named.
 Markup ExtremesTable(const Json& e, const Units& units) {
   const Json& extremes = e["extremes"];
   html::Table t{{"end", "sample id", units.scale == 0 ? "value" : "score"}, {}};
   if (units.scale != 0) t.head.push_back("value as stored");
+  const bool tokens = !extremes["lowest"].empty() && extremes["lowest"][0].contains("tokens");
+  if (tokens) t.head.push_back("first token ids");
   const Json nan = e.contains("score") ? e["score"].value("nan", Json()) : Json();
   for (const char* end : {"lowest", "highest"})
     for (const Json& x : extremes[end]) {
@@ -238,6 +253,7 @@ Markup ExtremesTable(const Json& e, const Units& units) {
           {units.descending == (std::string_view(end) == "lowest") ? "highest" : "lowest",
            Number(x["sample"]), is_nan ? "NaN (placeholder)" : units.Of(v)});
       if (units.scale != 0) t.rows.back().push_back(Number(x["value"]));
+      if (tokens) t.rows.back().push_back(TokenPreviewText(x));
     }
   return html::Block("the lowest and highest samples (ties by sample id)", html::TableOf(t));
 }

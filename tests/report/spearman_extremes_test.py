@@ -4,19 +4,26 @@ scores' statistics without NaN placeholders, recomputed here with the
 standard library alone from the metric files (sample_to_metric), for a run on
 $NP ranks (its ranks' sums of rank products; and a metric too wide for them,
 whose correlations rank 0 reads from the files) and for the merge of two
-parts of the same data (which must give the whole run's figures). Also: report.html's summary box holds every
-warning of the run's log and of summary.json, and a constant metric's ρ is null.
+parts of the same data (which must give the whole run's figures). The extremes of a dataset of tokens carry their
+first 8 token ids and token count (read from the token files here), shown on
+report.html; those of synthetic_mod and of a merge carry none. Also:
+report.html's summary box holds every warning of the run's log and of
+summary.json, and a constant metric's ρ is null.
 """
 import json
 import math
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "batching"))
 from batch_reference import read_pair  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "support"))
+from score_reference import read_idx_sizes  # noqa: E402
 
 DSANALYZE = os.environ["DSANALYZE"]
 failures = []
@@ -81,7 +88,28 @@ def close(a, b, tol=1e-9):
                                          abs(a - b) <= tol * max(1.0, abs(b)))
 
 
-def check_analysis(label, out, names, nan_value):
+def document_tokens(prefix):
+    """The token ids of each document of PREFIX (written by `dsanalyze generate`)."""
+    sizes = read_idx_sizes(prefix)
+    data = open(prefix + ".bin", "rb").read()
+    width = len(data) // sum(sizes)  # unsigned ids: 2 bytes for a vocabulary < 65,536
+    elements, docs = list(struct.unpack("<%d%s" % (sum(sizes), "BH?I???Q"[width - 1]), data)), []
+    for size in sizes:
+        docs.append(elements[:size])
+        elements = elements[size:]
+    return docs
+
+
+def with_preview(sample, value, docs):
+    """An extreme as summary.json lists it: with its first 8 token ids and its token count
+    for a dataset of tokens (docs), without for one that has none (docs None)."""
+    e = {"sample": sample, "value": value}
+    if docs is not None:
+        e.update(first_tokens=docs[sample][:8], tokens=len(docs[sample]))
+    return e
+
+
+def check_analysis(label, out, names, nan_value, docs=None):
     summary = json.load(open(os.path.join(out, "summary.json")))
     values = {m: read_pair(os.path.join(out, m, m + "_sample_to_metric")) for m in names}
     rho = summary.get("spearman", {})
@@ -97,8 +125,8 @@ def check_analysis(label, out, names, nan_value):
         e, v = summary["metrics"][m], values[m]
         ids = sorted(range(len(v)), key=lambda i: (v[i], i))
         high = sorted(range(len(v)), key=lambda i: (-v[i], i))
-        want = {"lowest": [{"sample": i, "value": v[i]} for i in ids[:5]],
-                "highest": [{"sample": i, "value": v[i]} for i in high[:5]]}
+        want = {"lowest": [with_preview(i, v[i], docs) for i in ids[:5]],
+                "highest": [with_preview(i, v[i], docs) for i in high[:5]]}
         check(e.get("extremes") == want, "%s: %s extremes %s, want %s" % (label, m,
                                                                            e.get("extremes"), want))
         got = (e.get("std"), e.get("iqr"), e.get("skew"))
@@ -146,8 +174,19 @@ def main():
                     "params": {"file": os.path.join(work, "flat.jsonl"), "per": "document",
                                "scale": 10}}]
         names = [m["name"] for m in metrics]
+        docs = document_tokens(prefix)
         whole, log = run(work, "whole", tokens, metrics)
-        summary = check_analysis("run", whole, names, -7)
+        summary = check_analysis("run", whole, names, -7, docs)
+        page = open(os.path.join(whole, "report.html")).read()
+        low = summary["metrics"]["seqlen"]["extremes"]["highest"][0]
+        check(" ".join(map(str, low["first_tokens"])) + " … (" in page,
+              "report.html lacks the longest sample's first token ids %s" % low["first_tokens"])
+        # A dataset without tokens: extremes without a preview.
+        synthetic, _ = run(work, "synthetic", {"type": "synthetic_mod", "num_samples": 3000,
+                                               "modulus": 7},
+                           [{"name": "mod", "metric": "value"}, {"name": "mod2",
+                                                                  "metric": "value"}])
+        check_analysis("synthetic_mod", synthetic, ["mod", "mod2"], None)
         check(summary["spearman"]["seqlen"]["flat"] is None, "a constant metric's rho is not null")
         box = box_of(whole)
         warnings = [l.split("[warning] ", 1)[1] for l in log.splitlines() if "[warning] " in l]
@@ -167,7 +206,7 @@ def main():
                              "params": {"file": os.path.join(work, "wide.jsonl"),
                                         "per": "document", "scale": 10 ** 7}}]
         wide_out, _ = run(work, "wide", tokens, wide)
-        check_analysis("wide", wide_out, ["seqlen", "wide"], None)
+        check_analysis("wide", wide_out, ["seqlen", "wide"], None, docs)
         # vocab_rarity of a part counts the part's tokens only: merge refuses it.
         mergeable = [m for m in metrics if m["name"] != "vocab_rarity"]
         names = [m["name"] for m in mergeable]
@@ -176,7 +215,7 @@ def main():
         merged = os.path.join(work, "merged")
         subprocess.run([DSANALYZE, "merge", *parts, "--out", merged], check=True,
                        capture_output=True)
-        merged_summary = check_analysis("merge", merged, names, -7)
+        merged_summary = check_analysis("merge", merged, names, -7)  # no dataset at hand
         whole_rho = {a: {b: r for b, r in row.items() if b in names}
                      for a, row in summary["spearman"].items() if a in names}
         check(merged_summary["spearman"] == whole_rho,
