@@ -123,10 +123,12 @@ ordered_json Counts(const PlanCounts& c) {
 
 // The histogram of `counts` (value -> count) as HistogramSvg draws it.
 std::string Chart(const std::string& title, const std::map<int64_t, uint64_t>& counts,
-                  const std::string& axis_title, const std::string& counted) {
+                  const std::string& axis_title, const std::string& counted,
+                  bool log_from_a_decade = false) {
   ValueAxis axis = IntegerAxis(title);
   axis.title = axis_title;
   axis.counted = counted;
+  axis.log_from_a_decade = log_from_a_decade;
   return HistogramSvg(title, Counted(counts), axis);
 }
 
@@ -238,7 +240,8 @@ std::string PlanSummary(const PlanReport& r, const std::string& out) {
 }
 
 std::string BatchSizeSvg(const PlanReport& r) {
-  return Chart("batch sizes", r.stats.batch_sizes, "samples per batch", "batches");
+  // Sizes are read by ratio (8 against 16, not against 366): a log axis from a decade.
+  return Chart("batch sizes", r.stats.batch_sizes, "samples per batch", "batches", true);
 }
 
 std::string MicroBatchTokensSvg(const PlanReport& r) {

@@ -329,7 +329,9 @@ ValueAxis IntegerAxis(const std::string& metric) { return {metric + " value", In
 std::string HistogramSvg(const std::string& metric, const CountedValues& d, const ValueAxis& axis) {
   std::string svg = Frame(metric, Heading(metric, d, axis.counted), axis.counted);
   if (d.samples == 0) return svg + NoSamples(axis);
-  if (SpansDecades(d)) return svg + LogHistogram(d, axis) + "</svg>\n";
+  const bool a_decade = d.values.front() >= 1 && d.values.back() / 10 >= d.values.front();
+  if (SpansDecades(d) || (axis.log_from_a_decade && a_decade))
+    return svg + LogHistogram(d, axis) + "</svg>\n";
   const Bins bins = MakeBins(d.values.front(), d.values.back(), d);
   const Scale scale = MakeScale(bins, MaxCount(bins));
   svg += YAxis(scale);

@@ -4,7 +4,8 @@
 // A range of up to 60 integers gets one bar per integer; a wider range is
 // split into 32..80 bins of a round width (1, 2 or 5 × 10^k), the first from the
 // smallest value. Values that span orders of magnitude (all ≥ 1, the largest
-// ≥ 1000 × the smallest and p90 ≥ 30 × p10) get a log x axis instead: bins of
+// ≥ 1000 × the smallest and p90 ≥ 30 × p10; or, when the axis asks for it,
+// the largest ≥ 10 × the smallest) get a log x axis instead: bins of
 // equal ratio (about 10 a decade, from the smallest value) and a tick at each
 // power of ten. The chart has a title
 // with the name and N, a y axis of counts (ValueAxis::counted: samples unless
@@ -45,6 +46,10 @@ struct ValueAxis {
   std::function<std::string(__int128)> width;
   std::function<std::string(int p, __int128 v)> mark = nullptr;
   std::string counted = "samples";  // what the y axis counts
+  // A log x axis as soon as the values (all ≥ 1) span a decade, the largest
+  // ≥ 10 × the smallest, for values read by ratio (batch sizes: 8..366 on a
+  // linear axis crowd into a bar or two); else only by the rule above.
+  bool log_from_a_decade = false;
 };
 // The integers themselves, titled "<metric> value".
 ValueAxis IntegerAxis(const std::string& metric);

@@ -120,12 +120,8 @@ def nearest_rank(values, p):
     return ordered[max(1, -(-p * len(ordered) // 100)) - 1]
 
 
-def check_tokens_chart(chart, tokens):
-    """The tokens-per-micro-batch histogram against the exact tokens of each micro-batch: its
-    bars are one binning of equal width (a bar's tooltip "first..last: n micro-batches") that
-    counts every micro-batch in its own bar, and its p10/p50/p90 marks are the exact
-    nearest-rank percentiles. Binning twice (fixed token bins, then the chart's) moved
-    micro-batches into the wrong bars and the marks off the true percentiles."""
+def chart_bars(chart):
+    """The (first, last, count) of each bar, from its tooltip "first..last: n things"."""
     bars = []
     for rect in (e for e in chart.iter() if e.tag.endswith("rect")):
         tip = next((e.text for e in rect if e.tag.endswith("title")), None)
@@ -134,6 +130,36 @@ def check_tokens_chart(chart, tokens):
         span, count = tip.replace(",", "").split(": ")
         first, _, last = span.partition("..")
         bars.append((int(first), int(last or first), int(count.split()[0])))
+    return bars
+
+
+def check_sizes_chart(chart, sizes):
+    """The batch-size histogram against the plan's exact batch sizes: every batch in its
+    own bar, the p10/p50/p90 marks the exact nearest-rank percentiles, and sizes that span
+    a decade or more (DeepSpeed's 8..366) on a log axis, where a linear one crowds them
+    into a bar or two."""
+    bars = chart_bars(chart)
+    for first, last, count in bars:
+        expect("batches of %d..%d samples" % (first, last), count,
+               sum(1 for s in sizes if first <= s <= last))
+    expect("batches in the bars", sum(c for _, _, c in bars), len(sizes))
+    texts = [e.text or "" for e in chart.iter() if e.tag.endswith("text")]
+    expect("batch sizes chart marks", sorted(t for t in texts if t.startswith("p")),
+           sorted("p%d = %s" % (p, format(nearest_rank(sizes, p), ",")) for p in (10, 50, 90)))
+    log = any("log scale" in t for t in texts)
+    if log != (max(sizes) >= 10 * min(sizes)):
+        fail("batch sizes %d..%d drawn on a %s axis" % (min(sizes), max(sizes),
+                                                       "log" if log else "linear"))
+    return log
+
+
+def check_tokens_chart(chart, tokens):
+    """The tokens-per-micro-batch histogram against the exact tokens of each micro-batch: its
+    bars are one binning of equal width (a bar's tooltip "first..last: n micro-batches") that
+    counts every micro-batch in its own bar, and its p10/p50/p90 marks are the exact
+    nearest-rank percentiles. Binning twice (fixed token bins, then the chart's) moved
+    micro-batches into the wrong bars and the marks off the true percentiles."""
+    bars = chart_bars(chart)
     widths = {last - first for first, last, _ in bars}
     if len(widths) != 1:
         fail("tokens chart: bars of several widths %r: binned more than once" % sorted(widths))
@@ -158,8 +184,10 @@ def check_svg(path, sizes, tokens, lr):
             % (len(tokens), len(set(tokens)))]
     if len(titles) != 3 or titles[:2] != want:
         fail("svg charts %r, want %r and the steps chart" % (titles, want))
+    log = check_sizes_chart(charts[0], sizes)
     check_tokens_chart(charts[1], tokens)
     check_steps_chart(charts[2], sizes, lr)
+    return log
 
 
 def micro_tokens(reference, seqlens):
@@ -282,7 +310,7 @@ def lr_lint(work):
         out = os.path.join(work, "lint")
         stdout = run(args + ["--out", out])
         plan = json.load(open(os.path.join(out, "plan.json")))
-        _, sizes, _ = ref.plan(seqlens, 300, None, min_size, None, "seqlen", 2)
+        micro, sizes, _ = ref.plan(seqlens, 300, None, min_size, None, "seqlen", 2)
         lr = [ref.lr_scale(scaling, s, 2) for s in sizes]
         if max(lr) <= 10 * min(lr):
             fail("%s: the lint case has LR x%g to x%g: no spread to lint" % (scaling, min(lr),
@@ -299,6 +327,12 @@ def lr_lint(work):
                 lint[0]["fix"] != want_fix:
             fail("lr_scale warning %r, want %r and fix %r" % (lint, want, want_fix))
         check_summary(stdout, plan, out, 2)
+        if scaling == "linear" and min_size == 1:  # batches of a few to hundreds of samples
+            svg = os.path.join(work, "lint.svg")
+            run(args + ["--out", out + "-svg", "--svg", svg])
+            if not check_svg(svg, sizes, micro_tokens((micro, sizes), seqlens), lr):
+                fail("the lint plan's batch sizes %d..%d are not on a log axis"
+                     % (min(sizes), max(sizes)))
         run(args + ["--max-batch-size", str(bound), "--out", out])
         fixed = json.load(open(os.path.join(out, "plan.json")))
         if fixed["lr_scale"]["max"] > 10 * min(lr) * (1 + 1e-12):
