@@ -107,7 +107,8 @@ int RunOnRank(const RunOptions& options, const Comm& comm, MpiEnvironment& env) 
     return comm.is_root() ? ReportFailure(guard) : guard.exit_code();
   }
   SetUpLogging(options, comm.rank());
-  HandleOversubscription(comm, spdlog::default_logger()->should_log(spdlog::level::warn));
+  OversubscriptionWarning over;
+  HandleOversubscription(comm, spdlog::default_logger()->should_log(spdlog::level::warn), &over);
 
   Status st;
   RunSummary summary;
@@ -120,6 +121,7 @@ int RunOnRank(const RunOptions& options, const Comm& comm, MpiEnvironment& env) 
     RunContext context;
     context.config_hash = HashFile(options.config_path);
     context.progress = progress;
+    if (!over.message.empty()) context.warnings.push_back({over.message, over.fix});
     st = RunPipeline(*config, context, comm, &summary);
   }
   const bool interrupted = st.code() == Status::Code::kInterrupted;

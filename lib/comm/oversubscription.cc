@@ -38,7 +38,7 @@ int CountCpus(const std::vector<uint64_t>& mask) {
 
 }  // namespace
 
-bool HandleOversubscription(const Comm& world, bool print) {
+bool HandleOversubscription(const Comm& world, bool print, OversubscriptionWarning* warning) {
   MPI_Comm node;
   MPI_Comm_split_type(world.raw(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node);
   int node_rank = 0, node_size = 1;
@@ -51,15 +51,18 @@ bool HandleOversubscription(const Comm& world, bool print) {
   const int cpus = CountCpus(all);
   const bool over = node_size > cpus;
   SetYieldWhileWaiting(over);
-  if (over && print && node_rank == 0) {
-    char host[256] = "?";
-    gethostname(host, sizeof(host) - 1);
-    std::fprintf(stderr,
-                 "dsanalyze: warning: %d ranks on a %d-core node (host %s); expect slow runs: "
-                 "waiting ranks yield the CPU but still compete with working ones (use at most "
-                 "one rank per core)\n",
-                 node_size, cpus, host);
-  }
+  if (!over || node_rank != 0) return over;
+  char host[256] = "?";
+  gethostname(host, sizeof(host) - 1);
+  const OversubscriptionWarning said{
+      std::to_string(node_size) + " ranks on a " + std::to_string(cpus) + "-core node (host " +
+          host +
+          "); expect slow runs: waiting ranks yield the CPU but still compete with working "
+          "ones",
+      "use at most one rank per core"};
+  if (print)
+    std::fprintf(stderr, "dsanalyze: warning: %s (%s)\n", said.message.c_str(), said.fix.c_str());
+  if (warning != nullptr) *warning = said;
   return over;
 }
 

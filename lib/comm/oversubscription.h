@@ -12,14 +12,25 @@
 // sched_getaffinity masks, so a job under `taskset -c 0` counts one.
 #pragma once
 
+#include <string>
+
 #include "comm/comm.h"
 
 namespace dsanalyze {
 
+// The warning's two parts: what is wrong and what to do; the line printed is
+// "dsanalyze: warning: <message> (<fix>)".
+struct OversubscriptionWarning {
+  std::string message;  // "R ranks on a C-core node (host H); expect slow runs: ..."
+  std::string fix;      // "use at most one rank per core"
+};
+
 // Collective over `world`, once after MPI_Init and before other threads use
 // MPI. On each node with more ranks than cores it turns on
 // SetYieldWhileWaiting and, when `print` is set, its lowest rank prints the
-// warning to stderr. Returns whether this rank's node is oversubscribed.
-bool HandleOversubscription(const Comm& world, bool print);
+// warning to stderr; that rank also gets it in `*warning` when given (the
+// run's report shows it). Returns whether this rank's node is oversubscribed.
+bool HandleOversubscription(const Comm& world, bool print,
+                            OversubscriptionWarning* warning = nullptr);
 
 }  // namespace dsanalyze

@@ -349,6 +349,7 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
   info.peak_rss_bytes = summary.peak_rss_bytes;
   info.peak_anon_bytes = summary.peak_anon_bytes;
   info.files = run.config.output.files;
+  info.warnings = context.warnings;
   return info;
 }
 

@@ -16,6 +16,7 @@
 // Only rank 0 touches the save path.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct RunSummary {
 struct RunContext {
   std::string config_hash;   // of the config file's bytes, for the report
   ProgressOptions progress;  // what rank 0 shows of the stages (progress.h)
+  // Warnings the command gave before the run (message, fix): the report's
+  // summary box lists them with its own (report.h RunInfo::warnings).
+  std::vector<std::array<std::string, 2>> warnings;
 };
 
 Status RunPipeline(const Config& config, const RunContext& context, const Comm& comm,

@@ -203,6 +203,7 @@ Status ReadVocabCounts(const std::string& dir, const std::string& metric, const 
 std::vector<html::Finding> RunWarnings(const std::vector<MetricEntry>& metrics, const RunInfo& info,
                                        bool wrote_curriculum) {
   std::vector<html::Finding> out;
+  for (const auto& [message, fix] : info.warnings) out.push_back({"warning", message, fix});
   for (const MetricEntry& m : metrics)
     if (m.not_mergeable)
       out.push_back({"warning", NotMergeableWarning(m.name, *m.not_mergeable), ""});

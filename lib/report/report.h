@@ -88,6 +88,10 @@ struct RunInfo {
   // "per_component" statistics, and the page a chart of them. Empty: none.
   std::vector<std::string> component_prefixes;
   std::function<uint32_t(uint64_t)> component_of_id;
+  // Warnings the run gave before the analysis (message, fix), such as more
+  // ranks than cores on rank 0's node: report.html's summary box lists them
+  // with the rest.
+  std::vector<std::array<std::string, 2>> warnings;
   // The first tokens of the sample with id s, for the extremes' preview
   // (summary.json "first_tokens" and "tokens"); read for the 10 extreme
   // samples of each metric only. Unset (no preview): a dataset without

@@ -2,7 +2,7 @@
 # Runs a small synthetic config under `taskset -c 0 mpiexec -n $NP` (one core
 # for all ranks) and checks the oversubscription warning: exactly one
 # "dsanalyze: warning: NP ranks on a 1-core node" line for NP > 1, none for
-# NP = 1; none with --quiet. The outputs (made while waiting ranks yield) must
+# NP = 1; none with --quiet; report.html's summary box lists it with its fix. The outputs (made while waiting ranks yield) must
 # verify and equal a one-rank run's. Exit 77 without taskset.
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
@@ -36,6 +36,16 @@ fi
 [[ $(warnings plain.err) -eq 1 ]] || fail "expected one warning line: $(cat plain.err)"
 grep -q "^dsanalyze: warning: $NP ranks on a 1-core node (host .*); expect slow runs" plain.err \
   || fail "unexpected warning: $(cat plain.err)"
+# The run's report.html lists it in its summary box (the first section), with its fix.
+python3 - "$NP" <<'PY' || fail "report.html's summary box lacks the warning"
+import html, re, sys
+page = open("out/report.html").read()
+start = page.find('<section id="summary">')
+box = html.unescape(re.sub(r"<[^>]*>", " ", page[start:page.find("</section>", start)]))
+assert start != -1 and "<section" not in page[:start], "the summary box is not first"
+want = "%s ranks on a 1-core node" % sys.argv[1]
+assert want in box and "use at most one rank per core" in box, box
+PY
 
 run quiet --quiet
 [[ $(warnings quiet.err) -eq 0 ]] || fail "--quiet still warns: $(cat quiet.err)"

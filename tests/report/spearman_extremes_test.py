@@ -189,7 +189,10 @@ def main():
         check_analysis("synthetic_mod", synthetic, ["mod", "mod2"], None)
         check(summary["spearman"]["seqlen"]["flat"] is None, "a constant metric's rho is not null")
         box = box_of(whole)
-        warnings = [l.split("[warning] ", 1)[1] for l in log.splitlines() if "[warning] " in l]
+        # Logged warnings, and the line printed before logging starts (more ranks than cores).
+        warnings = [l.split("[warning] ", 1)[1] for l in log.splitlines() if "[warning] " in l] + \
+            [l[len("dsanalyze: warning: "):] for l in log.splitlines()
+             if l.startswith("dsanalyze: warning: ")]
         check(warnings, "the run logged no warning: %s" % log)
         for w in warnings:
             check(w.split("; ")[0].replace('"', "&quot;") in box,
