@@ -501,6 +501,52 @@ if want G; then
 fi
 want HE && run_merge HE "$n_e"
 # --- end of the floor and the 1e9-sample cases ---
+# --- case RP: the report page, the Spearman matrix and the extremes at B's size (issue #46) ---
+# Not in the default set: scripts/bench.sh --only RP. B's dataset (the seed benchmark,
+# N = 1e8 on 2 ranks) with two single-value metrics, mod and mod2 (both `value`), run with
+# --timings. What report.html, summary.json's "spearman" and the extremes cost is the stage
+# rank_sums (the matrix's sums, on every rank) plus report_commit (summary.json, histograms,
+# extremes, report.html, curriculum_config.json and the commit, on rank 0), slowest rank each;
+# printed as a share of the run's wall time, median of $runs runs (target: <= 3%).
+run_report_cost() {
+  local config="$scratch/RP.json" out="$scratch/out-RP" costs="$scratch/RP.costs"
+  seed_config $n_b '[{"name": "mod", "metric": "value"}, {"name": "mod2", "metric": "value"}]' \
+    "$out" > "$config"
+  : > "$costs"
+  for ((i = 1; i <= runs; i++)); do
+    rm -rf "$out"
+    sync
+    if ! measure "$scratch/RP.measure" sh -c 'exec mpiexec -n 2 "$0" --config "$1" \
+        --progress never --log-level warn --timings 2> "$2"' "$bin" "$config" "$scratch/RP.timings"; then
+      echo "bench: case RP failed (run $i; config $config)" >&2
+      failed+=("RP")
+      break
+    fi
+    record RP 2 0 "$scratch/RP.measure" "$out/summary.json"
+    python3 - "$scratch/RP.timings" "$scratch/RP.measure" >> "$costs" <<'PY'
+import json, re, sys
+text, wall = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))["wall"]
+slowest = {m.group(1): float(m.group(3)) for m in
+           re.finditer(r"^(\w+) +(\d+\.\d+) +(\d+\.\d+)$", text, re.M)}
+cost = slowest.get("rank_sums", 0) + slowest["report_commit"]  # older builds: no rank_sums
+print(json.dumps({"wall": wall, "rank_sums": slowest.get("rank_sums", 0),
+                  "report_commit": slowest["report_commit"], "share": cost / wall}))
+PY
+  done
+  rm -rf "$out"
+  python3 - "$costs" <<'PY'
+import json, sys
+rows = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r["share"])
+if rows:
+    m = rows[len(rows) // 2]
+    shares = ", ".join("%.1f%%" % (100 * r["share"]) for r in rows)
+    print(f"RP: page + matrix + extremes = rank_sums {m['rank_sums']:.3f} s + report_commit "
+          f"{m['report_commit']:.3f} s of {m['wall']:.3f} s wall = {100 * m['share']:.1f}% "
+          f"(median of {len(rows)}; all: {shares}; target <= 3%)", file=sys.stderr)
+PY
+}
+want RP && run_report_cost
+# --- end of case RP ---
 want J && run_jsonl J simdjson
 want Jn && run_jsonl Jn nlohmann
 
