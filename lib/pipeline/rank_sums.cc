@@ -9,8 +9,6 @@
 namespace dsanalyze {
 namespace {
 
-constexpr uint64_t kSumChunk = kRankSumsChunk;
-
 uint64_t LocalCount(const PlannedMetric& m) {
   return m.map.store ? m.map.store->size() : m.map.values.size();
 }
@@ -48,14 +46,15 @@ Status SumLocal(const std::vector<PlannedMetric*>& metrics, RankProductSums* sum
   const uint64_t n = LocalCount(*metrics[0]);
   std::vector<std::vector<int64_t>> buffers(k);
   std::vector<const int64_t*> rows(k);
-  for (uint64_t from = 0; from < n; from += kSumChunk) {
-    const size_t len = static_cast<size_t>(std::min(kSumChunk, n - from));
+  for (uint64_t from = 0; from < n; from += kRankSumsChunk) {
+    const size_t len = static_cast<size_t>(std::min(kRankSumsChunk, n - from));
     for (size_t a = 0; a < k; ++a) {
       DSA_ASSIGN_OR_RETURN(rows[a], ValuesAt(*metrics[a], from, len, &buffers[a]));
     }
-    if (sums->Add(rows, len))
-      return Status::Internal("rank sums: a value of metric " + metrics[0]->name() +
-                              " or the next ones was not counted");
+    if (const auto missing = sums->Add(rows, len))
+      return Status::Internal("rank sums: metric " + metrics[missing->first]->name() +
+                              ": local sample " + std::to_string(from + missing->second) +
+                              " has a value that was not counted");
   }
   return Status::OK();
 }
