@@ -32,9 +32,10 @@ struct ValueRange {
 ValueRange GlobalMinMax(const Comm& comm, std::span<const int64_t> local);
 
 // This rank's count of each value in [base, base + size), for the rank sums
-// (rank_sums.h). The table comes from calloc, so only the pages the values
-// fall on are ever touched: a table of millions of entries over a few
-// thousand distinct values costs a few pages.
+// (rank_sums.h). The table comes from calloc, which for tables this large
+// usually maps fresh zero pages, so only the pages the values fall on are
+// touched: a table of millions of entries over a few thousand distinct
+// values then costs a few pages (at worst, calloc zeroes it: 16 MiB).
 struct ValueCounts {
   ValueCounts() = default;
   ValueCounts(int64_t base, size_t size);  // all zero
