@@ -272,7 +272,11 @@ class TokenQualityMetric : public Metric {
  public:
   TokenQualityMetric(Quality quality, std::string name, std::span<const int64_t> ignore_token_ids,
                      uint64_t n, uint64_t scale)
-      : quality_(quality), n_(n), scale_(scale), name_(std::move(name)), ignore_(ignore_token_ids) {}
+      : quality_(quality),
+        n_(n),
+        scale_(scale),
+        name_(std::move(name)),
+        ignore_(ignore_token_ids) {}
 
   MetricType type() const override { return MetricType::kSingleValuePerSample; }
   std::string_view shared_pass() const override { return "token_quality"; }

@@ -72,10 +72,14 @@ template <class T>
 void AddLimbColumns(const T* tokens, uint64_t n, const LimbTable& table, uint64_t* sums) {
   const uint32_t* limbs = table.limbs.data();
   switch (table.count) {
-    case 1: return AddLimbColumns<1>(tokens, n, limbs, sums);
-    case 2: return AddLimbColumns<2>(tokens, n, limbs, sums);
-    case 3: return AddLimbColumns<3>(tokens, n, limbs, sums);
-    default: return AddLimbColumns<4>(tokens, n, limbs, sums);
+    case 1:
+      return AddLimbColumns<1>(tokens, n, limbs, sums);
+    case 2:
+      return AddLimbColumns<2>(tokens, n, limbs, sums);
+    case 3:
+      return AddLimbColumns<3>(tokens, n, limbs, sums);
+    default:
+      return AddLimbColumns<4>(tokens, n, limbs, sums);
   }
 }
 

@@ -118,8 +118,9 @@ Status MapJob::ComputeSingle(const SampleBatch& batch, uint64_t offset) {
     }
     const Metric& first = *metrics.front();
     // Errors name the metric.
-    DSA_RETURN_IF_ERROR(first.shared_pass().empty() ? first.Compute(batch, values.front())
-                                                    : first.ComputeTogether(batch, metrics, values));
+    DSA_RETURN_IF_ERROR(first.shared_pass().empty()
+                            ? first.Compute(batch, values.front())
+                            : first.ComputeTogether(batch, metrics, values));
   }
   return Status::OK();
 }

@@ -209,8 +209,7 @@ TEST_CASE("token quality: computed together, each metric gets its own values", "
   const std::unique_ptr<Metric> seqlen = NewSeqlenMetric("len", ignore);
   for (const Metric* stranger : {other.get(), seqlen.get()}) {
     group[2] = stranger;
-    CHECK(metrics[1]->ComputeTogether(batch.batch, group, spans).code() ==
-          Status::Code::kInternal);
+    CHECK(metrics[1]->ComputeTogether(batch.batch, group, spans).code() == Status::Code::kInternal);
   }
 }
 

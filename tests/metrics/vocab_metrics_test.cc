@@ -160,10 +160,13 @@ TEST_CASE("vocab metrics: samples and batches longer than a piece of 8192 tokens
   rows = {std::vector<uint16_t>(5000, 2), std::vector<uint16_t>(5000, 3)};
   rows[1][4000] = 5;
   OwnedBatch<uint16_t> bad(50, DType::kU16, rows);
-  CHECK(NewTotalVocabFreqMetric("tvf", 4, ignore)->Accumulate(bad.batch, acc).message().find(
-            "sample 51 has token 5,") != std::string::npos);
-  CHECK(m->Compute(bad.batch, std::span<int64_t>(out.data(), 2)).message().find(
-            "sample 51 has token 5,") != std::string::npos);
+  CHECK(NewTotalVocabFreqMetric("tvf", 4, ignore)
+            ->Accumulate(bad.batch, acc)
+            .message()
+            .find("sample 51 has token 5,") != std::string::npos);
+  CHECK(m->Compute(bad.batch, std::span<int64_t>(out.data(), 2))
+            .message()
+            .find("sample 51 has token 5,") != std::string::npos);
 }
 
 TEST_CASE("seqlen_vocab_rarity: seqlen * C + vocab_rarity", "[metrics]") {
