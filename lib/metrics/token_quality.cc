@@ -9,8 +9,11 @@
 //   bits when its n tokens fit there, else by a rolling hash of the window; a
 //   hashed key only finds candidates, equality is decided on the windows. Its
 //   24-byte slots number 2 to 16 per window of the longest sample seen.
-// Every value depends on the sample's tokens alone, never on the order in
-// which a table is visited, nor on the rank or thread computing it.
+// The map computes the metrics of a run in one shared pass (Metric::
+// shared_pass): the ignored ids are removed and the tokens counted once per
+// sample for all of them. Every value depends on the sample's tokens alone,
+// never on the order in which a table is visited, on the metrics computed
+// with it, nor on the rank or thread computing it.
 #include <algorithm>
 #include <bit>
 #include <cmath>
