@@ -66,6 +66,27 @@ Units ToUnits(double value, FixedPointScale scale) {
   return Units{mantissa} << shift;
 }
 
+LimbTable LimbTable::From(std::span<const Units> terms) {
+  Units all = 0;
+  for (Units t : terms) all |= t;
+  LimbTable table;
+  while (table.count < kTermBits / 32 && (all >> (32 * table.count)) != 0) ++table.count;
+  table.limbs.resize(terms.size() * table.count);
+  for (size_t t = 0; t < terms.size(); ++t)
+    for (int l = 0; l < table.count; ++l)
+      table.limbs[t * table.count + l] = static_cast<uint32_t>(terms[t] >> (32 * l));
+  return table;
+}
+
+void ExactSum::AddLimbSums(std::span<const uint64_t> limb_sums) {
+  assert(limb_sums.size() <= 4);
+  for (size_t l = 0; l < limb_sums.size() && l < 3; ++l) Add(Units{limb_sums[l]} << (32 * l));
+  if (limb_sums.size() == 4) {  // bits 96 and up: the low 32 in low_, the rest in high_
+    Add(Units{limb_sums[3] & 0xFFFFFFFFu} << 96);
+    high_ += limb_sums[3] >> 32;
+  }
+}
+
 double ExactSum::ToDouble(FixedPointScale scale) const {
   const uint64_t w[3] = {static_cast<uint64_t>(low_), static_cast<uint64_t>(low_ >> 64), high_};
   const int top = TopBit(w);

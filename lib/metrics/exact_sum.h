@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "util/status.h"
 
@@ -34,12 +35,28 @@ Result<FixedPointScale> ScaleFor(std::span<const double> values);
 // value · 2^frac_bits, exactly (value must be representable at `scale`).
 Units ToUnits(double value, FixedPointScale scale);
 
+// Terms split into 32-bit limbs, for adding many of them fast: term t is
+// sum of limbs[t * count + l] * 2^(32 l), l < count. Each limb column of up to
+// 2^32 terms sums exactly in a uint64 with no carry to propagate (plain adds
+// that overlap, where a 128-bit sum is one long carry chain); the column sums
+// then go to ExactSum::AddLimbSums, which gives the same sum as adding the terms.
+struct LimbTable {
+  static constexpr uint64_t kMaxTermsPerColumnSum = uint64_t{1} << 32;
+  // The fewest limbs (1 to 4) that hold every term.
+  static LimbTable From(std::span<const Units> terms);
+  int count = 1;
+  std::vector<uint32_t> limbs;
+};
+
 class ExactSum {
  public:
   void Add(Units units) {
     low_ += units;
     high_ += low_ < units;  // carry out of the low 128 bits
   }
+  // Adds sum of limb_sums[l] * 2^(32 l), l < 4: the column sums of terms split
+  // into 32-bit limbs (LimbTable), each column summed in uint64 by the caller.
+  void AddLimbSums(std::span<const uint64_t> limb_sums);
   // The sum in units of 2^-frac_bits, rounded to the nearest double (ties to even).
   double ToDouble(FixedPointScale scale) const;
 

@@ -24,6 +24,11 @@ Status Metric::Compute(const SampleBatch&, std::span<int64_t>) const {
       "Compute called on a metric that is not a single_value_per_sample metric");
 }
 
+Status Metric::ComputeTogether(const SampleBatch&, std::span<const Metric* const>,
+                               std::span<const std::span<int64_t>>) const {
+  return Status::Internal("ComputeTogether called on a metric without a shared pass");
+}
+
 Status Metric::Accumulate(const SampleBatch&, std::span<int64_t>) const {
   return Status::Internal(
       "Accumulate called on a metric that is not an accumulate_value_over_samples metric");

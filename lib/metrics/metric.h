@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.h"
@@ -99,6 +100,16 @@ class Metric {
   // single_value_per_sample: writes one value per sample of `batch` into
   // `values` (values.size() == batch.size()).
   virtual Status Compute(const SampleBatch& batch, std::span<int64_t> values) const;
+  // Single-value metrics that are faster computed together, sharing one pass
+  // over each sample (the token-quality metrics count a sample's tokens once
+  // for all of them): the map computes the metrics of one pass whose
+  // shared_pass() is the same non-empty string by one ComputeTogether call of
+  // the first of them per batch, in place of a Compute call each.
+  virtual std::string_view shared_pass() const { return {}; }
+  // Writes values[j] (values[j].size() == batch.size()) for metrics[j], each
+  // with this metric's shared_pass(), exactly as their Compute would.
+  virtual Status ComputeTogether(const SampleBatch& batch, std::span<const Metric* const> metrics,
+                                 std::span<const std::span<int64_t>> values) const;
   // accumulate_value_over_samples: adds the batch's contribution to `acc`
   // (acc.size() == accumulate_length()); reports int64 overflow as an error.
   virtual Status Accumulate(const SampleBatch& batch, std::span<int64_t> acc) const;

@@ -9,8 +9,11 @@
 //   bits when its n tokens fit there, else by a rolling hash of the window; a
 //   hashed key only finds candidates, equality is decided on the windows. Its
 //   24-byte slots number 2 to 16 per window of the longest sample seen.
-// Every value depends on the sample's tokens alone, never on the order in
-// which a table is visited, nor on the rank or thread computing it.
+// The map computes the metrics of a run in one shared pass (Metric::
+// shared_pass): the ignored ids are removed and the tokens counted once per
+// sample for all of them. Every value depends on the sample's tokens alone,
+// never on the order in which a table is visited, on the metrics computed
+// with it, nor on the rank or thread computing it.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -202,59 +205,6 @@ uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable
   return repeated;
 }
 
-// The shared frame of the three metrics: removes the ignored ids and writes
-// Derived::Value(tokens) for each sample, dispatching on the dtype once.
-template <class Derived>
-class TokenQualityMetric : public Metric {
- public:
-  TokenQualityMetric(std::string name, std::span<const int64_t> ignore_token_ids, uint64_t scale)
-      : scale_(scale), name_(std::move(name)), ignore_(ignore_token_ids) {}
-
-  MetricType type() const override { return MetricType::kSingleValuePerSample; }
-
-  Status Compute(const SampleBatch& batch, std::span<int64_t> values) const override {
-    if (values.size() != batch.size())
-      return Status::Internal("metric \"" + name_ + "\": " + std::to_string(values.size()) +
-                              " outputs for a batch of " + std::to_string(batch.size()));
-    const Derived& self = static_cast<const Derived&>(*this);
-    Status st;
-    VisitIntDType(batch.dtype, [&](auto zero) {
-      using T = decltype(zero);
-      for (size_t i = 0; i < batch.size() && st.ok(); ++i) {
-        st = self.CheckScratch(batch.length(i));
-        if (st.ok()) values[i] = self.Value(KeptTokens(batch.sample(i).template as<T>(), ignore_));
-      }
-    });
-    return st;
-  }
-
-  // BadInput when a sample of `tokens` tokens needs more scratch than the
-  // memory budget (config/memory_budget.h); what a metric with large scratch
-  // checks before Value() allocates it.
-  Status CheckScratch(uint64_t /*tokens*/) const { return Status::OK(); }
-
- protected:
-  const uint64_t scale_;
-  const std::string& name() const { return name_; }
-
- private:
-  std::string name_;
-  IgnoreSet ignore_;
-};
-
-class UniqueTokenRatioMetric : public TokenQualityMetric<UniqueTokenRatioMetric> {
- public:
-  using TokenQualityMetric::TokenQualityMetric;
-
-  template <class T>
-  int64_t Value(std::span<const T> tokens) const {
-    if (tokens.empty()) return 0;
-    uint64_t distinct = 0;
-    ForEachTokenCount(tokens, [&](uint64_t) { ++distinct; });
-    return RoundedRatio(distinct, tokens.size(), scale_);
-  }
-};
-
 // Per-thread scratch of token_entropy: the counts of a sample's distinct
 // tokens as a multiset. with_count[c] (zero between calls) is the number of
 // distinct tokens occurring c times, for c < kDense; larger counts (at most
@@ -265,71 +215,125 @@ struct CountMultiset {
   std::vector<uint64_t> large;
 };
 
-class TokenEntropyMetric : public TokenQualityMetric<TokenEntropyMetric> {
- public:
-  using TokenQualityMetric::TokenQualityMetric;
-
-  // H = Σ_c m_c · p_c · -log2(p_c), p_c = c / tokens, m_c the number of
-  // distinct tokens occurring c times, summed in double by ascending c.
-  template <class T>
-  int64_t Value(std::span<const T> tokens) const {
-    thread_local CountMultiset counts;
-    uint64_t most = 0;  // the largest count below kDense
-    ForEachTokenCount(tokens, [&](uint64_t c) {
-      if (c < CountMultiset::kDense) {
-        ++counts.with_count[c];
-        most = std::max(most, c);
-      } else {
-        counts.large.push_back(c);
-      }
-    });
-    const double total = static_cast<double>(tokens.size());
-    double bits = 0;
-    const auto add = [&](uint64_t c, uint64_t m) {
-      const double p = static_cast<double>(c) / total;
-      bits += static_cast<double>(m) * (p * -std::log2(p));
-    };
-    for (uint64_t c = 1; c <= most; ++c) {
-      if (counts.with_count[c] == 0) continue;
-      add(c, counts.with_count[c]);
-      counts.with_count[c] = 0;
-    }
-    std::vector<uint64_t>& large = counts.large;
-    std::sort(large.begin(), large.end());
-    for (size_t i = 0, j = 0; i < large.size(); i = j) {
-      while (j < large.size() && large[j] == large[i]) ++j;
-      add(large[i], j - i);
-    }
-    large.clear();
-    return static_cast<int64_t>(std::nearbyint(bits * static_cast<double>(scale_)));
-  }
+// What the metrics of one sample share, from one count of its tokens.
+struct SampleCounts {
+  uint64_t distinct = 0;
+  double entropy_bits = 0;  // computed only when a token_entropy metric asks
 };
 
-class RepeatedNgramRatioMetric : public TokenQualityMetric<RepeatedNgramRatioMetric> {
- public:
-  RepeatedNgramRatioMetric(std::string name, std::span<const int64_t> ignore_token_ids, uint64_t n,
-                           uint64_t scale)
-      : TokenQualityMetric(std::move(name), ignore_token_ids, scale), n_(n) {}
+// H = Σ_c m_c · p_c · -log2(p_c), p_c = c / tokens, m_c the number of distinct
+// tokens occurring c times, summed in double by ascending c. Empties `counts`.
+double EntropyBits(CountMultiset& counts, uint64_t most, uint64_t tokens) {
+  const double total = static_cast<double>(tokens);
+  double bits = 0;
+  const auto add = [&](uint64_t c, uint64_t m) {
+    const double p = static_cast<double>(c) / total;
+    bits += static_cast<double>(m) * (p * -std::log2(p));
+  };
+  for (uint64_t c = 1; c <= most; ++c) {
+    if (counts.with_count[c] == 0) continue;
+    add(c, counts.with_count[c]);
+    counts.with_count[c] = 0;
+  }
+  std::vector<uint64_t>& large = counts.large;
+  std::sort(large.begin(), large.end());
+  for (size_t i = 0, j = 0; i < large.size(); i = j) {
+    while (j < large.size() && large[j] == large[i]) ++j;
+    add(large[i], j - i);
+  }
+  large.clear();
+  return bits;
+}
 
-  // The n-gram table grows with the longest sample a thread has seen: checked
-  // against the budget each time it would grow past what was checked.
-  Status CheckScratch(uint64_t tokens) const {
-    if (tokens < n_) return Status::OK();
-    const uint64_t slots = NgramTable::SlotsFor(tokens - n_ + 1);
-    thread_local uint64_t checked = 0;  // the most slots checked on this thread
-    if (slots <= checked) return Status::OK();
-    DSA_RETURN_IF_ERROR(
-        CheckMemoryNeed({.key = "metric \"" + name() + "\"",
-                         .what = "the n-gram table for a sample of " + std::to_string(tokens) +
-                                 " tokens (" + std::to_string(slots) + " slots of " +
-                                 std::to_string(sizeof(NgramSlot)) + " bytes)",
-                         .bytes = SaturatingProduct(slots, sizeof(NgramSlot))}));
-    checked = slots;
-    return Status::OK();
+// One count of the sample's tokens: the distinct ones, and the entropy's bits
+// when `entropy` is set.
+template <class T>
+SampleCounts CountTokens(std::span<const T> tokens, bool entropy) {
+  thread_local CountMultiset multiset;
+  SampleCounts counts;
+  uint64_t most = 0;  // the largest count below kDense
+  ForEachTokenCount(tokens, [&](uint64_t c) {
+    ++counts.distinct;
+    if (!entropy) return;
+    if (c < CountMultiset::kDense) {
+      ++multiset.with_count[c];
+      most = std::max(most, c);
+    } else {
+      multiset.large.push_back(c);
+    }
+  });
+  if (entropy) counts.entropy_bits = EntropyBits(multiset, most, tokens.size());
+  return counts;
+}
+
+enum class Quality { kUniqueTokenRatio, kTokenEntropy, kRepeatedNgramRatio };
+
+// The three metrics, one class: computed together (Metric::shared_pass), they
+// remove the ignored ids and count each sample's tokens once for all of them,
+// and visit the sample's n-grams while its tokens are in the cache.
+class TokenQualityMetric : public Metric {
+ public:
+  TokenQualityMetric(Quality quality, std::string name, std::span<const int64_t> ignore_token_ids,
+                     uint64_t n, uint64_t scale)
+      : quality_(quality),
+        n_(n),
+        scale_(scale),
+        name_(std::move(name)),
+        ignore_(ignore_token_ids) {}
+
+  MetricType type() const override { return MetricType::kSingleValuePerSample; }
+  std::string_view shared_pass() const override { return "token_quality"; }
+
+  Status Compute(const SampleBatch& batch, std::span<int64_t> values) const override {
+    const Metric* self = this;
+    return ComputeTogether(batch, {&self, 1}, {&values, 1});
+  }
+
+  Status ComputeTogether(const SampleBatch& batch, std::span<const Metric* const> metrics,
+                         std::span<const std::span<int64_t>> values) const override {
+    std::vector<const TokenQualityMetric*> group;
+    bool entropy = false, counts = false;
+    for (size_t j = 0; j < metrics.size(); ++j) {
+      const auto* m = dynamic_cast<const TokenQualityMetric*>(metrics[j]);
+      if (m == nullptr || m->ignore_.ids() != ignore_.ids() || values[j].size() != batch.size())
+        return Status::Internal("metric \"" + name_ + "\": computed together with \"" +
+                                (m ? m->name_ : "another metric") + "\", which it cannot be");
+      group.push_back(m);
+      entropy |= m->quality_ == Quality::kTokenEntropy;
+      counts |= m->quality_ != Quality::kRepeatedNgramRatio;
+    }
+    Status st;
+    VisitIntDType(batch.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      for (size_t i = 0; i < batch.size() && st.ok(); ++i) {
+        for (size_t j = 0; j < group.size() && st.ok(); ++j)
+          st = group[j]->CheckScratch(batch.length(i));
+        if (!st.ok()) break;
+        const std::span<const T> tokens = KeptTokens(batch.sample(i).template as<T>(), ignore_);
+        const SampleCounts c = counts ? CountTokens(tokens, entropy) : SampleCounts{};
+        for (size_t j = 0; j < group.size(); ++j) values[j][i] = group[j]->Value(tokens, c);
+      }
+    });
+    return st;
+  }
+
+ private:
+  template <class T>
+  int64_t Value(std::span<const T> tokens, const SampleCounts& counts) const {
+    switch (quality_) {
+      case Quality::kUniqueTokenRatio:
+        return tokens.empty() ? 0 : RoundedRatio(counts.distinct, tokens.size(), scale_);
+      case Quality::kTokenEntropy:
+        return static_cast<int64_t>(
+            std::nearbyint(counts.entropy_bits * static_cast<double>(scale_)));
+      case Quality::kRepeatedNgramRatio:
+      default:
+        return RepeatedNgramRatio(tokens);
+    }
   }
 
   template <class T>
-  int64_t Value(std::span<const T> tokens) const {
+  int64_t RepeatedNgramRatio(std::span<const T> tokens) const {
     if (tokens.size() < n_) return 0;
     const uint64_t windows = tokens.size() - n_ + 1;
     thread_local NgramTable table;
@@ -339,8 +343,30 @@ class RepeatedNgramRatioMetric : public TokenQualityMetric<RepeatedNgramRatioMet
     return RoundedRatio(repeated, windows, scale_);
   }
 
- private:
-  uint64_t n_;
+  // BadInput when a sample of `tokens` tokens needs more scratch than the
+  // memory budget (config/memory_budget.h): the n-gram table grows with the
+  // longest sample a thread has seen, checked each time it would grow past
+  // what was checked.
+  Status CheckScratch(uint64_t tokens) const {
+    if (quality_ != Quality::kRepeatedNgramRatio || tokens < n_) return Status::OK();
+    const uint64_t slots = NgramTable::SlotsFor(tokens - n_ + 1);
+    thread_local uint64_t checked = 0;  // the most slots checked on this thread
+    if (slots <= checked) return Status::OK();
+    DSA_RETURN_IF_ERROR(
+        CheckMemoryNeed({.key = "metric \"" + name_ + "\"",
+                         .what = "the n-gram table for a sample of " + std::to_string(tokens) +
+                                 " tokens (" + std::to_string(slots) + " slots of " +
+                                 std::to_string(sizeof(NgramSlot)) + " bytes)",
+                         .bytes = SaturatingProduct(slots, sizeof(NgramSlot))}));
+    checked = slots;
+    return Status::OK();
+  }
+
+  Quality quality_;
+  uint64_t n_;  // repeated_ngram_ratio's n
+  uint64_t scale_;
+  std::string name_;
+  IgnoreSet ignore_;
 };
 
 }  // namespace
@@ -348,19 +374,22 @@ class RepeatedNgramRatioMetric : public TokenQualityMetric<RepeatedNgramRatioMet
 std::unique_ptr<Metric> NewUniqueTokenRatioMetric(std::string name,
                                                   std::span<const int64_t> ignore_token_ids,
                                                   uint64_t scale) {
-  return std::make_unique<UniqueTokenRatioMetric>(std::move(name), ignore_token_ids, scale);
+  return std::make_unique<TokenQualityMetric>(Quality::kUniqueTokenRatio, std::move(name),
+                                              ignore_token_ids, 0, scale);
 }
 
 std::unique_ptr<Metric> NewTokenEntropyMetric(std::string name,
                                               std::span<const int64_t> ignore_token_ids,
                                               uint64_t scale) {
-  return std::make_unique<TokenEntropyMetric>(std::move(name), ignore_token_ids, scale);
+  return std::make_unique<TokenQualityMetric>(Quality::kTokenEntropy, std::move(name),
+                                              ignore_token_ids, 0, scale);
 }
 
 std::unique_ptr<Metric> NewRepeatedNgramRatioMetric(std::string name,
                                                     std::span<const int64_t> ignore_token_ids,
                                                     uint64_t n, uint64_t scale) {
-  return std::make_unique<RepeatedNgramRatioMetric>(std::move(name), ignore_token_ids, n, scale);
+  return std::make_unique<TokenQualityMetric>(Quality::kRepeatedNgramRatio, std::move(name),
+                                              ignore_token_ids, n, scale);
 }
 
 }  // namespace dsanalyze

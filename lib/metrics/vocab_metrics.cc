@@ -1,6 +1,7 @@
 // total_vocab_freq, vocab_rarity and seqlen_vocab_rarity (builtin_metrics.h;
 // the arithmetic is in rarity.h, the exact per-sample sum in exact_sum.h).
 #include <algorithm>
+#include <limits>
 #include <type_traits>
 
 #include "metrics/builtin_metrics.h"
@@ -36,6 +37,52 @@ Status CheckOutputSize(const std::string& name, size_t got, size_t expected) {
                           ", expected " + std::to_string(expected));
 }
 
+// Tokens are visited in pieces of at most this many: a piece stays in the L1
+// cache from the range check to the loop that uses it, and its limb column sums
+// (LimbTable) stay far below their 2^32 terms.
+constexpr uint64_t kPieceTokens = 8192;
+static_assert(kPieceTokens <= LimbTable::kMaxTermsPerColumnSum);
+
+// True if all of tokens[0, n) are vocabulary ids: one branch-free maximum (it
+// vectorises), after which the loops that use the ids need no per-token test.
+template <class T>
+bool AllInVocab(const T* tokens, uint64_t n, uint64_t vocab_size) {
+  using U = std::make_unsigned_t<T>;
+  // A negative id, as U, is above any limit up to T's largest value.
+  const U limit = static_cast<U>(std::min<uint64_t>(vocab_size, std::numeric_limits<T>::max()));
+  U high = 0;
+  for (uint64_t k = 0; k < n; ++k) high = std::max(high, static_cast<U>(tokens[k]));
+  return high <= limit;
+}
+
+// Adds the terms of tokens[0, n) (vocabulary ids, n <= kPieceTokens) to the
+// limb column sums, L limbs a term.
+template <int L, class T>
+void AddLimbColumns(const T* tokens, uint64_t n, const uint32_t* limbs, uint64_t* sums) {
+  using U = std::make_unsigned_t<T>;
+  uint64_t s[L] = {};
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint32_t* term = limbs + size_t{static_cast<U>(tokens[k])} * L;
+    for (int l = 0; l < L; ++l) s[l] += term[l];
+  }
+  for (int l = 0; l < L; ++l) sums[l] += s[l];
+}
+
+template <class T>
+void AddLimbColumns(const T* tokens, uint64_t n, const LimbTable& table, uint64_t* sums) {
+  const uint32_t* limbs = table.limbs.data();
+  switch (table.count) {
+    case 1:
+      return AddLimbColumns<1>(tokens, n, limbs, sums);
+    case 2:
+      return AddLimbColumns<2>(tokens, n, limbs, sums);
+    case 3:
+      return AddLimbColumns<3>(tokens, n, limbs, sums);
+    default:
+      return AddLimbColumns<4>(tokens, n, limbs, sums);
+  }
+}
+
 // The ignored ids that are also vocabulary ids (the others never reach a table).
 std::vector<size_t> IgnoredInVocab(const IgnoreSet& ignore, uint64_t vocab_size) {
   std::vector<size_t> ids;
@@ -59,17 +106,19 @@ class TotalVocabFreqMetric : public Metric {
     DSA_RETURN_IF_ERROR(CheckOutputSize(name_, acc.size(), accumulate_length()));
     const uint64_t* offsets = batch.offsets.data();
     // A count cannot overflow: it is at most the number of elements read.
+    // The samples' tokens lie in a row, counted in pieces across samples.
     const Status st = VisitIntDType(batch.dtype, [&](auto zero) -> Status {
       using T = decltype(zero);
+      using U = std::make_unsigned_t<T>;
       const T* elements = reinterpret_cast<const T*>(batch.elements);
-      for (size_t i = 0; i < batch.size(); ++i) {
-        for (uint64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-          const T v = elements[k];
-          if (InVocab(v, vocab_size_)) {
-            ++acc[static_cast<size_t>(v)];
-          } else if (!ignore_.contains(v)) {
-            return OutOfVocab(name_, batch.first + i, v, vocab_size_);
-          }
+      const uint64_t last = offsets[batch.size()];
+      for (uint64_t b = offsets[0]; b < last; b += kPieceTokens) {
+        const T* piece = elements + b;
+        const uint64_t n = std::min(kPieceTokens, last - b);
+        if (AllInVocab(piece, n, vocab_size_)) {
+          for (uint64_t k = 0; k < n; ++k) ++acc[static_cast<U>(piece[k])];
+        } else {
+          DSA_RETURN_IF_ERROR(CountChecked<T>(batch, b, n, acc));
         }
       }
       return Status::OK();
@@ -81,6 +130,26 @@ class TotalVocabFreqMetric : public Metric {
   }
 
  private:
+  // The per-token loop over elements [b, b + n) of the batch, for a piece
+  // with ids outside the vocabulary: ignored ones, or an error naming the sample.
+  template <class T>
+  Status CountChecked(const SampleBatch& batch, uint64_t b, uint64_t n,
+                      std::span<int64_t> acc) const {
+    const T* elements = reinterpret_cast<const T*>(batch.elements);
+    for (uint64_t k = b; k < b + n; ++k) {
+      const T v = elements[k];
+      if (InVocab(v, vocab_size_)) {
+        ++acc[static_cast<size_t>(v)];
+      } else if (!ignore_.contains(v)) {
+        // The sample holding element k: the last whose tokens start at or before it.
+        const auto next = std::upper_bound(batch.offsets.begin(), batch.offsets.end(), k);
+        const uint64_t i = static_cast<uint64_t>(next - batch.offsets.begin()) - 1;
+        return OutOfVocab(name_, batch.first + i, v, vocab_size_);
+      }
+    }
+    return Status::OK();
+  }
+
   std::string name_;
   uint64_t vocab_size_;
   IgnoreSet ignore_;
@@ -140,14 +209,15 @@ class VocabRarityMetric : public Metric {
     if (!rarity.ok()) return rarity.status().WithPrefix("metric \"" + name_ + "\"");
     DSA_ASSIGN_OR_RETURN(scale_, ScaleFor(*rarity));
     max_rarity_ = *std::max_element(rarity->begin(), rarity->end());
-    units_.resize(rarity->size());
-    for (size_t t = 0; t < units_.size(); ++t) units_[t] = ToUnits((*rarity)[t], scale_);
+    std::vector<Units> units(rarity->size());
+    for (size_t t = 0; t < units.size(); ++t) units[t] = ToUnits((*rarity)[t], scale_);
     // Ignored tokens add nothing to the sum.
-    ignored_.assign(ignore_.empty() ? 0 : units_.size(), 0);
+    ignored_.assign(ignore_.empty() ? 0 : units.size(), 0);
     for (size_t id : IgnoredInVocab(ignore_, vocab_size_)) {
-      units_[id] = 0;
+      units[id] = 0;
       ignored_[id] = 1;
     }
+    terms_ = LimbTable::From(units);
     have_counts_ = true;
     return Status::OK();
   }
@@ -169,23 +239,15 @@ class VocabRarityMetric : public Metric {
       return Status::Internal("metric \"" + name_ + "\": computed before its dependencies");
     DSA_RETURN_IF_ERROR(CheckOutputSize(name_, values.size(), batch.size()));
     const uint64_t* offsets = batch.offsets.data();
-    const bool count_ignored = with_seqlen_ && !ignored_.empty();
     return VisitIntDType(batch.dtype, [&](auto zero) -> Status {
       using T = decltype(zero);
       const T* elements = reinterpret_cast<const T*>(batch.elements);
       for (size_t i = 0; i < batch.size(); ++i) {
         ExactSum sum;
         uint64_t ignored = 0;
-        for (uint64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-          const T v = elements[k];
-          if (InVocab(v, vocab_size_)) {
-            sum.Add(units_[static_cast<size_t>(v)]);
-            if (count_ignored) ignored += ignored_[static_cast<size_t>(v)];
-          } else if (ignore_.contains(v)) {
-            ++ignored;
-          } else {
-            return OutOfVocab(name_, batch.first + i, v, vocab_size_);
-          }
+        for (uint64_t b = offsets[i]; b < offsets[i + 1]; b += kPieceTokens) {
+          const uint64_t n = std::min(kPieceTokens, offsets[i + 1] - b);
+          DSA_RETURN_IF_ERROR(SumPiece(elements + b, n, batch.first + i, &sum, &ignored));
         }
         const double rarity = sum.ToDouble(scale_);
         if (!(rarity < 0x1p63))
@@ -202,6 +264,32 @@ class VocabRarityMetric : public Metric {
   }
 
  private:
+  // Adds the rarities of tokens[0, n) of sample `position` to *sum, and counts
+  // its ignored tokens in *ignored when seqlen_vocab_rarity needs them.
+  template <class T>
+  Status SumPiece(const T* tokens, uint64_t n, uint64_t position, ExactSum* sum,
+                  uint64_t* ignored) const {
+    uint64_t limb_sums[4] = {};
+    const bool count_ignored = with_seqlen_ && !ignored_.empty();
+    if (!count_ignored && AllInVocab(tokens, n, vocab_size_)) {
+      AddLimbColumns(tokens, n, terms_, limb_sums);
+    } else {
+      for (uint64_t k = 0; k < n; ++k) {
+        const T v = tokens[k];
+        if (InVocab(v, vocab_size_)) {
+          AddLimbColumns(&tokens[k], 1, terms_, limb_sums);
+          if (count_ignored) *ignored += ignored_[static_cast<size_t>(v)];
+        } else if (ignore_.contains(v)) {
+          ++*ignored;
+        } else {
+          return OutOfVocab(name_, position, v, vocab_size_);
+        }
+      }
+    }
+    sum->AddLimbSums(std::span<const uint64_t>(limb_sums, terms_.count));
+    return Status::OK();
+  }
+
   MetricConfig Dependency(std::string metric, nlohmann::json params) const {
     MetricConfig c;
     c.name = metric + " (for " + name_ + ")";
@@ -237,7 +325,7 @@ class VocabRarityMetric : public Metric {
   bool have_counts_ = false;
   bool ready_ = false;
   FixedPointScale scale_;
-  std::vector<Units> units_;      // per token id: -ln p exactly, in units of 2^-F (0 if ignored)
+  LimbTable terms_;               // per token id: -ln p exactly, in units of 2^-F (0 if ignored)
   std::vector<uint8_t> ignored_;  // per token id: 1 if ignored (empty if nothing is)
   double max_rarity_ = 0;
   int64_t coefficient_ = 0;

@@ -1,5 +1,7 @@
 #include "pipeline/map.h"
 
+#include <algorithm>
+
 #include "config/memory_budget.h"
 #include "util/checked_add.h"
 #include "util/exception_status.h"
@@ -36,6 +38,14 @@ MapJob::MapJob(const Dataset& dataset, std::vector<MapMetric> single,
       accumulate_(std::move(accumulate)),
       range_(range),
       batch_size_(std::max<uint64_t>(1, batch_size)) {
+  for (size_t m = 0; m < single_.size(); ++m) {
+    const std::string_view pass = single_[m].metric->shared_pass();
+    auto same = std::find_if(passes_.begin(), passes_.end(), [&](const std::vector<size_t>& p) {
+      return !pass.empty() && single_[p.front()].metric->shared_pass() == pass;
+    });
+    if (same == passes_.end()) same = passes_.insert(passes_.end(), std::vector<size_t>{});
+    same->push_back(m);
+  }
   threads = std::max(1u, threads);
   workers_.resize(threads);
   for (unsigned t = 0; t < threads; ++t) workers_[t].range = SplitRange(range, threads, t);
@@ -86,15 +96,31 @@ Status MapJob::MapRange(Worker* w) {
     const uint64_t end = std::min(w->range.end, begin + batch_size_);
     Status st = CheckInterrupt();  // a caught signal stops the map within a batch
     if (st.ok()) st = reader->Read(begin, end, need_elements, &batch);
-    for (size_t m = 0; st.ok() && m < single_.size(); ++m) {
-      std::span<int64_t> dst(result_.values[m].data() + (begin - range_.begin), end - begin);
-      st = single_[m].metric->Compute(batch, dst);  // errors name the metric
-    }
+    if (st.ok()) st = ComputeSingle(batch, begin - range_.begin);
     for (size_t a = 0; st.ok() && a < accumulate_.size(); ++a)
       st = accumulate_[a].metric->Accumulate(batch, w->sums[a]);
     DSA_RETURN_IF_ERROR(st);
     done_.fetch_add(end - begin, std::memory_order_relaxed);
     FaultPoint("map");  // test-only (util/fault_point.h)
+  }
+  return Status::OK();
+}
+
+Status MapJob::ComputeSingle(const SampleBatch& batch, uint64_t offset) {
+  std::vector<const Metric*> metrics;
+  std::vector<std::span<int64_t>> values;
+  for (const std::vector<size_t>& pass : passes_) {
+    metrics.clear();
+    values.clear();
+    for (size_t m : pass) {
+      metrics.push_back(single_[m].metric);
+      values.emplace_back(result_.values[m].data() + offset, batch.size());
+    }
+    const Metric& first = *metrics.front();
+    // Errors name the metric.
+    DSA_RETURN_IF_ERROR(first.shared_pass().empty()
+                            ? first.Compute(batch, values.front())
+                            : first.ComputeTogether(batch, metrics, values));
   }
   return Status::OK();
 }

@@ -3,7 +3,8 @@
 // The rank's range is split among `threads` worker threads exactly as
 // format.md §2 says; each reads batches of `batch_size` consecutive samples
 // through its own SampleReader and calls each metric once per batch.
-// Single-value metrics write straight into the rank's value arrays (each
+// Single-value metrics that share a pass (Metric::shared_pass) are computed by
+// one call for all of them. Single-value metrics write straight into the rank's value arrays (each
 // thread owns a disjoint slice); accumulate metrics sum into per-thread
 // vectors that are added in thread order with overflow checks. The result
 // never depends on the thread count.
@@ -80,9 +81,16 @@ class MapJob {
   };
   void Work(Worker* w);
   Status MapRange(Worker* w);  // Work's batches
+  // The single-value metrics' values for `batch`, whose first sample is
+  // `offset` into this rank's arrays: per entry of passes_, one Compute call,
+  // or one ComputeTogether call for the metrics of a shared pass.
+  Status ComputeSingle(const SampleBatch& batch, uint64_t offset);
 
   const Dataset& dataset_;
   std::vector<MapMetric> single_, accumulate_;
+  // single_ as indices, grouped by Metric::shared_pass (a metric without one
+  // alone), in order of each group's first metric.
+  std::vector<std::vector<size_t>> passes_;
   SampleRange range_;
   uint64_t batch_size_;
   MapResult result_;

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "config/memory_budget.h"
@@ -175,6 +176,40 @@ TEST_CASE("token quality: the same tokens give the same values in every dtype", 
       CHECK(RunAny(*m, DType::kI32, rows) == u8);
       CHECK(RunAny(*m, DType::kI64, rows) == u8);
     }
+  }
+}
+
+TEST_CASE("token quality: computed together, each metric gets its own values", "[token_quality]") {
+  std::mt19937_64 rng(47);
+  const std::vector<int64_t> ignore = {1, 4};
+  const Rows rows = RandomRows(rng, 0, 65535, 300, 60);
+  std::vector<std::unique_ptr<Metric>> metrics;
+  metrics.push_back(NewRepeatedNgramRatioMetric("r3", ignore, 3, 1000));
+  metrics.push_back(NewTokenEntropyMetric("e", ignore, 1000000));
+  metrics.push_back(NewUniqueTokenRatioMetric("u", ignore, 7));
+  metrics.push_back(NewTokenEntropyMetric("e2", ignore, 3));  // the same count, another scale
+  metrics.push_back(NewRepeatedNgramRatioMetric("r1", ignore, 1, 1000));
+  std::vector<const Metric*> group;
+  for (const auto& m : metrics) {
+    CHECK(m->shared_pass() == "token_quality");
+    group.push_back(m.get());
+  }
+  std::vector<std::vector<uint16_t>> typed;
+  for (const auto& row : rows) typed.emplace_back(row.begin(), row.end());
+  OwnedBatch<uint16_t> batch(0, DType::kU16, typed);
+  std::vector<std::vector<int64_t>> together(metrics.size(), std::vector<int64_t>(rows.size()));
+  std::vector<std::span<int64_t>> spans(together.begin(), together.end());
+  REQUIRE(metrics[1]->ComputeTogether(batch.batch, group, spans).ok());
+  for (size_t j = 0; j < metrics.size(); ++j) {
+    CAPTURE(j);
+    CHECK(together[j] == RunAny(*metrics[j], DType::kU16, rows));
+  }
+  // Only metrics of the same pass and ignored ids go together.
+  const std::unique_ptr<Metric> other = NewTokenEntropyMetric("o", {}, 1000);
+  const std::unique_ptr<Metric> seqlen = NewSeqlenMetric("len", ignore);
+  for (const Metric* stranger : {other.get(), seqlen.get()}) {
+    group[2] = stranger;
+    CHECK(metrics[1]->ComputeTogether(batch.batch, group, spans).code() == Status::Code::kInternal);
   }
 }
 

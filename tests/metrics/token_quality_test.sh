@@ -18,10 +18,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   --max-length 200 --seed 2 --zipf 1.6 > /dev/null
 metrics='[{"name": "u", "metric": "unique_token_ratio"},
   {"name": "e", "metric": "token_entropy", "params": {"scale": 100000}},
+  {"name": "len", "metric": "seqlen"},
   {"name": "r", "metric": "repeated_ngram_ratio"},
   {"name": "r1", "metric": "repeated_ngram_ratio", "params": {"n": 1, "scale": 7}},
   {"name": "r5", "metric": "repeated_ngram_ratio", "params": {"n": 5, "scale": 1}}]'
-names="u e r r1 r5"
+names="u e len r r1 r5"
 
 run() {  # run TOKENS NAME RANKS THREADS
   local name="$1_$2"
@@ -93,7 +94,9 @@ def entropy(t, scale):  # (rounded value, H·scale) with H = -Σ p log2 p
     h = math.fsum(-c / len(t) * math.log2(c / len(t)) for c in Counter(t).values())
     return round(h * scale), h * scale
 
-expected = {"u": lambda t: unique(t, 1000), "r": lambda t: repeated(t, 3, 1000),
+# len, not a token-quality metric, sits between them in the config: the map
+# computes the others in one shared pass, each into its own values.
+expected = {"u": lambda t: unique(t, 1000), "len": len, "r": lambda t: repeated(t, 3, 1000),
             "r1": lambda t: repeated(t, 1, 7), "r5": lambda t: repeated(t, 5, 1)}
 
 def metric(name):

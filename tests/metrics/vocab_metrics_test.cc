@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "dataset/open_dataset.h"
 #include "format/indexed_dataset.h"
@@ -8,6 +9,7 @@
 #include "format/vocab.h"
 #include "metrics/batch_builder.h"
 #include "metrics/builtin_metrics.h"
+#include "metrics/exact_sum.h"
 #include "metrics/rarity.h"
 #include "metrics/registry.h"
 #include "support/test_util.h"
@@ -117,6 +119,54 @@ TEST_CASE("vocab_rarity: ignored tokens add nothing, even outside the vocabulary
   std::vector<int64_t> out(2);
   REQUIRE(m->Compute(b.batch, out).ok());
   CHECK(out == std::vector<int64_t>{1, 0});  // 2 ln 2 = 1.39, where all five would give 6.8
+}
+
+TEST_CASE("vocab metrics: samples and batches longer than a piece of 8192 tokens", "[metrics]") {
+  // Tokens 0..4 and the ignored 7 (outside the vocabulary) anywhere, in a
+  // sample of 20000 tokens (three pieces), then shorter ones.
+  const std::vector<int64_t> counts = {5, 0, 17, 1, 1000000};
+  const std::vector<int64_t> ignore = {7};
+  std::mt19937_64 rng(3);
+  std::vector<std::vector<uint16_t>> rows = {std::vector<uint16_t>(20000), {}, {7, 7}, {4, 3}};
+  for (uint16_t& t : rows[0]) t = rng() % 7 == 0 ? 7 : rng() % 5;
+  rows[1].assign(rows[0].begin() + 9000, rows[0].end());
+  OwnedBatch<uint16_t> batch(40, DType::kU16, rows);
+  // The reference: each token's exact rarity added one by one.
+  Result<std::vector<double>> rarity = TokenRarities(counts);
+  REQUIRE(rarity.ok());
+  const Result<FixedPointScale> scale = ScaleFor(*rarity);
+  REQUIRE(scale.ok());
+  std::vector<int64_t> want_counts(5, 0), want(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ExactSum sum;
+    int64_t seqlen = 0;
+    for (uint16_t t : rows[i]) {
+      if (t == 7) continue;
+      ++want_counts[t];
+      ++seqlen;
+      sum.Add(ToUnits((*rarity)[t], *scale));
+    }
+    want[i] = seqlen * 10000000 + static_cast<int64_t>(sum.ToDouble(*scale));
+  }
+  // ln(1000024 / 1) = 13.8, times seq_length 20000: C = 10^(6 + 1).
+  std::unique_ptr<Metric> m = RarityWithCounts(counts, true, 20000, ignore);
+  std::vector<int64_t> out(rows.size());
+  REQUIRE(m->Compute(batch.batch, out).ok());
+  CHECK(out == want);
+  std::vector<int64_t> acc(5, 0);
+  REQUIRE(NewTotalVocabFreqMetric("tvf", 4, ignore)->Accumulate(batch.batch, acc).ok());
+  CHECK(acc == want_counts);
+  // A bad token in the second piece of the batch, in its second sample.
+  rows = {std::vector<uint16_t>(5000, 2), std::vector<uint16_t>(5000, 3)};
+  rows[1][4000] = 5;
+  OwnedBatch<uint16_t> bad(50, DType::kU16, rows);
+  CHECK(NewTotalVocabFreqMetric("tvf", 4, ignore)
+            ->Accumulate(bad.batch, acc)
+            .message()
+            .find("sample 51 has token 5,") != std::string::npos);
+  CHECK(m->Compute(bad.batch, std::span<int64_t>(out.data(), 2))
+            .message()
+            .find("sample 51 has token 5,") != std::string::npos);
 }
 
 TEST_CASE("seqlen_vocab_rarity: seqlen * C + vocab_rarity", "[metrics]") {
