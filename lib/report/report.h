@@ -42,7 +42,8 @@
 
 #include "config/config.h"
 #include "metrics/metric.h"
-#include "util/stage_clock.h"  // StageTime
+#include "report/metric_stats.h"  // ComponentsOfIds
+#include "util/stage_clock.h"     // StageTime
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -77,7 +78,7 @@ struct RunInfo {
   // sample id s: each single-value metric's summary.json entry then gets
   // "per_component" statistics, and the page a chart of them. Empty: none.
   std::vector<std::string> component_prefixes;
-  std::function<uint32_t(uint64_t)> component_of_id;
+  ComponentsOfIds components_of;
 };
 
 // The RunInfo fields an analysis takes from its config (a run's, or the
