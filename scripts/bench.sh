@@ -10,6 +10,7 @@
 #   scripts/bench.sh [--quick] [--only A1,A2,B,C,Q,L,S,MB,D,J,O,BT,H] [--scratch DIR] [--json FILE]
 #                    [--runs K] [--bin PATH]
 #   scripts/bench.sh --only FLOOR,FLOORG,DISK,E,F,G,HE   # the 1e9-sample cases, ~40 GB of scratch
+#   scripts/bench.sh --only MB,MC,PC,OC   # megatron_core (issue 45), ~3.5 GB of scratch
 #
 # --bin times another dsanalyze binary (e.g. a build of an older commit) on the
 # same inputs, for before/after figures taken on the same machine (case J uses
@@ -310,6 +311,108 @@ PY
     "output": {"path": "'"$scratch/out-MB"'"}, "map": {"threads": 1, "batch_size": 1024}}'
 fi
 # --- end of case MB ---
+# --- cases MC, PC and OC: megatron_core (issue 45; docs/benchmarks.md) ---
+# MC: MB's three prefixes and maps laid out as Megatron-Core's cache
+# (scripts/bench_core_cache.py: the maps hard-linked under Core's names, the
+# 1:1:1 blend cached), analysed as megatron_core with MB's metrics, at MB's
+# blend size: the samples MB reads (target: MC per sample <= 1.05x MB).
+# PC, PCN: a 2-way megatron_core blend of 1e8 samples (two generated prefixes,
+# GPT maps of sequence length 1), vocab_rarity, 2 ranks, timed with --timings;
+# PCN is the same run with dataset.sample_indices the identity (the same
+# samples and ids; sample_indices turns the per-component statistics off, and
+# its reading is in the map stage, not in report_commit). The per-component
+# statistics cost PC's report_commit - PCN's (target: <= 5% of PC's wall).
+# OC: `order --megatron-core-cache` over PC's analysis, beside OCO, `order
+# --out` with the same options, run in turn (target: OC <= 2x OCO).
+# run_timed NAME CONFIG_JSON [keep]: run_case with --timings, whose report_commit
+# (slowest rank) goes into the row as report_commit_s.
+run_timed() {
+  local name=$1 config=$2 keep=${3:-}
+  printf '%s\n' "$config" > "$scratch/$name.json"
+  for ((i = 1; i <= runs; i++)); do
+    rm -rf "$scratch/out-$name"
+    sync
+    if ! measure "$scratch/$name.measure" mpiexec -n 2 "$bin" --config "$scratch/$name.json" \
+        --quiet --progress never --timings 2> "$scratch/$name.timings"; then
+      echo "bench: case $name failed (run $i; config $scratch/$name.json)" >&2
+      failed+=("$name")
+      break
+    fi
+    python3 - "$scratch/$name.measure" "$scratch/$name.timings" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for line in open(sys.argv[2]):
+    if line.split()[:1] == ["report_commit"]:
+        m["report_commit_s"] = float(line.split()[2])
+json.dump(m, open(sys.argv[1], "w"))
+PY
+    record "$name" 2 0 "$scratch/$name.measure" "$scratch/out-$name/summary.json"
+  done
+  [[ -n "$keep" ]] || rm -rf "$scratch/out-$name"
+}
+if want MC; then
+  want MB || { echo "bench: MC is measured beside MB: give --only MB,MC" >&2; exit 2; }
+  mc_cache="$scratch/core_mb_$docs"
+  # MB's blend size: each component ceil(T/3 * 1.005) samples.
+  mc_samples=$(python3 -c 'import math, sys; print(3 * math.ceil(int(sys.argv[1]) / 3 * 1.005))' "$mb_train")
+  python3 scripts/bench_core_cache.py "$mc_cache" 2048 "$mc_samples" \
+    "$scratch/tok_mb1_$docs" "$scratch/tok_mb2_$docs" "$scratch/tok_mb3_$docs" > /dev/null
+  run_case MC 2 '{"dataset": {"type": "megatron_core", "path_to_cache": "'"$mc_cache"'",
+      "data_path": ["1", "'"$scratch/tok_mb1_$docs"'", "1", "'"$scratch/tok_mb2_$docs"'",
+                    "1", "'"$scratch/tok_mb3_$docs"'"]},
+    "metrics": '"$vocab_metrics"',
+    "output": {"path": "'"$scratch/out-MC"'"}, "map": {"threads": 1, "batch_size": 1024}}'
+fi
+if want PC || want OC; then
+  oc_docs=$((102000 / scale))
+  oc_cache="$scratch/core_oc_$oc_docs"
+  for k in 1 2; do
+    [[ -f "$scratch/tok_oc${k}_$oc_docs.idx" ]] ||
+      "$bin" generate "$scratch/tok_oc${k}_$oc_docs" --documents "$oc_docs" --vocab-size 50000 \
+        --min-length 1 --max-length 999 --seed "$k" --gpt-maps 1 > /dev/null
+  done
+  [[ -d "$oc_cache" ]] || python3 scripts/bench_core_cache.py "$oc_cache" 1 "$n_b" \
+    "$scratch/tok_oc1_$oc_docs" "$scratch/tok_oc2_$oc_docs" > /dev/null
+  pc_dataset='"type": "megatron_core", "path_to_cache": "'"$oc_cache"'",
+      "data_path": ["1", "'"$scratch/tok_oc1_$oc_docs"'", "1", "'"$scratch/tok_oc2_$oc_docs"'"]'
+  pc_rest='"metrics": [{"name": "rarity", "metric": "vocab_rarity", "params": {"vocab_size": 50000}}],
+    "map": {"threads": 1, "batch_size": 1024}'
+  pc_ids="$scratch/identity_$n_b.npy"
+  [[ -f "$pc_ids" ]] || python3 - "$pc_ids" "$n_b" <<'PY'
+import array, struct, sys
+n = int(sys.argv[2])
+header = "{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }" % n
+header += " " * ((-(10 + len(header) + 1)) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    array.array("q", range(n)).tofile(f)
+PY
+  run_timed PC '{"dataset": {'"$pc_dataset"'}, '"$pc_rest"',
+    "output": {"path": "'"$scratch/out-PC"'"}}' keep
+  want PC && run_timed PCN '{"dataset": {'"$pc_dataset"', "sample_indices": "'"$pc_ids"'"}, '"$pc_rest"',
+    "output": {"path": "'"$scratch/out-PCN"'"}}'
+fi
+# run_core_order: OCO (order --out) and OC (order --megatron-core-cache) over
+# PC's analysis, in turn, $runs times each.
+run_core_order() {
+  local analysis="$scratch/out-PC" out="$scratch/OC-cache" ids="$scratch/OCO-order.npy" i
+  [[ -f "$analysis/summary.json" ]] || { echo "bench: OC: PC's analysis failed" >&2; failed+=(OC); return; }
+  local args=(order --analysis "$analysis" --metric rarity --buckets 100 --seed 1)
+  for ((i = 1; i <= runs; i++)); do
+    rm -rf "$ids" "$out"
+    sync
+    measure "$scratch/OCO.measure" "$bin" "${args[@]}" --out "$ids" > /dev/null
+    record OCO 1 "$n_b" "$scratch/OCO.measure"
+    rm -f "$ids"
+    sync
+    measure "$scratch/OC.measure" "$bin" "${args[@]}" --megatron-core-cache "$out" > /dev/null
+    record OC 1 "$n_b" "$scratch/OC.measure"
+  done
+  rm -rf "$ids" "$out"
+}
+want OC && run_core_order
+rm -rf "$scratch/out-PC"
+# --- end of cases MC, PC and OC ---
 
 # run_jsonl NAME PARSER: times dsanalyze_jsonl_bench's read $runs times, one JSON line per run.
 run_jsonl() {
@@ -626,6 +729,23 @@ if "MB" in med and "MG" in med:
     r = per_sample(med["MB"]) / per_sample(med["MG"])
     checks.append(("MB per sample <= 1.15x MG (blend vs one megatron_gpt)", r <= 1.15,
                    f"{per_sample(med['MB']) * 1e9:.0f} vs {per_sample(med['MG']) * 1e9:.0f} ns/sample, {r:.2f}x"))
+# megatron_core (issue 45): MC against MB, the per-component statistics (PC, PCN), OC against OCO.
+if "MC" in med and "MB" in med:
+    r = per_sample(med["MC"]) / per_sample(med["MB"])
+    checks.append(("MC per sample <= 1.05x MB (megatron_core vs megatron_blend)", r <= 1.05,
+                   f"{per_sample(med['MC']) * 1e9:.0f} vs {per_sample(med['MB']) * 1e9:.0f} ns/sample, {r:.2f}x"))
+if "PC" in med and "PCN" in med:
+    commit = lambda c: statistics.median(r.get("report_commit_s", 0) for r in cases[(c, 2)])
+    cost = commit("PC") - commit("PCN")
+    r = cost / med["PC"]["median_wall_s"]
+    b = f", {cost / med['B']['median_wall_s']:.1%} of B's {med['B']['median_wall_s']:.3f} s" if "B" in med else ""
+    checks.append(("per-component statistics <= 5% of the run (PC's report_commit - PCN's)", r <= 0.05,
+                   f"{commit('PC'):.3f} - {commit('PCN'):.3f} s = {cost:.3f} s, {r:.1%} of PC's "
+                   f"{med['PC']['median_wall_s']:.3f} s{b}"))
+if "OC" in med and "OCO" in med:
+    r = med["OC"]["median_wall_s"] / med["OCO"]["median_wall_s"]
+    checks.append(("OC <= 2x OCO (order --megatron-core-cache vs --out)", r <= 2,
+                   f"{med['OC']['median_wall_s']:.3f} s vs {med['OCO']['median_wall_s']:.3f} s, {r:.2f}x"))
 if "O" in med:
     checks.append(("O <= 2 s", med["O"]["median_wall_s"] <= 2,
                    f"{med['O']['median_wall_s']:.3f} s, {per_sample(med['O']) * 1e9:.1f} ns/sample"))

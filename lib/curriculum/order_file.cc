@@ -12,7 +12,8 @@ constexpr std::string_view kTempKind = "tmp";
 
 }  // namespace
 
-Result<std::unique_ptr<OrderFile>> OrderFile::Create(const std::string& path, uint64_t length) {
+Result<std::unique_ptr<OrderFile>> OrderFile::Create(const std::string& path, uint64_t length,
+                                                     DType dtype) {
   RemoveDeadTemps(path, kTempKind);
   DSA_ASSIGN_OR_RETURN(LeasedTemp temp, CreateLeasedFile(path, kTempKind));
   Result<OutputFile> file = OutputFile::OpenExisting(temp.path);
@@ -20,9 +21,9 @@ Result<std::unique_ptr<OrderFile>> OrderFile::Create(const std::string& path, ui
     ::unlink(temp.path.c_str());
     return file.status();
   }
-  const std::string header = NpyHeader(DType::kI64, {length});
-  std::unique_ptr<OrderFile> out(
-      new OrderFile(path, std::move(temp), std::move(file).value(), length, header.size()));
+  const std::string header = NpyHeader(dtype, {length});
+  std::unique_ptr<OrderFile> out(new OrderFile(path, std::move(temp), std::move(file).value(),
+                                               length, ItemSize(dtype), header.size()));
   DSA_RETURN_IF_ERROR(out->file_.WriteAt(0, header.data(), header.size()));
   FaultPoint("order_create");
   return out;
@@ -35,12 +36,6 @@ OrderFile::~OrderFile() {
   ::unlink(temp_.path.c_str());
 }
 
-std::span<int64_t> OrderFile::Buffer(uint64_t count) {
-  buffer_ = writer_.TakeBuffer(8 * count);
-  buffer_.size = 8 * count;
-  return {reinterpret_cast<int64_t*>(buffer_.data.get()), count};
-}
-
 Status OrderFile::Append() {
   const uint64_t at = offset_;
   offset_ += buffer_.size;
@@ -51,7 +46,7 @@ Status OrderFile::Append() {
 
 Status OrderFile::Commit() {
   DSA_RETURN_IF_ERROR(writer_.Drain());
-  const uint64_t written = (offset_ - header_bytes_) / 8;
+  const uint64_t written = (offset_ - header_bytes_) / item_;
   if (written != length_)
     return Status::Internal(path_ + ": wrote " + std::to_string(written) + " of " +
                             std::to_string(length_) + " elements");

@@ -1,5 +1,7 @@
 // The file `dsanalyze order` writes (docs/format.md §2.12): a 1-D '<i8' .npy,
-// version 1.0, of a length known up front, written front to back.
+// version 1.0, of a length known up front, written front to back; or, for
+// `order --megatron-core-cache`, a 1-D .npy of another integer dtype (the
+// rewritten index files of cli/order_core_cache.cc).
 //
 // The array goes to a hidden temporary file beside PATH (.NAME.tmp-XXXXXX,
 // leased: util/temp_lease.h), through a write-behind thread (util/
@@ -18,6 +20,7 @@
 #include <span>
 #include <string>
 
+#include "format/dtype.h"
 #include "util/file_util.h"
 #include "util/status.h"
 #include "util/temp_lease.h"
@@ -27,15 +30,22 @@ namespace dsanalyze {
 
 class OrderFile {
  public:
-  // Creates the temporary file for `length` int64 elements and writes the
-  // header. `path` is checked by the caller (output/output_paths.h
+  // Creates the temporary file for `length` elements of `dtype` and writes
+  // the header. `path` is checked by the caller (output/output_paths.h
   // CheckOutputFile, before the analysis is read).
-  static Result<std::unique_ptr<OrderFile>> Create(const std::string& path, uint64_t length);
+  static Result<std::unique_ptr<OrderFile>> Create(const std::string& path, uint64_t length,
+                                                   DType dtype = DType::kI64);
   ~OrderFile();
 
   // A buffer for `count` elements (a recycled one when possible), to fill
-  // and hand to Append.
-  std::span<int64_t> Buffer(uint64_t count);
+  // and hand to Append. T's size is the dtype's.
+  template <class T>
+  std::span<T> Buffer(uint64_t count) {
+    buffer_ = writer_.TakeBuffer(item_ * count);
+    buffer_.size = item_ * count;
+    return {reinterpret_cast<T*>(buffer_.data.get()), count};
+  }
+  std::span<int64_t> Buffer(uint64_t count) { return Buffer<int64_t>(count); }
   // Queues the buffer from the last Buffer() call as the next elements.
   Status Append();
   // Waits for every write, checks that `length` elements were written,
@@ -43,12 +53,13 @@ class OrderFile {
   Status Commit();
 
  private:
-  OrderFile(std::string path, LeasedTemp temp, OutputFile file, uint64_t length,
+  OrderFile(std::string path, LeasedTemp temp, OutputFile file, uint64_t length, size_t item,
             uint64_t header_bytes)
       : path_(std::move(path)),
         temp_(std::move(temp)),
         file_(std::move(file)),
         length_(length),
+        item_(item),
         header_bytes_(header_bytes),
         offset_(header_bytes) {}
 
@@ -56,6 +67,7 @@ class OrderFile {
   LeasedTemp temp_;
   OutputFile file_;  // temp_.path
   uint64_t length_;
+  size_t item_;  // bytes an element
   uint64_t header_bytes_;
   uint64_t offset_;  // where the next element goes
   WriteBuffer buffer_;

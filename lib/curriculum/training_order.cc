@@ -34,27 +34,47 @@ Status CheckDistinct(const std::vector<std::string>& metrics) {
 
 }  // namespace
 
-Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
-  SetInterruptStage("open");
+TrainingOrder::TrainingOrder(SortedIds ids, uint64_t buckets, uint64_t seed)
+    : ids_(std::move(ids)),
+      buckets_(buckets),
+      seed_(seed),
+      pieces_(buckets > 0 ? buckets : (ids_.size() + kPieceIds - 1) / kPieceIds) {}
+
+Result<TrainingOrder> TrainingOrder::Open(const OrderOptions& options) {
   if (options.metrics.empty()) return Status::BadInput("order: no --metric given");
   DSA_RETURN_IF_ERROR(CheckDistinct(options.metrics));
-  DSA_RETURN_IF_ERROR(CheckOutputFile("--out", options.out, {options.analysis}));
   DSA_ASSIGN_OR_RETURN(std::vector<MetricFiles> metrics,
                        OpenOrderMetrics(options.analysis, options.metrics));
   SortedIds ids(std::move(metrics), options.descending);
-  const uint64_t n = ids.size();
-  if (options.buckets > n)
+  if (options.buckets > ids.size())
     return Status::BadInput("--buckets " + std::to_string(options.buckets) +
                             ": more buckets than " + options.analysis + " has samples (" +
-                            std::to_string(n) + ")");
+                            std::to_string(ids.size()) + ")");
+  return TrainingOrder(std::move(ids), options.buckets, options.seed);
+}
+
+uint64_t TrainingOrder::piece_size(uint64_t p) const { return Piece(size(), buckets_, p).size(); }
+
+Status TrainingOrder::Fill(uint64_t p, std::span<int64_t> out) {
+  DSA_RETURN_IF_ERROR(FillSorted(out));
+  Shuffle(p, out);
+  return Status::OK();
+}
+
+void TrainingOrder::Shuffle(uint64_t p, std::span<int64_t> a) const {
+  if (buckets_ > 0) ShuffleBucket(a, seed_, p);
+}
+
+Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {
+  SetInterruptStage("open");
+  DSA_RETURN_IF_ERROR(CheckOutputFile("--out", options.out, {options.analysis}));
+  DSA_ASSIGN_OR_RETURN(TrainingOrder order, TrainingOrder::Open(options));
+  const uint64_t n = order.size();
   DSA_RETURN_IF_ERROR(CheckInterrupt());
   SetInterruptStage("write");
   DSA_ASSIGN_OR_RETURN(std::unique_ptr<OrderFile> file, OrderFile::Create(options.out, n));
-  const uint64_t pieces = options.buckets > 0 ? options.buckets : (n + kPieceIds - 1) / kPieceIds;
-  for (uint64_t p = 0; p < pieces; ++p) {
-    const std::span<int64_t> piece = file->Buffer(Piece(n, options.buckets, p).size());
-    DSA_RETURN_IF_ERROR(ids.Next(piece));
-    if (options.buckets > 0) ShuffleBucket(piece, options.seed, p);
+  for (uint64_t p = 0; p < order.pieces(); ++p) {
+    DSA_RETURN_IF_ERROR(order.Fill(p, file->Buffer(order.piece_size(p))));
     DSA_RETURN_IF_ERROR(file->Append());
     DSA_RETURN_IF_ERROR(CheckInterrupt());
   }

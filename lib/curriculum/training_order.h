@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "curriculum/sorted_ids.h"
 #include "util/status.h"
 
 namespace dsanalyze {
@@ -33,6 +34,39 @@ struct OrderOptions {
   // megatron_core analysis's cache into, its index rewritten to the order
   // (cli/order_core_cache.cc); `out` is then optional.
   std::string megatron_core_cache;
+};
+
+// The order as pieces, front to back, for writers of it: the pieces of
+// WriteTrainingOrder below (a bucket each with buckets, else 1M ids).
+class TrainingOrder {
+ public:
+  // BadInput, before anything is read, for no metric or one given twice;
+  // then for an analysis or metric OpenOrderMetrics refuses, or buckets > N.
+  // options.out is not looked at.
+  static Result<TrainingOrder> Open(const OrderOptions& options);
+
+  uint64_t size() const { return ids_.size(); }  // N
+  uint64_t pieces() const { return pieces_; }
+  uint64_t piece_size(uint64_t p) const;
+  // Fills `out` (piece_size(p) ids) with piece p; pieces are taken in order.
+  // Fill is FillSorted, then Shuffle.
+  Status Fill(uint64_t p, std::span<int64_t> out);
+  // The next piece before its bucket's shuffle: its ids in difficulty order.
+  Status FillSorted(std::span<int64_t> out) { return ids_.Next(out); }
+  // Whether pieces are shuffled (buckets given).
+  bool shuffles() const { return buckets_ > 0; }
+  // Piece p's shuffle (curriculum/bucket_shuffle.h), applied to `a` of
+  // piece_size(p) elements: a Fisher-Yates whose swaps do not depend on the
+  // contents, so shuffling 0, 1, ... gives the permutation it applies.
+  void Shuffle(uint64_t p, std::span<int64_t> a) const;
+
+ private:
+  TrainingOrder(SortedIds ids, uint64_t buckets, uint64_t seed);
+
+  SortedIds ids_;
+  uint64_t buckets_;
+  uint64_t seed_;
+  uint64_t pieces_;
 };
 
 // Writes the order to options.out (through a hidden temporary file beside it,

@@ -127,6 +127,38 @@ BlendIndex BlendIndex::Compute(std::span<const double> weights, uint64_t size) {
   return index;
 }
 
+namespace {
+
+// out[i] = index[positions[i]]: a dataset_index's entries (checked to be
+// component numbers >= 0 when the blend opened, so read as unsigned).
+template <class T>
+void ComponentsAs(const T* index, std::span<const int64_t> positions, std::span<uint32_t> out) {
+  for (size_t i = 0; i < positions.size(); ++i)
+    out[i] = static_cast<uint32_t>(index[static_cast<uint64_t>(positions[i])]);
+}
+
+}  // namespace
+
+void BlendIndex::components(std::span<const int64_t> positions, std::span<uint32_t> out) const {
+  if (identity_size_ != 0) {
+    std::fill(out.begin(), out.end(), 0u);
+  } else if (computed_) {
+    ComponentsAs(component_.data(), positions, out);
+  } else {
+    const std::byte* data = dataset_index_.elements().data;
+    switch (ItemSize(dataset_index_.dtype())) {
+      case 1:
+        return ComponentsAs(reinterpret_cast<const uint8_t*>(data), positions, out);
+      case 2:
+        return ComponentsAs(reinterpret_cast<const uint16_t*>(data), positions, out);
+      case 4:
+        return ComponentsAs(reinterpret_cast<const uint32_t*>(data), positions, out);
+      default:
+        return ComponentsAs(reinterpret_cast<const uint64_t*>(data), positions, out);
+    }
+  }
+}
+
 BlendIndex BlendIndex::Identity(uint64_t size) {
   BlendIndex index;
   index.computed_ = true;

@@ -112,6 +112,9 @@ class BlendIndex {
     if (identity_size_ != 0) return 0;
     return computed_ ? component_[i] : dataset_index_.at(i);
   }
+  // component(i) for each i of `positions` into `out` (as long), in one
+  // loop of the index's own dtype.
+  void components(std::span<const int64_t> positions, std::span<uint32_t> out) const;
   int64_t sample(uint64_t i) const {
     if (identity_size_ != 0) return static_cast<int64_t>(i);
     return computed_ ? sample_[i] : dataset_sample_index_.at(i);

@@ -7,6 +7,7 @@
 // reader's buffers and are valid until the next Read on that reader.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -64,10 +65,14 @@ class Dataset {
   // it all; megatron_blend's components and the samples drawn from each.
   virtual nlohmann::json DescribeJson() const { return nullptr; }
   // A blend's components in its order (their prefixes; empty for a dataset
-  // that is not a blend) and the component of the sample at position i < size(),
-  // for summary.json's per-component statistics.
+  // that is not a blend) and, into `out`, the component of the sample at each
+  // of `positions` (each < size(); out as long), for summary.json's
+  // per-component statistics. A batch, so that a pass over N samples makes
+  // N / batch calls, not N.
   virtual std::vector<std::string> ComponentPrefixes() const { return {}; }
-  virtual uint32_t ComponentOf(uint64_t /*position*/) const { return 0; }
+  virtual void ComponentsOf(std::span<const int64_t> /*positions*/, std::span<uint32_t> out) const {
+    std::fill(out.begin(), out.end(), 0u);
+  }
   virtual std::unique_ptr<SampleReader> NewReader() const = 0;
   // A hint, given before any reader is made, that the run reads every sample
   // (no sample_range). A type whose samples lie at random places in its files

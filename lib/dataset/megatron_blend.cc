@@ -60,8 +60,8 @@ class MegatronBlendDataset : public Dataset {
     for (const Component& c : components_) prefixes.push_back(c.dataset->prefix());
     return prefixes;
   }
-  uint32_t ComponentOf(uint64_t i) const override {
-    return static_cast<uint32_t>(index_.component(i));
+  void ComponentsOf(std::span<const int64_t> positions, std::span<uint32_t> out) const override {
+    index_.components(positions, out);
   }
   std::unique_ptr<SampleReader> NewReader() const override;
   void WillReadEverySample() const override {

@@ -1,7 +1,6 @@
 #include "merge/merge.h"
 
-#include <spdlog/spdlog.h>
-
+#include <cstdio>
 #include <memory>
 #include <thread>
 
@@ -154,13 +153,18 @@ std::unique_ptr<Dataset> OpenBlend(const std::vector<MergeInput>& inputs, const 
     return nullptr;
   Result<std::unique_ptr<Dataset>> blend = OpenDataset(config.dataset);
   if (!blend.ok()) {
-    spdlog::warn("no per-component statistics: the blend does not open here: {}",
-                 blend.status().message());
+    // One line on stderr, as every warning of a command (merge sets up no log).
+    std::fprintf(stderr,
+                 "dsanalyze: warning: merge: no per-component statistics in summary.json (the "
+                 "rest is exact): the blend does not open here: %s\n",
+                 blend.status().message().c_str());
     return nullptr;
   }
   const Dataset* d = blend->get();
   info->component_prefixes = d->ComponentPrefixes();
-  info->component_of_id = [d](uint64_t id) { return d->ComponentOf(id); };
+  info->components_of = [d](std::span<const int64_t> ids, std::span<uint32_t> out) {
+    d->ComponentsOf(ids, out);
+  };
   return std::move(blend).value();
 }
 

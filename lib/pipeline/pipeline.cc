@@ -358,7 +358,9 @@ RunInfo RunInfoOf(const RunState& run, const RunContext& context, const RunSumma
 void SetComponents(const Dataset& dataset, const Config& config, RunInfo* info) {
   if (!config.dataset.sample_indices.empty()) return;
   info->component_prefixes = dataset.ComponentPrefixes();
-  info->component_of_id = [&dataset](uint64_t id) { return dataset.ComponentOf(id); };
+  info->components_of = [&dataset](std::span<const int64_t> ids, std::span<uint32_t> out) {
+    dataset.ComponentsOf(ids, out);
+  };
 }
 
 // The extremes' token preview (report.h RunInfo::sample_tokens), for a

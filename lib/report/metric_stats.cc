@@ -33,7 +33,7 @@ Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
 
 Result<std::vector<CountedValues>> ReadComponentDistributions(
     const std::string& save_path, const std::string& metric, CodeTable table, size_t components,
-    const std::function<uint32_t(uint64_t)>& component_of) {
+    const ComponentsOfIds& components_of) {
   DSA_ASSIGN_OR_RETURN(IndexedDataset i2m,
                        OpenMetricFile(MetricFilePrefix(save_path, metric, kIndexToMetric), table));
   DSA_ASSIGN_OR_RETURN(IndexedDataset i2s,
@@ -43,17 +43,21 @@ Result<std::vector<CountedValues>> ReadComponentDistributions(
     return BadFile(i2s.prefix(), *p);
   // counts[k][r]: samples of component k with values[r].
   std::vector<std::vector<uint64_t>> counts(components, std::vector<uint64_t>(values.size()));
-  std::vector<int64_t> ids;
+  constexpr uint64_t kPiece = 4096;  // ids a call of components_of
+  std::vector<int64_t> ids(kPiece);
+  std::vector<uint32_t> of(kPiece);
   for (uint64_t r = 0; r < i2s.num_rows(); ++r) {
     const ElementView row = i2s.row(r);
-    ids.resize(row.count);
-    WidenElements(row, 0, ids);
-    for (int64_t id : ids) {
-      const uint32_t k = component_of(static_cast<uint64_t>(id));
-      if (k >= components)
-        return Status::Internal("sample " + std::to_string(id) + " of metric " + metric +
-                                " is in no component of the blend");
-      ++counts[k][r];
+    for (uint64_t from = 0; from < row.count; from += kPiece) {
+      const size_t n = static_cast<size_t>(std::min(kPiece, row.count - from));
+      WidenElements(row, from, std::span(ids.data(), n));
+      components_of(std::span(ids.data(), n), std::span(of.data(), n));
+      for (size_t i = 0; i < n; ++i) {
+        if (of[i] >= components)
+          return Status::Internal("sample " + std::to_string(ids[i]) + " of metric " + metric +
+                                  " is in no component of the blend");
+        ++counts[of[i]][r];
+      }
     }
   }
   std::vector<CountedValues> out(components);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,14 +33,20 @@ struct ValueDistribution : CountedValues {
 Result<ValueDistribution> ReadValueDistribution(const std::string& save_path,
                                                 const std::string& metric, CodeTable table);
 
+// The components of sample ids (a blend's positions): fills the second span
+// (as long as the first) with the component of each id of the first
+// (Dataset::ComponentsOf).
+using ComponentsOfIds = std::function<void(std::span<const int64_t>, std::span<uint32_t>)>;
+
 // The distribution of each of a blend's `components` components: the metric's
-// values over the samples component_of(id) names, for every sample id of
-// index_to_sample. Reads every id once (O(N) time, O(distinct values ×
-// components) memory). BadInput naming the file as ReadValueDistribution;
-// Internal if component_of names no component.
-Result<std::vector<CountedValues>> ReadComponentDistributions(
-    const std::string& save_path, const std::string& metric, CodeTable table, size_t components,
-    const std::function<uint32_t(uint64_t)>& component_of);
+// values over the samples components_of names, for every sample id of
+// index_to_sample. Reads every id once, in pieces (O(N) time, O(distinct
+// values × components) memory). BadInput naming the file as
+// ReadValueDistribution; Internal if components_of names no component.
+Result<std::vector<CountedValues>> ReadComponentDistributions(const std::string& save_path,
+                                                              const std::string& metric,
+                                                              CodeTable table, size_t components,
+                                                              const ComponentsOfIds& components_of);
 
 // Exact sum of all samples' values (value × count, in 128 bits).
 __int128 SumOfValues(const CountedValues& d);

@@ -94,7 +94,7 @@ Status AddPerComponent(const std::string& dir, const std::string& metric, const 
   DSA_ASSIGN_OR_RETURN(
       const std::vector<CountedValues> parts,
       ReadComponentDistributions(dir, metric, TableOf(info), info.component_prefixes.size(),
-                                 info.component_of_id));
+                                 info.components_of));
   Json list = Json::array();
   for (size_t k = 0; k < parts.size(); ++k) {
     Json c = {{"prefix", info.component_prefixes[k]}};

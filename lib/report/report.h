@@ -43,6 +43,7 @@
 
 #include "config/config.h"
 #include "metrics/metric.h"
+#include "report/metric_stats.h"      // ComponentsOfIds
 #include "report/rank_correlation.h"  // RankSums
 #include "util/stage_clock.h"         // StageTime
 #include "util/status.h"
@@ -87,7 +88,7 @@ struct RunInfo {
   // sample id s: each single-value metric's summary.json entry then gets
   // "per_component" statistics, and the page a chart of them. Empty: none.
   std::vector<std::string> component_prefixes;
-  std::function<uint32_t(uint64_t)> component_of_id;
+  ComponentsOfIds components_of;
   // Warnings the run gave before the analysis (message, fix), such as more
   // ranks than cores on rank 0's node: report.html's summary box lists them
   // with the rest.

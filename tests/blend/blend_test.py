@@ -237,6 +237,26 @@ def check_range_merge(work, blend_out, blend_config):
         raise AssertionError("merged per_component %r, whole run's %r" % (per[1], per[0]))
     if "per component" not in open(os.path.join(merged, "report.html")).read():
         raise AssertionError("merged report.html has no per-component chart")
+    # A component's files missing where the merge runs: the merge is exact but
+    # leaves per_component out, saying so in one warning line that names why.
+    prefix = config["dataset"]["datasets"][0]["prefix"]
+    os.rename(prefix + ".idx", prefix + ".idx.away")
+    try:
+        bare = os.path.join(work, "merged_elsewhere")
+        proc = subprocess.run([DSANALYZE, "merge"] + parts + ["--out", bare], capture_output=True,
+                              text=True)
+    finally:
+        os.rename(prefix + ".idx.away", prefix + ".idx")
+    lines = proc.stderr.splitlines()
+    if (proc.returncode != 0 or len(lines) != 1 or "no per-component statistics" not in lines[0]
+            or prefix + ".idx" not in lines[0]):
+        raise AssertionError("merge without the blend's files: exit %d, stderr %r"
+                             % (proc.returncode, proc.stderr))
+    metrics = json.load(open(os.path.join(bare, "summary.json")))["metrics"]
+    if any("per_component" in metrics[m] for m in ("seqlen", "utr", "q")):
+        raise AssertionError("merge without the blend's files wrote per_component")
+    same_files(os.path.join(blend_out, "q"), os.path.join(bare, "q"),
+               "merge without the blend's files, q")
 
 
 def check_commands(blend_out, docs_out):

@@ -99,6 +99,11 @@ def check_cached_blend(work, rng):
                                             "data_path": path}, samples)
     if block["type"] != "megatron_core" or md5 not in block["blend_description"]:
         raise AssertionError("two: summary.json's dataset block: %r" % block)
+    listed = json.loads(subprocess.run([DSANALYZE, "inspect", "--config",
+                                        os.path.join(work, "two.json"), "--json"],
+                                       check=True, capture_output=True, text=True).stdout)
+    if listed["dataset"] != block:
+        raise AssertionError("two: inspect --config %r, summary.json %r" % (listed["dataset"], block))
     component_stats.check(os.path.join(work, "two"), ["seqlen", "ent"], which,
                           [path[1], path[3]], "two")
     check_order_cache(work, os.path.join(work, "two"), cache,
@@ -193,6 +198,17 @@ def check_order_cache(work, analysis, cache, rewritten):
         old, new = score_reference.read_npy_1d(a), score_reference.read_npy_1d(b)
         if new != [old[i] for i in ids] or npy_descr(a) != npy_descr(b):
             raise AssertionError("order: %s is not %s permuted by the order" % (b, a))
+    # Without --out: the same files, and nothing else in OUT_DIR (the order
+    # itself is never written there).
+    alone = out + "_alone"
+    subprocess.run([DSANALYZE, "order", "--analysis", analysis, "--metric", "ent", "--buckets",
+                    "3", "--seed", "5", "--megatron-core-cache", alone], capture_output=True,
+                   check=True)
+    if sorted(os.listdir(alone)) != sorted(wanted):
+        raise AssertionError("order without --out: %r, expected %r" % (os.listdir(alone), wanted))
+    for f in wanted:
+        if not filecmp.cmp(os.path.join(out, f), os.path.join(alone, f), shallow=False):
+            raise AssertionError("order without --out: %s differs from the one with --out" % f)
 
 
 def refused(work, name, dataset, expected):
