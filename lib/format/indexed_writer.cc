@@ -14,9 +14,9 @@ namespace {
 // Rows per metadata batch: 256 KiB of sizes and 512 KiB of pointers.
 constexpr size_t kMetaBatchRows = 1 << 16;
 
-// n elements of dtype `from` at `in` as dtype `to` at `out`: a copy when the
-// dtypes match, else each element through int64.
-void Convert(DType from, const std::byte* in, size_t n, DType to, std::byte* out) {
+}  // namespace
+
+void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::byte* out) {
   if (from == to) {
     std::memcpy(out, in, n * ItemSize(to));
     return;
@@ -31,7 +31,9 @@ void Convert(DType from, const std::byte* in, size_t n, DType to, std::byte* out
   });
 }
 
-}  // namespace
+void ScalarRowPointers(int64_t first, size_t itemsize, std::span<int64_t> out) {
+  for (size_t i = 0; i < out.size(); ++i) out[i] = first + static_cast<int64_t>(i * itemsize);
+}
 
 Result<std::unique_ptr<IndexedWriter>> IndexedWriter::Create(const std::string& prefix, DType dtype,
                                                              const Options& options) {
@@ -99,7 +101,7 @@ Status IndexedWriter::Append(const ElementView& elements) {
       DSA_RETURN_IF_ERROR(FlushBin());
       continue;
     }
-    Convert(elements.dtype, p, take, dtype_, bin_buf_.data.get() + bin_buf_.size);
+    ConvertElements(elements.dtype, p, take, dtype_, bin_buf_.data.get() + bin_buf_.size);
     bin_buf_.size += take * itemsize_;
     p += take * in_item;
     n -= take;
@@ -171,11 +173,9 @@ Status IndexedWriter::AddScalarRows(const ElementView& values) {
     const uint64_t take = std::min<uint64_t>(count - done, kMetaBatchRows - meta_rows_);
     int32_t* sizes = reinterpret_cast<int32_t*>(sizes_buf_.data.get()) + meta_rows_;
     int64_t* pointers = reinterpret_cast<int64_t*>(pointers_buf_.data.get()) + meta_rows_;
-    const int64_t first = static_cast<int64_t>(row_start_element_ * itemsize_);
-    for (size_t i = 0; i < take; ++i) {
-      sizes[i] = 1;
-      pointers[i] = first + static_cast<int64_t>(i * itemsize_);
-    }
+    std::fill_n(sizes, take, 1);
+    ScalarRowPointers(static_cast<int64_t>(row_start_element_ * itemsize_), itemsize_,
+                      {pointers, static_cast<size_t>(take)});
     meta_rows_ += take;
     row_start_element_ += take;
     rows_ += take;

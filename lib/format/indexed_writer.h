@@ -37,6 +37,15 @@
 
 namespace dsanalyze {
 
+// `n` elements of dtype `from` at `in` as dtype `to` at `out` (the caller
+// guarantees they fit): a copy when the dtypes match, else each through int64.
+// The one conversion every element a writer writes goes through.
+void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::byte* out);
+
+// The .idx pointers of rows of one element each (sample_to_metric,
+// index_to_metric): out[i] = first + i * itemsize, in bytes.
+void ScalarRowPointers(int64_t first, size_t itemsize, std::span<int64_t> out);
+
 class IndexedWriter {
  public:
   struct Options {

@@ -1,0 +1,143 @@
+#include "index/scalar_rows.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "format/idx_header.h"
+#include "format/indexed_writer.h"
+#include "util/exception_status.h"
+#include "util/interrupt.h"
+
+namespace dsanalyze {
+namespace {
+
+// Rows of .idx a write: 4 MiB of sizes or 8 MiB of pointers, so a caught
+// signal is noticed within a few milliseconds of writing.
+constexpr uint64_t kMetaRows = uint64_t{1} << 20;
+
+}  // namespace
+
+ScalarRowsWriter::ScalarRowsWriter(const Comm& comm, const WriteOptions& options)
+    : comm_(comm), options_(options) {}
+
+ScalarRowsWriter::~ScalarRowsWriter() {
+  meta_thread_.JoinDiscardingException();
+  if (comm_.is_root() && !finished_ && !prefix_.empty()) {
+    // Abandoned: nothing may stay under these names.
+    (void)bin_.Close(false);
+    (void)idx_.Close(false);
+    std::remove((prefix_ + ".bin.tmp").c_str());
+    std::remove((prefix_ + ".idx.tmp").c_str());
+  }
+}
+
+// Rank 0 creates both files, with the .idx's header and doc_idx; then the
+// others open them.
+Status ScalarRowsWriter::CreateFiles(DType dtype) {
+  Status st;
+  if (comm_.is_root()) {
+    const std::optional<uint8_t> code = CodeForDType(options_.table, dtype);
+    if (!code)
+      st = Status::BadInput(prefix_ + ": dtype " + std::string(DTypeName(dtype)) +
+                            " has no code in the " + std::string(CodeTableName(options_.table)) +
+                            " table");
+    Result<OutputFile> bin = st.ok() ? OutputFile::Create(prefix_ + ".bin.tmp") : st;
+    if (bin.ok()) bin_ = std::move(bin).value();
+    Result<OutputFile> idx = bin.ok() ? OutputFile::Create(prefix_ + ".idx.tmp") : bin.status();
+    if (idx.ok()) idx_ = std::move(idx).value();
+    st = idx.status();
+    if (st.ok()) {
+      const auto header = SerializeIdxHeader({.dtype_code = *code, .rows = total_, .doc_count = 2});
+      const int64_t doc_idx[2] = {0, static_cast<int64_t>(total_)};
+      st = idx_.WriteAt(0, header.data(), header.size());
+      if (st.ok()) st = idx_.WriteAt(IdxDocIdxOffset(total_), doc_idx, sizeof(doc_idx));
+    }
+  }
+  DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(st));
+  if (!comm_.is_root()) {
+    Result<OutputFile> bin = OutputFile::OpenExisting(prefix_ + ".bin.tmp");
+    if (bin.ok()) bin_ = std::move(bin).value();
+    Result<OutputFile> idx =
+        bin.ok() ? OutputFile::OpenExisting(prefix_ + ".idx.tmp") : bin.status();
+    if (idx.ok()) idx_ = std::move(idx).value();
+    st = idx.status();
+  }
+  return comm_.AgreeOnStatus(st);
+}
+
+// This rank's values, converted a chunk at a time, at its rows' place.
+Status ScalarRowsWriter::WriteValues(DType dtype, const ScalarReader& read) {
+  const size_t itemsize = ItemSize(dtype);
+  const uint64_t chunk = std::max<uint64_t>(1, options_.chunk_bytes / sizeof(int64_t));
+  std::vector<std::byte> out(std::min(chunk, count_) * itemsize);
+  for (uint64_t off = 0; off < count_; off += chunk) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    const uint64_t n = std::min(chunk, count_ - off);
+    DSA_ASSIGN_OR_RETURN(const std::span<const int64_t> part, read(off, n));
+    ConvertElements(DType::kI64, reinterpret_cast<const std::byte*>(part.data()), n, dtype,
+                    out.data());
+    DSA_RETURN_IF_ERROR(bin_.WriteAt((first_ + off) * itemsize, out.data(), n * itemsize));
+    if (options_.rows_done && comm_.is_root())
+      options_.rows_done->fetch_add(n, std::memory_order_relaxed);
+  }
+  return Status::OK();
+}
+
+// Sizes first, then pointers: two runs of large writes in file order.
+Status ScalarRowsWriter::WriteRowMeta(size_t itemsize) {
+  const uint64_t rows = std::min(kMetaRows, count_);
+  const std::vector<int32_t> ones(rows, 1);
+  for (uint64_t off = 0; off < count_; off += rows) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    const uint64_t n = std::min(rows, count_ - off);
+    DSA_RETURN_IF_ERROR(idx_.WriteAt(IdxSizesOffset() + kIdxSizeBytes * (first_ + off), ones.data(),
+                                     kIdxSizeBytes * n));
+  }
+  std::vector<int64_t> pointers(rows);
+  for (uint64_t off = 0; off < count_; off += rows) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    const uint64_t n = std::min(rows, count_ - off);
+    ScalarRowPointers(static_cast<int64_t>((first_ + off) * itemsize), itemsize,
+                      std::span<int64_t>(pointers).first(n));
+    DSA_RETURN_IF_ERROR(idx_.WriteAt(IdxPointersOffset(total_) + kIdxPointerBytes * (first_ + off),
+                                     pointers.data(), kIdxPointerBytes * n));
+  }
+  return Status::OK();
+}
+
+Status ScalarRowsWriter::Start(const std::string& prefix, DType dtype, uint64_t local_count,
+                               const ScalarReader& read) {
+  prefix_ = comm_.BroadcastFromRoot(prefix);
+  count_ = local_count;
+  first_ = comm_.ExclusiveSum(std::span<const uint64_t>(&count_, 1))[0];
+  total_ = comm_.Allreduce(count_, MPI_SUM);
+  DSA_RETURN_IF_ERROR(CreateFiles(dtype));
+  DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(WriteValues(dtype, read)));
+  if (options_.rows_done && comm_.is_root())
+    options_.rows_done->fetch_add(total_ - count_, std::memory_order_relaxed);
+  const size_t itemsize = ItemSize(dtype);
+  meta_thread_ = WorkerThread([this, itemsize] {
+    meta_status_ =
+        CatchAsStatus("writing " + prefix_ + ".idx", [&] { return WriteRowMeta(itemsize); });
+  });
+  return Status::OK();
+}
+
+Status ScalarRowsWriter::Finish() {
+  meta_thread_.JoinDiscardingException();  // the thread catches its own
+  Status st = meta_status_;
+  if (st.ok()) st = bin_.Close(options_.sync);
+  if (st.ok()) st = idx_.Close(options_.sync);
+  DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(st));
+  if (comm_.is_root()) {
+    st = RenameFile(prefix_ + ".bin.tmp", prefix_ + ".bin");
+    if (st.ok()) st = RenameFile(prefix_ + ".idx.tmp", prefix_ + ".idx");
+    finished_ = st.ok();
+  }
+  return comm_.AgreeOnStatus(st);
+}
+
+}  // namespace dsanalyze
