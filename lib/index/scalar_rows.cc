@@ -1,22 +1,50 @@
 #include "index/scalar_rows.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "format/idx_header.h"
 #include "format/indexed_writer.h"
 #include "util/exception_status.h"
+#include "util/huge_pages.h"
 #include "util/interrupt.h"
+#include "util/unique_fd.h"
 
 namespace dsanalyze {
 namespace {
 
-// Rows of .idx a write: 4 MiB of sizes or 8 MiB of pointers, so a caught
-// signal is noticed within a few milliseconds of writing.
-constexpr uint64_t kMetaRows = uint64_t{1} << 20;
+// The .idx is written in blocks of 16 MiB (a caught signal is noticed
+// between them), aligned for O_DIRECT.
+constexpr uint64_t kIdxBlockBytes = uint64_t{16} << 20;
+constexpr uint64_t kDirectAlign = 4096;
+constexpr uint64_t kHugePage = uint64_t{2} << 20;
+
+// pwrite(2) of all `n` bytes through an O_DIRECT descriptor; false with errno
+// set when a write fails.
+bool WriteDirect(int fd, uint64_t at, const std::byte* data, uint64_t n) {
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd, data, n, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    data += w;
+    at += static_cast<uint64_t>(w);
+    n -= static_cast<uint64_t>(w);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -34,8 +62,7 @@ ScalarRowsWriter::~ScalarRowsWriter() {
   }
 }
 
-// Rank 0 creates both files, with the .idx's header and doc_idx; then the
-// others open them.
+// Rank 0 creates both files; then the others open the .bin.
 Status ScalarRowsWriter::CreateFiles(DType dtype) {
   Status st;
   if (comm_.is_root()) {
@@ -49,21 +76,13 @@ Status ScalarRowsWriter::CreateFiles(DType dtype) {
     Result<OutputFile> idx = bin.ok() ? OutputFile::Create(prefix_ + ".idx.tmp") : bin.status();
     if (idx.ok()) idx_ = std::move(idx).value();
     st = idx.status();
-    if (st.ok()) {
-      const auto header = SerializeIdxHeader({.dtype_code = *code, .rows = total_, .doc_count = 2});
-      const int64_t doc_idx[2] = {0, static_cast<int64_t>(total_)};
-      st = idx_.WriteAt(0, header.data(), header.size());
-      if (st.ok()) st = idx_.WriteAt(IdxDocIdxOffset(total_), doc_idx, sizeof(doc_idx));
-    }
+    if (st.ok()) header_ = {.dtype_code = *code, .rows = total_, .doc_count = 2};
   }
   DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(st));
   if (!comm_.is_root()) {
     Result<OutputFile> bin = OutputFile::OpenExisting(prefix_ + ".bin.tmp");
     if (bin.ok()) bin_ = std::move(bin).value();
-    Result<OutputFile> idx =
-        bin.ok() ? OutputFile::OpenExisting(prefix_ + ".idx.tmp") : bin.status();
-    if (idx.ok()) idx_ = std::move(idx).value();
-    st = idx.status();
+    st = bin.status();
   }
   return comm_.AgreeOnStatus(st);
 }
@@ -86,24 +105,32 @@ Status ScalarRowsWriter::WriteValues(DType dtype, const ScalarReader& read) {
   return Status::OK();
 }
 
-// Sizes first, then pointers: two runs of large writes in file order.
-Status ScalarRowsWriter::WriteRowMeta(size_t itemsize) {
-  const uint64_t rows = std::min(kMetaRows, count_);
-  const std::vector<int32_t> ones(rows, 1);
-  for (uint64_t off = 0; off < count_; off += rows) {
+// Rank 0: the whole .idx, in blocks computed from their offsets, written
+// past the page cache where the file system allows it.
+Status ScalarRowsWriter::WriteIdx(size_t itemsize) {
+  const uint64_t size = IdxDocIdxOffset(total_) + 2 * kIdxDocIdxBytes;
+  const uint64_t aligned = size / kDirectAlign * kDirectAlign;
+  // An own descriptor for the direct writes; invalid (buffered writes) where
+  // O_DIRECT is refused.
+  UniqueFd direct(::open((prefix_ + ".idx.tmp").c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC));
+  // On huge pages: a direct write pins each page of its buffer.
+  const std::unique_ptr<std::byte, decltype(&std::free)> block(
+      static_cast<std::byte*>(std::aligned_alloc(kHugePage, kIdxBlockBytes)), &std::free);
+  if (!block) return Status::Internal(prefix_ + ".idx: no memory for a write block");
+  AdviseHugePages(block.get(), kIdxBlockBytes);
+  for (uint64_t at = 0; at < size;) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
-    const uint64_t n = std::min(rows, count_ - off);
-    DSA_RETURN_IF_ERROR(idx_.WriteAt(IdxSizesOffset() + kIdxSizeBytes * (first_ + off), ones.data(),
-                                     kIdxSizeBytes * n));
-  }
-  std::vector<int64_t> pointers(rows);
-  for (uint64_t off = 0; off < count_; off += rows) {
-    DSA_RETURN_IF_ERROR(CheckInterrupt());
-    const uint64_t n = std::min(rows, count_ - off);
-    ScalarRowPointers(static_cast<int64_t>((first_ + off) * itemsize), itemsize,
-                      std::span<int64_t>(pointers).first(n));
-    DSA_RETURN_IF_ERROR(idx_.WriteAt(IdxPointersOffset(total_) + kIdxPointerBytes * (first_ + off),
-                                     pointers.data(), kIdxPointerBytes * n));
+    const bool use_direct = direct.valid() && at < aligned;
+    const uint64_t n = std::min(kIdxBlockBytes, (use_direct ? aligned : size) - at);
+    ScalarIdxBytes(header_, itemsize, at, {block.get(), n});
+    if (use_direct && !WriteDirect(direct.get(), at, block.get(), n)) {
+      if (errno != EINVAL)
+        return Status::IoError(prefix_ + ".idx: write failed: " + ErrnoText(errno));
+      direct.Reset();  // refused: this block and the rest through the page cache
+      continue;
+    }
+    if (!use_direct) DSA_RETURN_IF_ERROR(idx_.WriteAt(at, block.get(), n));
+    at += n;
   }
   return Status::OK();
 }
@@ -118,10 +145,10 @@ Status ScalarRowsWriter::Start(const std::string& prefix, DType dtype, uint64_t 
   DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(WriteValues(dtype, read)));
   if (options_.rows_done && comm_.is_root())
     options_.rows_done->fetch_add(total_ - count_, std::memory_order_relaxed);
+  if (!comm_.is_root()) return Status::OK();
   const size_t itemsize = ItemSize(dtype);
   meta_thread_ = WorkerThread([this, itemsize] {
-    meta_status_ =
-        CatchAsStatus("writing " + prefix_ + ".idx", [&] { return WriteRowMeta(itemsize); });
+    meta_status_ = CatchAsStatus("writing " + prefix_ + ".idx", [&] { return WriteIdx(itemsize); });
   });
   return Status::OK();
 }
