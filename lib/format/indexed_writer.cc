@@ -14,9 +14,70 @@ namespace {
 // Rows per metadata batch: 256 KiB of sizes and 512 KiB of pointers.
 constexpr size_t kMetaBatchRows = 1 << 16;
 
-// n elements of dtype `from` at `in` as dtype `to` at `out`: a copy when the
-// dtypes match, else each element through int64.
-void Convert(DType from, const std::byte* in, size_t n, DType to, std::byte* out) {
+// The .idx pointers of `n` rows of one element each: pointer i = first +
+// i * itemsize, in bytes, as int64 at out + 8 * i (`out` need not be aligned).
+void ScalarRowPointers(int64_t first, size_t itemsize, uint64_t n, std::byte* out) {
+  for (uint64_t i = 0; i < n; ++i) {
+    const int64_t pointer = first + static_cast<int64_t>(i * itemsize);
+    std::memcpy(out + 8 * i, &pointer, 8);
+  }
+}
+
+// Copies the part of the bytes `bytes`, which sit at file offset `begin`,
+// that lies in [at, at + out.size()) to its place in `out`.
+void CopyOverlap(uint64_t begin, std::span<const std::byte> bytes, uint64_t at,
+                 std::span<std::byte> out) {
+  const uint64_t lo = std::max(begin, at);
+  const uint64_t hi = std::min(begin + bytes.size(), at + out.size());
+  if (lo < hi) std::memcpy(out.data() + (lo - at), bytes.data() + (lo - begin), hi - lo);
+}
+
+// Writes the part that lies in [at, at + out.size()) of an array of `count`
+// elements of `bytes` (at most 8) bytes at file offset `base`, where
+// fill(i, n, dst) writes elements i .. i + n - 1 at dst: the whole elements
+// straight into `out`, the (at most two) cut at its ends through a copy.
+template <class F>
+void PlaceArray(uint64_t base, uint64_t count, uint64_t bytes, uint64_t at,
+                std::span<std::byte> out, const F& fill) {
+  const uint64_t end_at = at + out.size();
+  if (end_at <= base || at >= base + count * bytes) return;
+  uint64_t whole = at > base ? (at - base) / bytes : 0;
+  uint64_t whole_end = std::min(count, (end_at - base + bytes - 1) / bytes);
+  std::byte cut[8];
+  if (base + whole * bytes < at) {  // cut by the block's start
+    fill(whole, 1, cut);
+    CopyOverlap(base + whole * bytes, {cut, bytes}, at, out);
+    ++whole;
+  }
+  if (whole < whole_end && base + whole_end * bytes > end_at) {  // cut by its end
+    --whole_end;
+    fill(whole_end, 1, cut);
+    CopyOverlap(base + whole_end * bytes, {cut, bytes}, at, out);
+  }
+  if (whole < whole_end) fill(whole, whole_end - whole, out.data() + (base + whole * bytes - at));
+}
+
+}  // namespace
+
+void ScalarIdxBytes(const IdxHeader& header, size_t itemsize, uint64_t at,
+                    std::span<std::byte> out) {
+  const uint64_t rows = header.rows;
+  const auto header_bytes = SerializeIdxHeader(header);
+  CopyOverlap(0, header_bytes, at, out);
+  PlaceArray(IdxSizesOffset(), rows, kIdxSizeBytes, at, out,
+             [](uint64_t, uint64_t n, std::byte* dst) {
+               const int32_t one = 1;
+               for (uint64_t k = 0; k < n; ++k) std::memcpy(dst + 4 * k, &one, 4);
+             });
+  PlaceArray(IdxPointersOffset(rows), rows, kIdxPointerBytes, at, out,
+             [itemsize](uint64_t i, uint64_t n, std::byte* dst) {
+               ScalarRowPointers(static_cast<int64_t>(i * itemsize), itemsize, n, dst);
+             });
+  const int64_t doc_idx[2] = {0, static_cast<int64_t>(rows)};
+  CopyOverlap(IdxDocIdxOffset(rows), std::as_bytes(std::span(doc_idx)), at, out);
+}
+
+void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::byte* out) {
   if (from == to) {
     std::memcpy(out, in, n * ItemSize(to));
     return;
@@ -30,8 +91,6 @@ void Convert(DType from, const std::byte* in, size_t n, DType to, std::byte* out
     });
   });
 }
-
-}  // namespace
 
 Result<std::unique_ptr<IndexedWriter>> IndexedWriter::Create(const std::string& prefix, DType dtype,
                                                              const Options& options) {
@@ -99,7 +158,7 @@ Status IndexedWriter::Append(const ElementView& elements) {
       DSA_RETURN_IF_ERROR(FlushBin());
       continue;
     }
-    Convert(elements.dtype, p, take, dtype_, bin_buf_.data.get() + bin_buf_.size);
+    ConvertElements(elements.dtype, p, take, dtype_, bin_buf_.data.get() + bin_buf_.size);
     bin_buf_.size += take * itemsize_;
     p += take * in_item;
     n -= take;
@@ -171,11 +230,9 @@ Status IndexedWriter::AddScalarRows(const ElementView& values) {
     const uint64_t take = std::min<uint64_t>(count - done, kMetaBatchRows - meta_rows_);
     int32_t* sizes = reinterpret_cast<int32_t*>(sizes_buf_.data.get()) + meta_rows_;
     int64_t* pointers = reinterpret_cast<int64_t*>(pointers_buf_.data.get()) + meta_rows_;
-    const int64_t first = static_cast<int64_t>(row_start_element_ * itemsize_);
-    for (size_t i = 0; i < take; ++i) {
-      sizes[i] = 1;
-      pointers[i] = first + static_cast<int64_t>(i * itemsize_);
-    }
+    std::fill_n(sizes, take, 1);
+    ScalarRowPointers(static_cast<int64_t>(row_start_element_ * itemsize_), itemsize_, take,
+                      reinterpret_cast<std::byte*>(pointers));
     meta_rows_ += take;
     row_start_element_ += take;
     rows_ += take;

@@ -30,12 +30,26 @@
 #include <vector>
 
 #include "format/dtype.h"
+#include "format/idx_header.h"
 #include "format/indexed_dataset.h"
 #include "util/file_util.h"
 #include "util/status.h"
 #include "util/write_behind.h"
 
 namespace dsanalyze {
+
+// `n` elements of dtype `from` at `in` as dtype `to` at `out` (the caller
+// guarantees they fit): a copy when the dtypes match, else each through int64.
+// The one conversion every element a writer writes goes through.
+void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::byte* out);
+
+// The bytes [at, at + out.size()) of the .idx an IndexedWriter writes for
+// header.rows rows of one element of `itemsize` bytes each (AddScalarRows:
+// sample_to_metric), doc_idx [0, rows]; header gives the dtype code and the
+// rows. The file is a function of these alone, so a writer may compute any
+// block of it, in any order (index/scalar_rows.h).
+void ScalarIdxBytes(const IdxHeader& header, size_t itemsize, uint64_t at,
+                    std::span<std::byte> out);
 
 class IndexedWriter {
  public:

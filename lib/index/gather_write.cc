@@ -187,10 +187,6 @@ std::vector<uint64_t> WindowCuts(const Comm& comm, const std::vector<Key>& sorte
 
 namespace {
 
-// Reads `n` of a rank's values from position `offset`; the view stays valid
-// until the next call.
-using ScalarReader = std::function<Result<std::span<const int64_t>>(uint64_t offset, uint64_t n)>;
-
 // WriteOrderedScalars over any source of each rank's values. A rank that
 // fails to read still sends (zeros), so no rank blocks; its error is agreed.
 Status WriteScalarsFrom(const Comm& comm, uint64_t local_count, const ScalarReader& read,
@@ -239,23 +235,29 @@ Status WriteScalarsFrom(const Comm& comm, uint64_t local_count, const ScalarRead
 
 }  // namespace
 
-Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
-                           const std::string& prefix, DType dtype, const WriteOptions& options) {
-  const ScalarReader read = [local](uint64_t off, uint64_t n) -> Result<std::span<const int64_t>> {
+ScalarReader ReaderOf(std::span<const int64_t> local) {
+  return [local](uint64_t off, uint64_t n) -> Result<std::span<const int64_t>> {
     return local.subspan(off, n);
   };
-  return WriteScalarsFrom(comm, local.size(), read, prefix, dtype, options);
+}
+
+ScalarReader ReaderOf(ValueStore& local) {
+  auto buffer = std::make_shared<std::vector<int64_t>>();
+  return [&local, buffer](uint64_t off, uint64_t n) -> Result<std::span<const int64_t>> {
+    buffer->resize(n);
+    DSA_RETURN_IF_ERROR(local.Read(off, *buffer));
+    return std::span<const int64_t>(*buffer);
+  };
+}
+
+Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
+                           const std::string& prefix, DType dtype, const WriteOptions& options) {
+  return WriteScalarsFrom(comm, local.size(), ReaderOf(local), prefix, dtype, options);
 }
 
 Status WriteOrderedScalars(const Comm& comm, ValueStore& local, const std::string& prefix,
                            DType dtype, const WriteOptions& options) {
-  std::vector<int64_t> buffer;
-  const ScalarReader read = [&](uint64_t off, uint64_t n) -> Result<std::span<const int64_t>> {
-    buffer.resize(n);
-    DSA_RETURN_IF_ERROR(local.Read(off, buffer));
-    return std::span<const int64_t>(buffer);
-  };
-  return WriteScalarsFrom(comm, local.size(), read, prefix, dtype, options);
+  return WriteScalarsFrom(comm, local.size(), ReaderOf(local), prefix, dtype, options);
 }
 
 template <class Key>

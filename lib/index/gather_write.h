@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -42,12 +43,22 @@ struct IndexFilesSpec {
   WriteOptions options;
 };
 
+class ValueStore;
+
+// Reads `n` of a rank's values from position `offset`; the view stays valid
+// until the next call.
+using ScalarReader = std::function<Result<std::span<const int64_t>>(uint64_t offset, uint64_t n)>;
+// The reader of values in memory (which must outlive it), and of values in a
+// ValueStore, read through a buffer of the reader's own.
+ScalarReader ReaderOf(std::span<const int64_t> local);
+ScalarReader ReaderOf(ValueStore& local);
+
 // Rank 0 writes `prefix` (meaningful on rank 0 only) with one row per value:
 // rank 0's `local` values, then rank 1's, ... (sample_to_metric).
+// index/scalar_rows.h writes the same file with every rank writing its own
+// rows, on one node.
 Status WriteOrderedScalars(const Comm& comm, std::span<const int64_t> local,
                            const std::string& prefix, DType dtype, const WriteOptions& options);
-
-class ValueStore;
 
 // The same, each rank's values read in order from its ValueStore
 // (value_store.h), a chunk at a time.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "index/group_write.h"
+#include "index/scalar_rows.h"
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
 #include "pipeline/index_path.h"
@@ -229,6 +230,21 @@ Status WriteIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
   return Status::Internal("metric " + m.name() + ": no index path");
 }
 
+// Collective: writes sample_to_metric. On one node every rank writes its own
+// rows and the .idx goes on behind the index files' work until `rows`
+// finishes (index/scalar_rows.h); across nodes rank 0 writes it all here.
+Status StartSampleToMetric(RunState& run, PlannedMetric& m, DType dtype,
+                           std::optional<ScalarRowsWriter>* rows) {
+  const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
+  if (!run.comm.OnOneNode()) {
+    return m.map.store ? WriteOrderedScalars(run.comm, *m.map.store, prefix, dtype, run.write)
+                       : WriteOrderedScalars(run.comm, m.map.values, prefix, dtype, run.write);
+  }
+  rows->emplace(run.comm, run.write);
+  return m.map.store ? (*rows)->Start(prefix, dtype, m.map.store->size(), ReaderOf(*m.map.store))
+                     : (*rows)->Start(prefix, dtype, m.map.values.size(), ReaderOf(m.map.values));
+}
+
 // Collective: the metric's index path (index_path.h) and what it works from.
 Result<IndexJob> PlanIndexJob(RunState& run, PlannedMetric& m, const ValueRange& values,
                               DType metric_dtype) {
@@ -305,18 +321,21 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   const DType metric_dtype = FitIntDType(values.min, values.max);
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
   const std::vector<std::string>& files = run.config.output.files;
+  std::optional<ScalarRowsWriter> rows;
   if (WritesKind(files, kSampleToMetric)) {
-    const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
-    DSA_RETURN_IF_ERROR(
-        m.map.store ? WriteOrderedScalars(run.comm, *m.map.store, prefix, metric_dtype, run.write)
-                    : WriteOrderedScalars(run.comm, m.map.values, prefix, metric_dtype, run.write));
+    DSA_RETURN_IF_ERROR(StartSampleToMetric(run, m, metric_dtype, &rows));
     run.clock.Lap(kStageSampleToMetric);
   }
   // No index file chosen: no sort, no exchange.
-  if (!WritesKind(files, kIndexToMetric) && !WritesKind(files, kIndexToSample)) return Status::OK();
-  DSA_ASSIGN_OR_RETURN(const IndexJob job, PlanIndexJob(run, m, values, metric_dtype));
-  m.job.index_path = job.path;
-  return WriteIndex(run, m, job);
+  if (WritesKind(files, kIndexToMetric) || WritesKind(files, kIndexToSample)) {
+    DSA_ASSIGN_OR_RETURN(const IndexJob job, PlanIndexJob(run, m, values, metric_dtype));
+    m.job.index_path = job.path;
+    DSA_RETURN_IF_ERROR(WriteIndex(run, m, job));
+  }
+  if (!rows) return Status::OK();
+  const Status st = rows->Finish();  // the wait for the .idx's tail
+  run.clock.Lap(kStageSampleToMetric);
+  return st;
 }
 
 }  // namespace dsanalyze

@@ -390,4 +390,35 @@ TEST_CASE("bin_from: rows over another file's elements share its .bin", "[format
 }
 
 }  // namespace
+TEST_CASE("ScalarIdxBytes computes any block of a scalar-row .idx", "[format][writer]") {
+  test::ScratchDir dir;
+  for (const DType dtype : {DType::kU8, DType::kU16, DType::kI32, DType::kI64}) {
+    for (const uint64_t rows : {uint64_t{0}, uint64_t{1}, uint64_t{1000}, uint64_t{70001}}) {
+      INFO(DTypeName(dtype) << ", " << rows << " rows");
+      auto w = MakeWriter(dir / "s", dtype, KnownRows(rows));
+      const std::vector<int64_t> values(rows, 3);
+      REQUIRE(w->AddScalarRows(values).ok());
+      REQUIRE(w->Finish().ok());
+      const std::vector<uint8_t> want = test::ReadBytes(dir / "s.idx");
+      const IdxHeader header{
+          .dtype_code = *CodeForDType(CodeTable::kDeepSpeed, dtype), .rows = rows, .doc_count = 2};
+      // Blocks of sizes that cut sizes and pointers anywhere, the whole file
+      // among them, and blocks that end in the header or start in doc_idx.
+      for (const uint64_t block : {uint64_t{1}, uint64_t{7}, uint64_t{4096}, uint64_t{100003},
+                                   static_cast<uint64_t>(want.size())}) {
+        std::vector<uint8_t> got(want.size(), 0xee);
+        for (uint64_t at = 0; at < want.size(); at += block) {
+          const uint64_t n = std::min<uint64_t>(block, want.size() - at);
+          ScalarIdxBytes(header, ItemSize(dtype), at,
+                         {reinterpret_cast<std::byte*>(got.data()) + at, n});
+        }
+        INFO("blocks of " << block);
+        const uint64_t first_difference = static_cast<uint64_t>(
+            std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin());
+        CHECK(first_difference == want.size());
+      }
+    }
+  }
+}
+
 }  // namespace dsanalyze

@@ -15,7 +15,11 @@
 // WriteIndexFilesFromGroups gets them with consecutive ids split by id (each
 // rank grouping its own on 2 threads), up to 16 value bits and ids past 2^32.
 // WriteOrderedScalars also reads each rank's values from a spilling
-// ValueStore: the same bytes as from memory.
+// ValueStore: the same bytes as from memory. ScalarRowsWriter (every rank
+// writing its own rows, the .idx on a thread) writes the same bytes as
+// WriteOrderedScalars, from memory (the values overwritten between Start and
+// Finish: the thread must not read them) and from the store, leaves no
+// temporary file, and stops on a signal with nothing left.
 // Exits non-zero if any check failed, naming each failure.
 #include <mpi.h>
 
@@ -25,6 +29,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <string>
@@ -38,6 +43,7 @@
 #include "format/indexed_dataset.h"
 #include "index/gather_write.h"
 #include "index/group_write.h"
+#include "index/scalar_rows.h"
 #include "sort/local_sort.h"
 #include "sort/sort_key.h"
 #include "sort/value_store.h"
@@ -80,6 +86,16 @@ Status CallWriteOrderedScalars(const Comm& comm, const std::vector<int64_t>& loc
                                const std::string& prefix, DType dtype,
                                const WriteOptions& options) {
   return WriteOrderedScalars(comm, local, prefix, dtype, options);
+}
+
+// ScalarRowsWriter from `read`; `between` runs after Start, before Finish.
+Status CallScalarRowsWriter(
+    const Comm& comm, uint64_t count, const ScalarReader& read, const std::string& prefix,
+    DType dtype, const WriteOptions& options, const std::function<void()>& between = [] {}) {
+  ScalarRowsWriter writer(comm, options);
+  DSA_RETURN_IF_ERROR(writer.Start(prefix, dtype, count, read));
+  between();
+  return writer.Finish();
 }
 
 struct Dataset {
@@ -485,6 +501,20 @@ std::string ReadBytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Rank 0: "" when `prefix`.bin and .idx equal `written`'s and no temporary
+// file of `prefix` is left, else what differs.
+std::string SameScalarFiles(const Comm& comm, const std::string& prefix,
+                            const std::string& written) {
+  std::string err;
+  if (!comm.is_root()) return err;
+  for (const char* ext : {".bin", ".idx"})
+    if (ReadBytes(prefix + ext) != ReadBytes(written + ext))
+      err += " " + prefix + ext + " differs;";
+  for (const char* ext : {".bin.tmp", ".idx.tmp"})
+    if (std::filesystem::exists(prefix + ext)) err += " " + prefix + ext + " left;";
+  return err;
+}
+
 // WriteOrderedScalars from each rank's values in a ValueStore of tiny blocks
 // that spills: the same file as `written` (from memory), byte for byte.
 void RunScalarStoreCase(const Comm& comm, CaseSetup* setup, const std::string& label,
@@ -504,6 +534,30 @@ void RunScalarStoreCase(const Comm& comm, CaseSetup* setup, const std::string& l
     for (const char* ext : {".bin", ".idx"})
       same = same && ReadBytes(written + ext) == ReadBytes(written + "_store" + ext);
   Check(comm, same, label + ": the file from a store differs from the one from memory");
+  st = CallScalarRowsWriter(comm, store.size(), ReaderOf(store), written + "_rows_store",
+                            DType::kI32, options);
+  Check(comm, st.ok(), label + ": ScalarRowsWriter from a store: " + st.message());
+  if (st.ok()) {
+    const std::string err = SameScalarFiles(comm, written + "_rows_store", written);
+    Check(comm, err.empty(), label + ": ScalarRowsWriter from a store:" + err);
+  }
+}
+
+// ScalarRowsWriter from memory writes `written`'s bytes, and counts every row.
+void RunScalarRowsCase(const Comm& comm, const std::string& label, std::vector<int64_t> local,
+                       const std::string& written, WriteOptions options) {
+  std::atomic<uint64_t> rows_done{0};
+  options.rows_done = &rows_done;
+  const Status st =
+      CallScalarRowsWriter(comm, local.size(), ReaderOf(local), written + "_rows", DType::kI32,
+                           options, [&] { std::fill(local.begin(), local.end(), -7); });
+  Check(comm, st.ok(), label + ": ScalarRowsWriter: " + st.message());
+  if (!st.ok()) return;
+  const uint64_t total = comm.Allreduce<uint64_t>(local.size(), MPI_SUM);
+  std::string err = SameScalarFiles(comm, written + "_rows", written);
+  if (comm.is_root() && rows_done.load() != total)
+    err += " rows_done " + std::to_string(rows_done.load()) + ", expected " + std::to_string(total);
+  Check(comm, err.empty(), label + ": ScalarRowsWriter:" + err);
 }
 
 // WriteOrderedScalars: rank r contributes counts[r] values; the file must hold
@@ -541,6 +595,7 @@ void RunScalarCase(const Comm& comm, CaseSetup* setup, const std::string& name,
   }
   Check(comm, err.empty(), label + ": " + err);
   RunScalarStoreCase(comm, setup, label, local, prefix, options);
+  RunScalarRowsCase(comm, label, local, prefix, options);
 }
 
 void RunScalarCases(const Comm& comm, CaseSetup* setup) {
@@ -615,6 +670,18 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
     for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
       if (std::filesystem::exists(scalars + ext)) left += " " + scalars + ext;
   Check(comm, left.empty(), "signal on rank 0: sample_to_metric left behind:" + left);
+
+  // So does every rank writing its own rows of it.
+  const std::string rows = NextPrefixes(setup).index_to_metric;
+  const Status rst =
+      CallScalarRowsWriter(comm, local.size(), ReaderOf(local), rows, DType::kI32, options);
+  Check(comm, rst.code() == Status::Code::kInterrupted && rst.signal() == SIGINT,
+        "signal on rank 0: ScalarRowsWriter returned '" + rst.message() + "'");
+  left.clear();
+  if (comm.is_root())
+    for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
+      if (std::filesystem::exists(rows + ext)) left += " " + rows + ext;
+  Check(comm, left.empty(), "signal on rank 0: ScalarRowsWriter left behind:" + left);
 }
 
 void RunIndexDatasets(const Comm& comm, CaseSetup* setup) {

@@ -179,7 +179,9 @@ check_stage() {  # POINT SAVE
     map)
       [[ -z $(find "$staging" -mindepth 1) ]] || fail "map: the staging directory is not empty" ;;
     exchange)
-      wait_for_glob "$staging/v/v_sample_to_metric.bin" "exchange: sample_to_metric written"
+      # Its .bin written; on one node it is finished only with the metric's
+      # index files (its .idx is written beside them, index/scalar_rows.h).
+      wait_for_glob "$staging/v/v_sample_to_metric.@(bin|bin.tmp)" "exchange: sample_to_metric written"
       ! compgen -G "$staging/v/v_index_to_sample*" > /dev/null ||
         fail "exchange: index files exist before the exchange" ;;
     write)

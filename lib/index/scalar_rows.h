@@ -1,0 +1,87 @@
+// sample_to_metric written by every rank into its own rows, its .idx behind
+// the caller's back.
+//
+// The file holds one row of one value a sample, rank 0's values first, then
+// rank 1's, ... (the bytes of gather_write.h WriteOrderedScalars). Its .idx
+// (12 bytes a row: size 1, pointer) depends on nothing but the row count and
+// the dtype, and is six times the size of its .bin at 2 bytes a value. So:
+// - Start() has rank 0 create the two files (under temporary names); every
+//   rank writes its own values into the .bin at its rows' place (the ranks
+//   below it hold the rows before); then a thread of rank 0 writes the whole
+//   .idx (header, sizes, pointers, doc_idx), and Start() returns;
+// - the caller goes on (the index files' sort and writes), the disk busy with
+//   the .idx meanwhile; the values may be freed or overwritten, since the
+//   thread reads none;
+// - Finish() waits for that thread and has rank 0 rename the files into place.
+// Why: with rank 0 writing all 14 GB of a 10^9-sample sample_to_metric (the
+// others' values received through MPI as 8-byte values), the disk idled
+// through the map's end and the whole sort (docs/benchmarks.md). One thread
+// writes the whole .idx: ext4 takes one file's writes one at a time (the
+// inode's lock), and a thread on every rank spent their CPU waiting for it.
+// It writes with O_DIRECT (16 MiB blocks computed from their offsets, the
+// unaligned tail through the page cache), and through the page cache where
+// the file system refuses O_DIRECT: the kernel's copy of 12 GB into the page
+// cache, and its writeback, took CPU from the sort running beside it, and
+// drop-behind (util/file_util.h) would not have kept those pages anyway.
+//
+// Needs every rank to write into the files rank 0 creates, at the same path:
+// ranks on one node (Comm::OnOneNode), as group_write.h. The caller checks
+// that; across nodes, WriteOrderedScalars gathers the values to rank 0.
+//
+// Errors: Start() and Finish() are collective and return the same Status on
+// every rank; a rank that fails to read or write, or catches a signal
+// (checked before every write, also in the thread), fails both on every rank.
+// Unless Finish() succeeded, rank 0's destructor waits for its thread, then
+// removes the temporary files. options.rows_done counts rank 0's rows as it
+// writes its .bin part, and the others' when Start() returns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "comm/comm.h"
+#include "format/dtype.h"
+#include "format/idx_header.h"
+#include "index/gather_write.h"
+#include "util/file_util.h"
+#include "util/status.h"
+#include "util/worker_thread.h"
+
+namespace dsanalyze {
+
+class ScalarRowsWriter {
+ public:
+  ScalarRowsWriter(const Comm& comm, const WriteOptions& options);
+  ~ScalarRowsWriter();
+  ScalarRowsWriter(const ScalarRowsWriter&) = delete;
+  ScalarRowsWriter& operator=(const ScalarRowsWriter&) = delete;
+
+  // Writes this rank's `local_count` values, read by `read` a chunk
+  // (options.chunk_bytes of int64) at a time, as `dtype` (they fit) into
+  // `prefix`.bin (prefix meaningful on rank 0 only); rank 0 starts the .idx
+  // thread. Call once.
+  Status Start(const std::string& prefix, DType dtype, uint64_t local_count,
+               const ScalarReader& read);
+  // Waits for the .idx; rank 0 renames both files into place.
+  Status Finish();
+
+ private:
+  Status CreateFiles(DType dtype);
+  Status WriteValues(DType dtype, const ScalarReader& read);
+  // The thread's work: the whole .idx.
+  Status WriteIdx(size_t itemsize);
+
+  const Comm& comm_;
+  WriteOptions options_;
+  std::string prefix_;    // on every rank
+  uint64_t total_ = 0;    // rows of all ranks
+  uint64_t first_ = 0;    // this rank's first row
+  uint64_t count_ = 0;    // this rank's rows
+  IdxHeader header_;      // rank 0
+  OutputFile bin_, idx_;  // idx_ on rank 0 only
+  Status meta_status_;    // the thread's, read after joining it
+  WorkerThread meta_thread_;
+  bool finished_ = false;
+};
+
+}  // namespace dsanalyze
