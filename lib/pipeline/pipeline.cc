@@ -1,6 +1,8 @@
 #include "pipeline/pipeline.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
@@ -363,9 +365,24 @@ void SetComponents(const Dataset& dataset, const Config& config, RunInfo* info) 
   };
 }
 
+// Tells the kernel that the pages holding the first `count` elements of
+// `tokens` are read at random. They are usually in the dataset's mapping of
+// its .bin, and a fault there otherwise reads the device's whole read-ahead
+// window around it (8 MiB on the VMs of docs/benchmarks.md): for the 10
+// extremes of a seqlen run, which reads no other token, most of a small .bin.
+void AdviseRandomRead(const ElementView& tokens, uint64_t count) {
+  if (count == 0) return;
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(tokens.data);
+  const uintptr_t first = begin & ~(page - 1);
+  const uintptr_t end = begin + count * ItemSize(tokens.dtype);
+  madvise(reinterpret_cast<void*>(first), end - first, MADV_RANDOM);
+}
+
 // The extremes' token preview (report.h RunInfo::sample_tokens), for a
 // dataset of tokens (cut from documents) whose sample ids are positions: the
-// sample is read through a reader of its own, only when asked for.
+// sample is read through a reader of its own, only when asked for, and only
+// the pages of its first tokens (AdviseRandomRead).
 void SetTokenPreview(const Dataset& dataset, const Config& config, RunInfo* info) {
   if (!config.dataset.sample_indices.empty() || dataset.num_documents() == 0) return;
   info->sample_tokens = [&dataset](uint64_t id) -> Result<TokenPreview> {
@@ -375,6 +392,7 @@ void SetTokenPreview(const Dataset& dataset, const Config& config, RunInfo* info
     const ElementView tokens = batch.sample(0);
     TokenPreview preview{std::vector<int64_t>(std::min<uint64_t>(tokens.count, kPreviewTokens)),
                          tokens.count};
+    AdviseRandomRead(tokens, preview.first.size());
     WidenElements(tokens, 0, preview.first);
     return preview;
   };
