@@ -1,18 +1,49 @@
 #include "format/indexed_writer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
 
 #include "format/idx_header.h"
+#include "util/huge_pages.h"
+#include "util/interrupt.h"
+#include "util/unique_fd.h"
 
 namespace dsanalyze {
 namespace {
 
 // Rows per metadata batch: 256 KiB of sizes and 512 KiB of pointers.
 constexpr size_t kMetaBatchRows = 1 << 16;
+
+// WriteScalarIdx writes in blocks of 16 MiB (a caught signal is noticed
+// between them), aligned for O_DIRECT.
+constexpr uint64_t kIdxBlockBytes = uint64_t{16} << 20;
+constexpr uint64_t kDirectAlign = 4096;
+constexpr uint64_t kHugePage = uint64_t{2} << 20;
+
+// pwrite(2) of all `n` bytes through an O_DIRECT descriptor; false with errno
+// set when a write fails.
+bool WriteDirect(int fd, uint64_t at, const std::byte* data, uint64_t n) {
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd, data, n, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    data += w;
+    at += static_cast<uint64_t>(w);
+    n -= static_cast<uint64_t>(w);
+  }
+  return true;
+}
 
 // The .idx pointers of `n` rows of one element each: pointer i = first +
 // i * itemsize, in bytes, as int64 at out + 8 * i (`out` need not be aligned).
@@ -75,6 +106,34 @@ void ScalarIdxBytes(const IdxHeader& header, size_t itemsize, uint64_t at,
              });
   const int64_t doc_idx[2] = {0, static_cast<int64_t>(rows)};
   CopyOverlap(IdxDocIdxOffset(rows), std::as_bytes(std::span(doc_idx)), at, out);
+}
+
+Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize) {
+  const std::string& path = idx->path();
+  const uint64_t size = IdxDocIdxOffset(header.rows) + 2 * kIdxDocIdxBytes;
+  const uint64_t aligned = size / kDirectAlign * kDirectAlign;
+  // An own descriptor for the direct writes; invalid (buffered writes) where
+  // O_DIRECT is refused.
+  UniqueFd direct(::open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC));
+  // On huge pages: a direct write pins each page of its buffer.
+  const std::unique_ptr<std::byte, decltype(&std::free)> block(
+      static_cast<std::byte*>(std::aligned_alloc(kHugePage, kIdxBlockBytes)), &std::free);
+  if (!block) return Status::Internal(path + ": no memory for a write block");
+  AdviseHugePages(block.get(), kIdxBlockBytes);
+  for (uint64_t at = 0; at < size;) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    const bool use_direct = direct.valid() && at < aligned;
+    const uint64_t n = std::min(kIdxBlockBytes, (use_direct ? aligned : size) - at);
+    ScalarIdxBytes(header, itemsize, at, {block.get(), n});
+    if (use_direct && !WriteDirect(direct.get(), at, block.get(), n)) {
+      if (errno != EINVAL) return Status::IoError(path + ": write failed: " + ErrnoText(errno));
+      direct.Reset();  // refused: this block and the rest through the page cache
+      continue;
+    }
+    if (!use_direct) DSA_RETURN_IF_ERROR(idx->WriteAt(at, block.get(), n));
+    at += n;
+  }
+  return Status::OK();
 }
 
 void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::byte* out) {

@@ -51,6 +51,17 @@ void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::b
 void ScalarIdxBytes(const IdxHeader& header, size_t itemsize, uint64_t at,
                     std::span<std::byte> out);
 
+// Writes that whole .idx into `idx` (empty, created under its path): 16 MiB
+// blocks computed from their offsets, written past the page cache through a
+// second descriptor opened with O_DIRECT; the unaligned tail, and every block
+// where the file system refuses O_DIRECT, through `idx`. The .idx is six
+// times its .bin at 2 bytes a value, and nobody reads it back soon: the
+// kernel's copy into the page cache and its writeback took CPU from the work
+// beside it. Meant for a thread of its own while the .bin is written
+// (index/scalar_rows.h, merge/merge_metric.h). A caught signal
+// (util/interrupt.h) is noticed before every block; IoError when a write fails.
+Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize);
+
 class IndexedWriter {
  public:
   struct Options {

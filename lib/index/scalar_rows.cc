@@ -1,14 +1,7 @@
 #include "index/scalar_rows.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -16,37 +9,9 @@
 #include "format/idx_header.h"
 #include "format/indexed_writer.h"
 #include "util/exception_status.h"
-#include "util/huge_pages.h"
 #include "util/interrupt.h"
-#include "util/unique_fd.h"
 
 namespace dsanalyze {
-namespace {
-
-// The .idx is written in blocks of 16 MiB (a caught signal is noticed
-// between them), aligned for O_DIRECT.
-constexpr uint64_t kIdxBlockBytes = uint64_t{16} << 20;
-constexpr uint64_t kDirectAlign = 4096;
-constexpr uint64_t kHugePage = uint64_t{2} << 20;
-
-// pwrite(2) of all `n` bytes through an O_DIRECT descriptor; false with errno
-// set when a write fails.
-bool WriteDirect(int fd, uint64_t at, const std::byte* data, uint64_t n) {
-  while (n > 0) {
-    const ssize_t w = ::pwrite(fd, data, n, static_cast<off_t>(at));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = EIO;
-      return false;
-    }
-    data += w;
-    at += static_cast<uint64_t>(w);
-    n -= static_cast<uint64_t>(w);
-  }
-  return true;
-}
-
-}  // namespace
 
 ScalarRowsWriter::ScalarRowsWriter(const Comm& comm, const WriteOptions& options)
     : comm_(comm), options_(options) {}
@@ -105,36 +70,6 @@ Status ScalarRowsWriter::WriteValues(DType dtype, const ScalarReader& read) {
   return Status::OK();
 }
 
-// Rank 0: the whole .idx, in blocks computed from their offsets, written
-// past the page cache where the file system allows it.
-Status ScalarRowsWriter::WriteIdx(size_t itemsize) {
-  const uint64_t size = IdxDocIdxOffset(total_) + 2 * kIdxDocIdxBytes;
-  const uint64_t aligned = size / kDirectAlign * kDirectAlign;
-  // An own descriptor for the direct writes; invalid (buffered writes) where
-  // O_DIRECT is refused.
-  UniqueFd direct(::open((prefix_ + ".idx.tmp").c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC));
-  // On huge pages: a direct write pins each page of its buffer.
-  const std::unique_ptr<std::byte, decltype(&std::free)> block(
-      static_cast<std::byte*>(std::aligned_alloc(kHugePage, kIdxBlockBytes)), &std::free);
-  if (!block) return Status::Internal(prefix_ + ".idx: no memory for a write block");
-  AdviseHugePages(block.get(), kIdxBlockBytes);
-  for (uint64_t at = 0; at < size;) {
-    DSA_RETURN_IF_ERROR(CheckInterrupt());
-    const bool use_direct = direct.valid() && at < aligned;
-    const uint64_t n = std::min(kIdxBlockBytes, (use_direct ? aligned : size) - at);
-    ScalarIdxBytes(header_, itemsize, at, {block.get(), n});
-    if (use_direct && !WriteDirect(direct.get(), at, block.get(), n)) {
-      if (errno != EINVAL)
-        return Status::IoError(prefix_ + ".idx: write failed: " + ErrnoText(errno));
-      direct.Reset();  // refused: this block and the rest through the page cache
-      continue;
-    }
-    if (!use_direct) DSA_RETURN_IF_ERROR(idx_.WriteAt(at, block.get(), n));
-    at += n;
-  }
-  return Status::OK();
-}
-
 Status ScalarRowsWriter::Start(const std::string& prefix, DType dtype, uint64_t local_count,
                                const ScalarReader& read) {
   prefix_ = comm_.BroadcastFromRoot(prefix);
@@ -148,7 +83,8 @@ Status ScalarRowsWriter::Start(const std::string& prefix, DType dtype, uint64_t 
   if (!comm_.is_root()) return Status::OK();
   const size_t itemsize = ItemSize(dtype);
   meta_thread_ = WorkerThread([this, itemsize] {
-    meta_status_ = CatchAsStatus("writing " + prefix_ + ".idx", [&] { return WriteIdx(itemsize); });
+    meta_status_ = CatchAsStatus("writing " + prefix_ + ".idx",
+                                 [&] { return WriteScalarIdx(&idx_, header_, itemsize); });
   });
   return Status::OK();
 }

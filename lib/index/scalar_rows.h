@@ -18,11 +18,9 @@
 // through the map's end and the whole sort (docs/benchmarks.md). One thread
 // writes the whole .idx: ext4 takes one file's writes one at a time (the
 // inode's lock), and a thread on every rank spent their CPU waiting for it.
-// It writes with O_DIRECT (16 MiB blocks computed from their offsets, the
-// unaligned tail through the page cache), and through the page cache where
-// the file system refuses O_DIRECT: the kernel's copy of 12 GB into the page
-// cache, and its writeback, took CPU from the sort running beside it, and
-// drop-behind (util/file_util.h) would not have kept those pages anyway.
+// It writes with format/indexed_writer.h WriteScalarIdx (O_DIRECT, past the
+// page cache): the kernel's copy of 12 GB into the page cache, and its
+// writeback, took CPU from the sort running beside it.
 //
 // Needs every rank to write into the files rank 0 creates, at the same path:
 // ranks on one node (Comm::OnOneNode), as group_write.h. The caller checks
@@ -68,8 +66,6 @@ class ScalarRowsWriter {
  private:
   Status CreateFiles(DType dtype);
   Status WriteValues(DType dtype, const ScalarReader& read);
-  // The thread's work: the whole .idx.
-  Status WriteIdx(size_t itemsize);
 
   const Comm& comm_;
   WriteOptions options_;

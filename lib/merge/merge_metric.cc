@@ -4,12 +4,16 @@
 #include <atomic>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "format/indexed_writer.h"
 #include "output/analysis_layout.h"
 #include "output/index_files_writer.h"
 #include "output/metric_value_file.h"
 #include "util/checked_add.h"
+#include "util/exception_status.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 #include "util/worker_thread.h"
@@ -105,24 +109,62 @@ DType FitSample(const SingleValueFiles& f) {
   return SampleIdDType(UnionSamples(f), id_min, id_max);
 }
 
-// The inputs' elements in order, a chunk at a time; copied as they are when
-// their dtype is the union's, so no element passes through int64.
-Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
-  DSA_ASSIGN_OR_RETURN(
-      std::unique_ptr<IndexedWriter> w,
-      IndexedWriter::Create(MetricFilePrefix(job.out_dir, job.name, kSampleToMetric), FitMetric(f),
-                            WriterOptions(job, UnionSamples(f))));
+// The inputs' elements in order into `bin`, a chunk at a time: written
+// straight from the input when its dtype is the union's, so no element passes
+// through int64.
+Status WriteSampleToMetricBin(const SingleValueFiles& f, DType dtype, OutputFile* bin) {
   constexpr uint64_t kRows = 16 * kChunk;
+  const size_t out_item = ItemSize(dtype);
+  std::vector<std::byte> converted;
+  uint64_t offset = 0;
   for (const MetricFiles& input : f) {
     const ElementView all = input.sample_to_metric->elements();
     const size_t item = ItemSize(all.dtype);
     for (uint64_t at = 0; at < all.count; at += kRows) {
       DSA_RETURN_IF_ERROR(CheckInterrupt());
-      const ElementView chunk{all.dtype, all.data + at * item, std::min(kRows, all.count - at)};
-      DSA_RETURN_IF_ERROR(w->AddScalarRows(chunk));
+      const uint64_t n = std::min(kRows, all.count - at);
+      const std::byte* data = all.data + at * item;
+      if (all.dtype != dtype) {
+        converted.resize(n * out_item);
+        ConvertElements(all.dtype, data, n, dtype, converted.data());
+        data = converted.data();
+      }
+      DSA_RETURN_IF_ERROR(bin->WriteAt(offset, data, n * out_item));
+      offset += n * out_item;
     }
   }
-  return w->Finish();
+  return Status::OK();
+}
+
+// sample_to_metric: its .bin on this thread while another writes its .idx, a
+// function of the row count and dtype alone (format/indexed_writer.h
+// WriteScalarIdx), so the two files go to the disk side by side. A failure
+// leaves the files under their temporary names in the staging folder, which
+// the failed merge removes (merge.h).
+Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
+  const std::string prefix = MetricFilePrefix(job.out_dir, job.name, kSampleToMetric);
+  const DType dtype = FitMetric(f);
+  const std::optional<uint8_t> code = CodeForDType(job.table, dtype);
+  if (!code)
+    return Status::BadInput(prefix + ": dtype " + std::string(DTypeName(dtype)) +
+                            " has no code in the " + std::string(CodeTableName(job.table)) +
+                            " table");
+  DSA_ASSIGN_OR_RETURN(OutputFile bin, OutputFile::Create(prefix + ".bin.tmp"));
+  DSA_ASSIGN_OR_RETURN(OutputFile idx, OutputFile::Create(prefix + ".idx.tmp"));
+  const IdxHeader header{.dtype_code = *code, .rows = UnionSamples(f), .doc_count = 2};
+  Status idx_status;
+  WorkerThread idx_thread = StartWorkerThread([&] {
+    idx_status = CatchAsStatus("writing " + prefix + ".idx",
+                               [&] { return WriteScalarIdx(&idx, header, ItemSize(dtype)); });
+  });
+  Status st = WriteSampleToMetricBin(f, dtype, &bin);
+  idx_thread.join();
+  if (st.ok()) st = idx_status;
+  if (st.ok()) st = bin.Close(job.sync);
+  if (st.ok()) st = idx.Close(job.sync);
+  if (st.ok()) st = RenameFile(prefix + ".bin.tmp", prefix + ".bin");
+  if (st.ok()) st = RenameFile(prefix + ".idx.tmp", prefix + ".idx");
+  return st;
 }
 
 // The k-way merge of the inputs' index_to_metric rows: calls

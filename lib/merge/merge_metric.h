@@ -67,7 +67,8 @@ Result<SingleValueFiles> OpenSingleValueInputs(const MetricMergeJob& job);
 Status CheckSampleToMetricRows(const MetricMergeJob& job, const SingleValueFiles& files);
 
 // Writes the metric's merged files. sample_to_metric is written on a thread
-// of its own while the calling thread merges the index files.
+// of its own (its .idx on another, format/indexed_writer.h WriteScalarIdx)
+// while the calling thread merges the index files.
 Status MergeSingleValueMetric(const MetricMergeJob& job, const SingleValueFiles& files);
 
 // An accumulate metric: the element-wise exact sum of the inputs' rows

@@ -421,4 +421,26 @@ TEST_CASE("ScalarIdxBytes computes any block of a scalar-row .idx", "[format][wr
   }
 }
 
+TEST_CASE("WriteScalarIdx writes the whole scalar-row .idx IndexedWriter writes",
+          "[format][writer]") {
+  test::ScratchDir dir;
+  // 1.5e6 rows: more than one 16 MiB block, and an unaligned tail.
+  for (const DType dtype : {DType::kU16, DType::kI64}) {
+    for (const uint64_t rows : {uint64_t{0}, uint64_t{1}, uint64_t{1500000}}) {
+      INFO(DTypeName(dtype) << ", " << rows << " rows");
+      auto w = MakeWriter(dir / "s", dtype, KnownRows(rows));
+      const std::vector<int64_t> values(rows, 3);
+      REQUIRE(w->AddScalarRows(values).ok());
+      REQUIRE(w->Finish().ok());
+      Result<OutputFile> idx = OutputFile::Create(dir / "t.idx");
+      REQUIRE(idx.ok());
+      const IdxHeader header{
+          .dtype_code = *CodeForDType(CodeTable::kDeepSpeed, dtype), .rows = rows, .doc_count = 2};
+      REQUIRE(WriteScalarIdx(&idx.value(), header, ItemSize(dtype)).ok());
+      REQUIRE(idx.value().Close(false).ok());
+      CHECK(test::ReadBytes(dir / "t.idx") == test::ReadBytes(dir / "s.idx"));
+    }
+  }
+}
+
 }  // namespace dsanalyze
