@@ -47,7 +47,7 @@ if ((sanitize)); then
 fi
 
 ctest_args=(--output-on-failure -j "$(nproc)" --timeout 600)
-((sanitize)) && ctest_args+=(-LE extra_ranks)
+((sanitize)) && ctest_args+=(-LE 'extra_ranks|browser')
 rc=0
 ctest "${ctest_args[@]}" "$@" || rc=$?
 if ((sanitize)) && compgen -G "$reports/*" > /dev/null; then

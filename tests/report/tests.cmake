@@ -15,7 +15,7 @@ dsanalyze_add_mpi_test(NAME report.curriculum_proposal RANKS 1 2
 # and compare --html pages, in headless chromium at 1280 and 390 px and by tidy.
 # 18 s in a Release build on an idle 2-core machine, ~100 s at load 14;
 # its runs are slower again under ASan (chromium itself is not instrumented).
-dsanalyze_add_mpi_test(NAME report.html_pages RANKS 2 TIMEOUT 300
+dsanalyze_add_mpi_test(NAME report.html_pages RANKS 2 TIMEOUT 300 LABELS browser
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/html_pages_test.py)
 
 # summary.json's spearman, spread, extremes and NaN-free score statistics
