@@ -151,14 +151,19 @@ void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::b
   });
 }
 
+Result<uint8_t> DTypeCodeFor(const std::string& prefix, CodeTable table, DType dtype) {
+  const std::optional<uint8_t> code = CodeForDType(table, dtype);
+  if (!code)
+    return Status::BadInput(prefix + ": dtype " + std::string(DTypeName(dtype)) +
+                            " has no code in the " + std::string(CodeTableName(table)) + " table");
+  return *code;
+}
+
 Result<std::unique_ptr<IndexedWriter>> IndexedWriter::Create(const std::string& prefix, DType dtype,
                                                              const Options& options) {
   if (!IsInteger(dtype))
     return Status::Internal(prefix + ": cannot write float dtype " + std::string(DTypeName(dtype)));
-  if (!CodeForDType(options.table, dtype))
-    return Status::BadInput(prefix + ": dtype " + std::string(DTypeName(dtype)) +
-                            " has no code in the " + std::string(CodeTableName(options.table)) +
-                            " table");
+  DSA_RETURN_IF_ERROR(DTypeCodeFor(prefix, options.table, dtype).status());
   std::unique_ptr<IndexedWriter> w(new IndexedWriter());
   w->prefix_ = prefix;
   w->dtype_ = dtype;

@@ -38,6 +38,11 @@
 
 namespace dsanalyze {
 
+// The code `table` gives `dtype` in the .idx of the files at `prefix`;
+// BadInput naming them when the table has none. Every writer of those files
+// asks before it creates anything.
+Result<uint8_t> DTypeCodeFor(const std::string& prefix, CodeTable table, DType dtype);
+
 // `n` elements of dtype `from` at `in` as dtype `to` at `out` (the caller
 // guarantees they fit): a copy when the dtypes match, else each through int64.
 // The one conversion every element a writer writes goes through.

@@ -31,17 +31,13 @@ ScalarRowsWriter::~ScalarRowsWriter() {
 Status ScalarRowsWriter::CreateFiles(DType dtype) {
   Status st;
   if (comm_.is_root()) {
-    const std::optional<uint8_t> code = CodeForDType(options_.table, dtype);
-    if (!code)
-      st = Status::BadInput(prefix_ + ": dtype " + std::string(DTypeName(dtype)) +
-                            " has no code in the " + std::string(CodeTableName(options_.table)) +
-                            " table");
-    Result<OutputFile> bin = st.ok() ? OutputFile::Create(prefix_ + ".bin.tmp") : st;
+    const Result<uint8_t> code = DTypeCodeFor(prefix_, options_.table, dtype);
+    Result<OutputFile> bin = code.ok() ? OutputFile::Create(prefix_ + ".bin.tmp") : code.status();
     if (bin.ok()) bin_ = std::move(bin).value();
     Result<OutputFile> idx = bin.ok() ? OutputFile::Create(prefix_ + ".idx.tmp") : bin.status();
     if (idx.ok()) idx_ = std::move(idx).value();
     st = idx.status();
-    if (st.ok()) header_ = {.dtype_code = *code, .rows = total_, .doc_count = 2};
+    if (st.ok()) header_ = {.dtype_code = code.value(), .rows = total_, .doc_count = 2};
   }
   DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(st));
   if (!comm_.is_root()) {

@@ -144,14 +144,10 @@ Status WriteSampleToMetricBin(const SingleValueFiles& f, DType dtype, OutputFile
 Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
   const std::string prefix = MetricFilePrefix(job.out_dir, job.name, kSampleToMetric);
   const DType dtype = FitMetric(f);
-  const std::optional<uint8_t> code = CodeForDType(job.table, dtype);
-  if (!code)
-    return Status::BadInput(prefix + ": dtype " + std::string(DTypeName(dtype)) +
-                            " has no code in the " + std::string(CodeTableName(job.table)) +
-                            " table");
+  DSA_ASSIGN_OR_RETURN(const uint8_t code, DTypeCodeFor(prefix, job.table, dtype));
   DSA_ASSIGN_OR_RETURN(OutputFile bin, OutputFile::Create(prefix + ".bin.tmp"));
   DSA_ASSIGN_OR_RETURN(OutputFile idx, OutputFile::Create(prefix + ".idx.tmp"));
-  const IdxHeader header{.dtype_code = *code, .rows = UnionSamples(f), .doc_count = 2};
+  const IdxHeader header{.dtype_code = code, .rows = UnionSamples(f), .doc_count = 2};
   Status idx_status;
   WorkerThread idx_thread = StartWorkerThread([&] {
     idx_status = CatchAsStatus("writing " + prefix + ".idx",
