@@ -102,8 +102,7 @@ def check_case(work, analysis, metric, seqlens, case):
     return "stopped" if counts["left_where_packing_stopped"] > 1 else "planned"
 
 
-def main():
-    work = tempfile.mkdtemp(prefix="batches_run_")
+def run(work):
     analyses = [documents(work, "short", 40, 1, 30) + (3,),
                 documents(work, "long", 150, 5, 200) + (4,),
                 (analyse(work, "mod", {"type": "synthetic_mod", "num_samples": 90,
@@ -138,6 +137,11 @@ def main():
     if seen != {"refused", "planned", "stopped"}:
         fail("the cases did not cover refusals, full plans and early stops: %s" % seen)
     print("batches_run: every case matches the reference")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="batches_run_") as work:
+        run(work)
 
 
 if __name__ == "__main__":

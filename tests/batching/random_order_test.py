@@ -48,8 +48,7 @@ def fail(message):
     sys.exit("FAIL: " + message)
 
 
-def main():
-    work = tempfile.mkdtemp(prefix="batches_random_")
+def run(work):
     config = {"dataset": {"type": "synthetic_mod", "num_samples": N, "modulus": 97},
               "metrics": [{"name": "mod", "metric": "value"}],
               "output": {"path": os.path.join(work, "an")}}
@@ -89,6 +88,11 @@ def main():
     if rejected == 0:
         fail("no _randbelow draw was rejected: the rejection path is untested")
     print("random_order: every shuffle matches Python's (%d draws rejected)" % rejected)
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="batches_random_") as work:
+        run(work)
 
 
 if __name__ == "__main__":
