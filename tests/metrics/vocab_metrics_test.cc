@@ -12,6 +12,7 @@
 #include "metrics/exact_sum.h"
 #include "metrics/rarity.h"
 #include "metrics/registry.h"
+#include "metrics/word_sums.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {
@@ -167,6 +168,97 @@ TEST_CASE("vocab metrics: samples and batches longer than a piece of 8192 tokens
   CHECK(m->Compute(bad.batch, std::span<int64_t>(out.data(), 2))
             .message()
             .find("sample 51 has token 5,") != std::string::npos);
+}
+
+// Counts `rows` with total_vocab_freq (vocab_size, ignore) and checks them
+// against one count a token, ignored ids left out.
+template <class T>
+void CheckCounts(DType dtype, uint64_t vocab_size, const std::vector<int64_t>& ignore,
+                 const std::vector<std::vector<T>>& rows) {
+  std::vector<int64_t> want(vocab_size + 1, 0), acc(vocab_size + 1, 0);
+  for (const std::vector<T>& row : rows)
+    for (T t : row)
+      if (!std::binary_search(ignore.begin(), ignore.end(), static_cast<int64_t>(t))) ++want[t];
+  OwnedBatch<T> batch(0, dtype, rows);
+  REQUIRE(NewTotalVocabFreqMetric("tvf", vocab_size, ignore)->Accumulate(batch.batch, acc).ok());
+  CHECK(acc == want);
+}
+
+// Rows of `total` tokens in all, of 1 to 999 tokens each, drawn from `draw`.
+template <class T, class Draw>
+std::vector<std::vector<T>> LongRows(uint64_t total, std::mt19937_64& rng, Draw draw) {
+  std::vector<std::vector<T>> rows;
+  for (uint64_t done = 0; done < total;) {
+    rows.emplace_back(std::min<uint64_t>(total - done, 1 + rng() % 999));
+    for (T& t : rows.back()) t = draw();
+    done += rows.back().size();
+  }
+  return rows;
+}
+
+TEST_CASE("total_vocab_freq: batches of 2^15 tokens and more, counted in one table", "[metrics]") {
+  std::mt19937_64 rng(5);
+  // 2^20 + 50000 tokens: two runs of the table. Ignored ids inside the
+  // vocabulary (3) and outside it (65535 for uint16, -1 for int16).
+  const uint64_t total = (uint64_t{1} << 20) + 50000;
+  auto u16 = LongRows<uint16_t>(total, rng, [&] {
+    return static_cast<uint16_t>(rng() % 20 == 0 ? 65535 : rng() % 50001);
+  });
+  CheckCounts<uint16_t>(DType::kU16, 50000, {3, 65535}, u16);
+  CheckCounts<uint16_t>(DType::kU16, 70000, {}, u16);  // every uint16 is an id
+  auto i16 = LongRows<int16_t>(total, rng, [&] {
+    return static_cast<int16_t>(rng() % 20 == 0 ? -1 : rng() % 30001);
+  });
+  CheckCounts<int16_t>(DType::kI16, 30000, {-1, 3}, i16);
+  auto u8 = LongRows<uint8_t>(40000, rng, [&] { return static_cast<uint8_t>(rng() % 201); });
+  CheckCounts<uint8_t>(DType::kU8, 200, {}, u8);
+  auto i8 = LongRows<int8_t>(40000, rng, [&] { return static_cast<int8_t>(rng() % 101); });
+  CheckCounts<int8_t>(DType::kI8, 100, {7}, i8);
+
+  // The first id outside the vocabulary that is not ignored names its
+  // sample, in the second run and in the first.
+  std::vector<int64_t> acc(50001);
+  const std::unique_ptr<Metric> m = NewTotalVocabFreqMetric("tvf", 50000, std::vector<int64_t>{65535});
+  u16[u16.size() - 2].front() = 50001;
+  u16.back().back() = 60000;
+  OwnedBatch<uint16_t> late(1000, DType::kU16, u16);
+  CHECK(m->Accumulate(late.batch, acc).message().find(
+            "sample " + std::to_string(1000 + u16.size() - 2) + " has token 50001,") !=
+        std::string::npos);
+  u16[1].back() = 50002;
+  OwnedBatch<uint16_t> early(1000, DType::kU16, u16);
+  CHECK(m->Accumulate(early.batch, acc).message().find("sample 1001 has token 50002,") !=
+        std::string::npos);
+}
+
+TEST_CASE("SumWords: the AVX-512 gathers and the portable loop give the exact sum", "[metrics]") {
+  std::mt19937_64 rng(9);
+  // Words near 2^64: the 128-bit sum carries, and so do the halves' lanes.
+  std::vector<uint64_t> words(1000);
+  for (uint64_t& w : words) w = rng() | (uint64_t{0xFFFF} << 48);
+  auto check = [&](auto zero) {
+    using T = decltype(zero);
+    for (uint64_t n : {0, 1, 15, 16, 17, 31, 33, 8192, 9001}) {
+      std::vector<T> ids(n);
+      Units want = 0;
+      for (T& id : ids) {
+        id = static_cast<T>(rng() % words.size());
+        want += words[static_cast<size_t>(id)];
+      }
+      CAPTURE(sizeof(T), n);
+      CHECK(SumWordsScalar(ids.data(), n, words.data()) == want);
+      CHECK(SumWords(ids.data(), n, words.data()) == want);
+      if constexpr (sizeof(T) == 2 || sizeof(T) == 4) {
+        if (HaveAvx512Gathers()) CHECK(SumWordsAvx512(ids.data(), n, words.data()) == want);
+      }
+    }
+  };
+  check(uint16_t{});
+  check(int16_t{});
+  check(uint32_t{});
+  check(int32_t{});
+  check(uint8_t{});
+  if (!HaveAvx512Gathers()) WARN("no AVX-512 on this CPU: only the portable loop was checked");
 }
 
 TEST_CASE("seqlen_vocab_rarity: seqlen * C + vocab_rarity", "[metrics]") {
