@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "metrics/builtin_metrics.h"
 #include "metrics/exact_sum.h"
@@ -167,18 +168,20 @@ class TotalVocabFreqMetric : public Metric {
     for (; k < n; ++k) ++counts[static_cast<U>(tokens[k])];
   }
 
-  // Adds the table's vocabulary entries to acc and zeroes the table; false if
-  // an id outside the vocabulary that is not ignored has a count.
+  // Moves the table's vocabulary entries to acc, leaving the table zero for
+  // the next run; false if an id outside the vocabulary that is not ignored
+  // has a count.
   template <class T>
   bool AddNarrowCounts(std::vector<uint32_t>& counts, std::span<int64_t> acc) const {
     using U = std::make_unsigned_t<T>;
     const size_t limit = std::min<uint64_t>(vocab_size_, std::numeric_limits<T>::max());
-    for (size_t u = 0; u <= limit; ++u) acc[u] += counts[u];
+    for (size_t u = 0; u <= limit; ++u) acc[u] += std::exchange(counts[u], 0);
     uint32_t outside = 0;
     for (size_t u = limit + 1; u < counts.size(); ++u) outside |= counts[u];
-    for (size_t u = limit + 1; outside != 0 && u < counts.size(); ++u)
+    if (outside == 0) return true;
+    for (size_t u = limit + 1; u < counts.size(); ++u)
       if (counts[u] != 0 && !ignore_.contains(static_cast<T>(static_cast<U>(u)))) return false;
-    std::fill(counts.begin(), counts.end(), 0);
+    std::fill(counts.begin() + limit + 1, counts.end(), 0);
     return true;
   }
 
