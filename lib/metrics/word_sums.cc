@@ -30,10 +30,10 @@ __attribute__((target("avx512f"))) Units SumWordsGathered(const U* ids, uint64_t
     const __m512i idx = LoadIds16(ids + k);
     const __m512i a = _mm512_i32gather_epi64(_mm512_castsi512_si256(idx), words, 8);
     const __m512i b = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(idx, 1), words, 8);
-    low = _mm512_add_epi64(low, _mm512_add_epi64(_mm512_and_si512(a, low_half),
-                                                 _mm512_and_si512(b, low_half)));
-    high = _mm512_add_epi64(high, _mm512_add_epi64(_mm512_srli_epi64(a, 32),
-                                                   _mm512_srli_epi64(b, 32)));
+    low = _mm512_add_epi64(
+        low, _mm512_add_epi64(_mm512_and_si512(a, low_half), _mm512_and_si512(b, low_half)));
+    high = _mm512_add_epi64(high,
+                            _mm512_add_epi64(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)));
   }
   // Each lane holds at most n / 8 halves below 2^32: no lane wraps.
   const Units sum = Units{static_cast<uint64_t>(_mm512_reduce_add_epi64(low))} +

@@ -201,14 +201,12 @@ TEST_CASE("total_vocab_freq: batches of 2^15 tokens and more, counted in one tab
   // 2^20 + 50000 tokens: two runs of the table. Ignored ids inside the
   // vocabulary (3) and outside it (65535 for uint16, -1 for int16).
   const uint64_t total = (uint64_t{1} << 20) + 50000;
-  auto u16 = LongRows<uint16_t>(total, rng, [&] {
-    return static_cast<uint16_t>(rng() % 20 == 0 ? 65535 : rng() % 50001);
-  });
+  auto u16 = LongRows<uint16_t>(
+      total, rng, [&] { return static_cast<uint16_t>(rng() % 20 == 0 ? 65535 : rng() % 50001); });
   CheckCounts<uint16_t>(DType::kU16, 50000, {3, 65535}, u16);
   CheckCounts<uint16_t>(DType::kU16, 70000, {}, u16);  // every uint16 is an id
-  auto i16 = LongRows<int16_t>(total, rng, [&] {
-    return static_cast<int16_t>(rng() % 20 == 0 ? -1 : rng() % 30001);
-  });
+  auto i16 = LongRows<int16_t>(
+      total, rng, [&] { return static_cast<int16_t>(rng() % 20 == 0 ? -1 : rng() % 30001); });
   CheckCounts<int16_t>(DType::kI16, 30000, {-1, 3}, i16);
   auto u8 = LongRows<uint8_t>(40000, rng, [&] { return static_cast<uint8_t>(rng() % 201); });
   CheckCounts<uint8_t>(DType::kU8, 200, {}, u8);
@@ -218,12 +216,14 @@ TEST_CASE("total_vocab_freq: batches of 2^15 tokens and more, counted in one tab
   // The first id outside the vocabulary that is not ignored names its
   // sample, in the second run and in the first.
   std::vector<int64_t> acc(50001);
-  const std::unique_ptr<Metric> m = NewTotalVocabFreqMetric("tvf", 50000, std::vector<int64_t>{65535});
+  const std::unique_ptr<Metric> m =
+      NewTotalVocabFreqMetric("tvf", 50000, std::vector<int64_t>{65535});
   u16[u16.size() - 2].front() = 50001;
   u16.back().back() = 60000;
   OwnedBatch<uint16_t> late(1000, DType::kU16, u16);
-  CHECK(m->Accumulate(late.batch, acc).message().find(
-            "sample " + std::to_string(1000 + u16.size() - 2) + " has token 50001,") !=
+  CHECK(m->Accumulate(late.batch, acc)
+            .message()
+            .find("sample " + std::to_string(1000 + u16.size() - 2) + " has token 50001,") !=
         std::string::npos);
   u16[1].back() = 50002;
   OwnedBatch<uint16_t> early(1000, DType::kU16, u16);
