@@ -234,31 +234,82 @@ TEST_CASE("total_vocab_freq: batches of 2^15 tokens and more, counted in one tab
 TEST_CASE("SumWords: the AVX-512 gathers and the portable loop give the exact sum", "[metrics]") {
   std::mt19937_64 rng(9);
   // Words near 2^64: the 128-bit sum carries, and so do the halves' lanes.
-  std::vector<uint64_t> words(1000);
+  std::vector<uint64_t> words(size_t{1} << 16);
   for (uint64_t& w : words) w = rng() | (uint64_t{0xFFFF} << 48);
-  auto check = [&](auto zero) {
+  const bool avx512 = HaveAvx512Gathers();
+  auto check = [&](auto zero, uint64_t span) {
     using T = decltype(zero);
     for (uint64_t n : {0, 1, 15, 16, 17, 31, 33, 8192, 9001}) {
       std::vector<T> ids(n);
       Units want = 0;
       for (T& id : ids) {
-        id = static_cast<T>(rng() % words.size());
+        id = static_cast<T>(rng() % span);
         want += words[static_cast<size_t>(id)];
       }
       CAPTURE(sizeof(T), n);
       CHECK(SumWordsScalar(ids.data(), n, words.data()) == want);
       CHECK(SumWords(ids.data(), n, words.data()) == want);
-      if constexpr (sizeof(T) == 2 || sizeof(T) == 4) {
-        if (HaveAvx512Gathers()) CHECK(SumWordsAvx512(ids.data(), n, words.data()) == want);
+      if constexpr (sizeof(T) == 4) {
+        if (avx512) CHECK(SumWordsAvx512(ids.data(), n, words.data()) == want);
+      }
+      if constexpr (sizeof(T) == 2) {
+        if (!avx512 || n == 0) continue;
+        const auto* u = reinterpret_cast<const uint16_t*>(ids.data());
+        CHECK(SumWordsAvx512UpTo(u, n, words.data(), span - 1) == want);
+        // One id past the limit, in the gathered part or in the tail.
+        for (uint64_t at : {uint64_t{0}, n - 1}) {
+          const T kept = ids[at];
+          ids[at] = static_cast<T>(span);
+          CHECK_FALSE(SumWordsAvx512UpTo(u, n, words.data(), span - 1).has_value());
+          ids[at] = kept;
+        }
       }
     }
   };
-  check(uint16_t{});
-  check(int16_t{});
-  check(uint32_t{});
-  check(int32_t{});
-  check(uint8_t{});
-  if (!HaveAvx512Gathers()) WARN("no AVX-512 on this CPU: only the portable loop was checked");
+  check(uint16_t{}, 50001);
+  check(int16_t{}, 30001);
+  check(uint32_t{}, 1000);
+  check(int32_t{}, 1000);
+  check(uint8_t{}, 200);
+  if (!avx512) WARN("no AVX-512 on this CPU: only the portable loop was checked");
+}
+
+TEST_CASE("vocab_rarity: 16-bit ids in pieces with and without ignored ids", "[metrics]") {
+  // Pieces of 1 to 40 tokens: in some, the ignored 7 (outside the vocabulary)
+  // sends the piece to the per-token loop; the others are checked and summed
+  // at once. Both must give each token's exact rarity, added one by one.
+  const std::vector<int64_t> counts = {5, 0, 17, 1, 1000, 3};
+  std::mt19937_64 rng(13);
+  std::vector<std::vector<uint16_t>> rows(200);
+  for (auto& row : rows) {
+    row.resize(1 + rng() % 40);
+    for (uint16_t& t : row) t = static_cast<uint16_t>(rng() % 50 == 0 ? 7 : rng() % 6);
+  }
+  const std::vector<int64_t> ignore = {7};
+  const Result<std::vector<double>> rarity = TokenRarities(counts);
+  REQUIRE(rarity.ok());
+  const Result<FixedPointScale> scale = ScaleFor(*rarity);
+  REQUIRE(scale.ok());
+  std::vector<int64_t> want(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ExactSum sum;
+    for (uint16_t t : rows[i])
+      if (t != 7) sum.Add(ToUnits((*rarity)[t], *scale));
+    want[i] = static_cast<int64_t>(sum.ToDouble(*scale));
+  }
+  std::unique_ptr<Metric> m = RarityWithCounts(counts, false, 0, ignore);
+  OwnedBatch<uint16_t> u16(0, DType::kU16, rows);
+  std::vector<int64_t> out(rows.size());
+  REQUIRE(m->Compute(u16.batch, out).ok());
+  CHECK(out == want);
+  std::vector<std::vector<int16_t>> signed_rows;
+  for (const auto& row : rows) signed_rows.emplace_back(row.begin(), row.end());
+  OwnedBatch<int16_t> i16(0, DType::kI16, signed_rows);
+  REQUIRE(m->Compute(i16.batch, out).ok());
+  CHECK(out == want);
+  signed_rows[3].back() = -2;  // a negative id: outside, not ignored
+  OwnedBatch<int16_t> bad(0, DType::kI16, signed_rows);
+  CHECK(m->Compute(bad.batch, out).message().find("sample 3 has token -2,") != std::string::npos);
 }
 
 TEST_CASE("seqlen_vocab_rarity: seqlen * C + vocab_rarity", "[metrics]") {
