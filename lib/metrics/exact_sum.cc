@@ -66,24 +66,24 @@ Units ToUnits(double value, FixedPointScale scale) {
   return Units{mantissa} << shift;
 }
 
-LimbTable LimbTable::From(std::span<const Units> terms) {
+WordTable WordTable::From(std::span<const Units> terms) {
   Units all = 0;
   for (Units t : terms) all |= t;
-  LimbTable table;
-  while (table.count < kTermBits / 32 && (all >> (32 * table.count)) != 0) ++table.count;
-  table.limbs.resize(terms.size() * table.count);
+  WordTable table;
+  table.count = (all >> 64) == 0 ? 1 : 2;
+  table.words.resize(terms.size() * table.count);
   for (size_t t = 0; t < terms.size(); ++t)
-    for (int l = 0; l < table.count; ++l)
-      table.limbs[t * table.count + l] = static_cast<uint32_t>(terms[t] >> (32 * l));
+    for (int w = 0; w < table.count; ++w)
+      table.words[t * table.count + w] = static_cast<uint64_t>(terms[t] >> (64 * w));
   return table;
 }
 
-void ExactSum::AddLimbSums(std::span<const uint64_t> limb_sums) {
-  assert(limb_sums.size() <= 4);
-  for (size_t l = 0; l < limb_sums.size() && l < 3; ++l) Add(Units{limb_sums[l]} << (32 * l));
-  if (limb_sums.size() == 4) {  // bits 96 and up: the low 32 in low_, the rest in high_
-    Add(Units{limb_sums[3] & 0xFFFFFFFFu} << 96);
-    high_ += limb_sums[3] >> 32;
+void ExactSum::AddWordSums(std::span<const Units> word_sums) {
+  assert(word_sums.size() <= 2);
+  if (!word_sums.empty()) Add(word_sums[0]);
+  if (word_sums.size() == 2) {  // bits 64 and up: the low 64 in low_, the rest in high_
+    Add(word_sums[1] << 64);
+    high_ += static_cast<uint64_t>(word_sums[1] >> 64);
   }
 }
 

@@ -35,17 +35,17 @@ Result<FixedPointScale> ScaleFor(std::span<const double> values);
 // value · 2^frac_bits, exactly (value must be representable at `scale`).
 Units ToUnits(double value, FixedPointScale scale);
 
-// Terms split into 32-bit limbs, for adding many of them fast: term t is
-// sum of limbs[t * count + l] * 2^(32 l), l < count. Each limb column of up to
-// 2^32 terms sums exactly in a uint64 with no carry to propagate (plain adds
-// that overlap, where a 128-bit sum is one long carry chain); the column sums
-// then go to ExactSum::AddLimbSums, which gives the same sum as adding the terms.
-struct LimbTable {
-  static constexpr uint64_t kMaxTermsPerColumnSum = uint64_t{1} << 32;
-  // The fewest limbs (1 to 4) that hold every term.
-  static LimbTable From(std::span<const Units> terms);
+// Terms split into 64-bit words, for adding many of them fast: term t is
+// words[t * count] + words[t * count + 1] * 2^64 (count 1 or 2). A table whose
+// terms are all below 2^64 (the usual one) has one word a term: a token costs
+// one load and one 128-bit add. Each word column sums exactly in a Units (up
+// to 2^64 terms, no carry out), and ExactSum::AddWordSums then gives the same
+// sum as adding the terms one by one.
+struct WordTable {
+  // The fewest words (1 or 2) that hold every term.
+  static WordTable From(std::span<const Units> terms);
   int count = 1;
-  std::vector<uint32_t> limbs;
+  std::vector<uint64_t> words;
 };
 
 class ExactSum {
@@ -54,9 +54,9 @@ class ExactSum {
     low_ += units;
     high_ += low_ < units;  // carry out of the low 128 bits
   }
-  // Adds sum of limb_sums[l] * 2^(32 l), l < 4: the column sums of terms split
-  // into 32-bit limbs (LimbTable), each column summed in uint64 by the caller.
-  void AddLimbSums(std::span<const uint64_t> limb_sums);
+  // Adds word_sums[0] + word_sums[1] * 2^64 (one or two entries): the column
+  // sums of terms split into 64-bit words (WordTable), summed by the caller.
+  void AddWordSums(std::span<const Units> word_sums);
   // The sum in units of 2^-frac_bits, rounded to the nearest double (ties to even).
   double ToDouble(FixedPointScale scale) const;
 

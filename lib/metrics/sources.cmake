@@ -12,4 +12,5 @@ target_sources(dsanalyze_lib_metrics PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sum_metric.cc
   ${CMAKE_CURRENT_LIST_DIR}/token_quality.cc
   ${CMAKE_CURRENT_LIST_DIR}/value_metric.cc
-  ${CMAKE_CURRENT_LIST_DIR}/vocab_metrics.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/vocab_metrics.cc
+  ${CMAKE_CURRENT_LIST_DIR}/word_sums.cc)

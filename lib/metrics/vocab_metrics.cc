@@ -2,12 +2,15 @@
 // the arithmetic is in rarity.h, the exact per-sample sum in exact_sum.h).
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "metrics/builtin_metrics.h"
 #include "metrics/exact_sum.h"
 #include "metrics/ignore_set.h"
 #include "metrics/rarity.h"
+#include "metrics/word_sums.h"
 #include "util/checked_add.h"
 
 namespace dsanalyze {
@@ -38,49 +41,48 @@ Status CheckOutputSize(const std::string& name, size_t got, size_t expected) {
 }
 
 // Tokens are visited in pieces of at most this many: a piece stays in the L1
-// cache from the range check to the loop that uses it, and its limb column sums
-// (LimbTable) stay far below their 2^32 terms.
+// cache from the range check to the loop that uses it.
 constexpr uint64_t kPieceTokens = 8192;
-static_assert(kPieceTokens <= LimbTable::kMaxTermsPerColumnSum);
 
 // True if all of tokens[0, n) are vocabulary ids: one branch-free maximum (it
 // vectorises), after which the loops that use the ids need no per-token test.
 template <class T>
 bool AllInVocab(const T* tokens, uint64_t n, uint64_t vocab_size) {
   using U = std::make_unsigned_t<T>;
+  constexpr uint64_t kLine = 64 / sizeof(T);
   // A negative id, as U, is above any limit up to T's largest value.
   const U limit = static_cast<U>(std::min<uint64_t>(vocab_size, std::numeric_limits<T>::max()));
   U high = 0;
-  for (uint64_t k = 0; k < n; ++k) high = std::max(high, static_cast<U>(tokens[k]));
+  uint64_t k = 0;
+  for (; k + kLine <= n; k += kLine) {
+    __builtin_prefetch(tokens + k + kTokenPrefetchBytes / sizeof(T));
+    for (uint64_t j = k; j < k + kLine; ++j) high = std::max(high, static_cast<U>(tokens[j]));
+  }
+  for (; k < n; ++k) high = std::max(high, static_cast<U>(tokens[k]));
   return high <= limit;
 }
 
 // Adds the terms of tokens[0, n) (vocabulary ids, n <= kPieceTokens) to the
-// limb column sums, L limbs a term.
-template <int L, class T>
-void AddLimbColumns(const T* tokens, uint64_t n, const uint32_t* limbs, uint64_t* sums) {
+// word column sums, W words a term (WordTable).
+template <int W, class T>
+void AddWordColumns(const T* tokens, uint64_t n, const uint64_t* words, Units* sums) {
   using U = std::make_unsigned_t<T>;
-  uint64_t s[L] = {};
-  for (uint64_t k = 0; k < n; ++k) {
-    const uint32_t* term = limbs + size_t{static_cast<U>(tokens[k])} * L;
-    for (int l = 0; l < L; ++l) s[l] += term[l];
+  if constexpr (W == 1) {
+    sums[0] += SumWords(tokens, n, words);
+  } else {
+    Units s[W] = {};
+    for (uint64_t k = 0; k < n; ++k) {
+      const uint64_t* term = words + size_t{static_cast<U>(tokens[k])} * W;
+      for (int w = 0; w < W; ++w) s[w] += term[w];
+    }
+    for (int w = 0; w < W; ++w) sums[w] += s[w];
   }
-  for (int l = 0; l < L; ++l) sums[l] += s[l];
 }
 
 template <class T>
-void AddLimbColumns(const T* tokens, uint64_t n, const LimbTable& table, uint64_t* sums) {
-  const uint32_t* limbs = table.limbs.data();
-  switch (table.count) {
-    case 1:
-      return AddLimbColumns<1>(tokens, n, limbs, sums);
-    case 2:
-      return AddLimbColumns<2>(tokens, n, limbs, sums);
-    case 3:
-      return AddLimbColumns<3>(tokens, n, limbs, sums);
-    default:
-      return AddLimbColumns<4>(tokens, n, limbs, sums);
-  }
+void AddWordColumns(const T* tokens, uint64_t n, const WordTable& table, Units* sums) {
+  if (table.count == 1) return AddWordColumns<1>(tokens, n, table.words.data(), sums);
+  return AddWordColumns<2>(tokens, n, table.words.data(), sums);
 }
 
 // The ignored ids that are also vocabulary ids (the others never reach a table).
@@ -104,23 +106,16 @@ class TotalVocabFreqMetric : public Metric {
 
   Status Accumulate(const SampleBatch& batch, std::span<int64_t> acc) const override {
     DSA_RETURN_IF_ERROR(CheckOutputSize(name_, acc.size(), accumulate_length()));
-    const uint64_t* offsets = batch.offsets.data();
     // A count cannot overflow: it is at most the number of elements read.
     // The samples' tokens lie in a row, counted in pieces across samples.
     const Status st = VisitIntDType(batch.dtype, [&](auto zero) -> Status {
       using T = decltype(zero);
-      using U = std::make_unsigned_t<T>;
-      const T* elements = reinterpret_cast<const T*>(batch.elements);
-      const uint64_t last = offsets[batch.size()];
-      for (uint64_t b = offsets[0]; b < last; b += kPieceTokens) {
-        const T* piece = elements + b;
-        const uint64_t n = std::min(kPieceTokens, last - b);
-        if (AllInVocab(piece, n, vocab_size_)) {
-          for (uint64_t k = 0; k < n; ++k) ++acc[static_cast<U>(piece[k])];
-        } else {
-          DSA_RETURN_IF_ERROR(CountChecked<T>(batch, b, n, acc));
-        }
+      const uint64_t first = batch.offsets.front(), last = batch.offsets.back();
+      if constexpr (sizeof(T) <= 2) {
+        if (last - first >= kMinNarrowTokens) return CountNarrow<T>(batch, acc);
       }
+      for (uint64_t b = first; b < last; b += kPieceTokens)
+        DSA_RETURN_IF_ERROR(CountPiece<T>(batch, b, std::min(kPieceTokens, last - b), acc));
       return Status::OK();
     });
     // Ignored vocabulary ids were counted above like any other (one test less
@@ -130,6 +125,75 @@ class TotalVocabFreqMetric : public Metric {
   }
 
  private:
+  // Ids of one or two bytes are counted in a table with an entry for every
+  // value of the type (2^16 uint32 at most, 256 KiB: the L2 cache), so no id
+  // is range-checked before it is counted, and a repeated id's count is not
+  // a long chain of 64-bit adds. The entries past the vocabulary are looked at
+  // once a run of tokens; the table costs a pass over its 2^16 entries, which
+  // only a batch of kMinNarrowTokens tokens or more repays.
+  static constexpr uint64_t kMinNarrowTokens = uint64_t{1} << 15;
+
+  template <class T>
+  Status CountNarrow(const SampleBatch& batch, std::span<int64_t> acc) const {
+    // Runs of 2^20 tokens: far from a uint32 count's overflow, and a batch's
+    // worth (1024 samples of ~500 tokens) needs the table added only once.
+    constexpr uint64_t kRunTokens = uint64_t{1} << 20;
+    const T* elements = reinterpret_cast<const T*>(batch.elements);
+    std::vector<uint32_t> counts(size_t{1} << (8 * sizeof(T)));
+    const uint64_t last = batch.offsets.back();
+    for (uint64_t b = batch.offsets.front(); b < last; b += kRunTokens) {
+      const uint64_t n = std::min(kRunTokens, last - b);
+      CountRun(elements + b, n, counts.data());
+      // Ids outside the vocabulary that are not ignored: the per-token loop
+      // finds the first of them, to name its sample.
+      if (!AddNarrowCounts<T>(counts, acc)) return CountChecked<T>(batch, b, n, acc);
+    }
+    return Status::OK();
+  }
+
+  // counts[id] += 1 for each of tokens[0, n), prefetching (kTokenPrefetchBytes).
+  template <class T>
+  static void CountRun(const T* tokens, uint64_t n, uint32_t* counts) {
+    using U = std::make_unsigned_t<T>;
+    constexpr uint64_t kLine = 64 / sizeof(T);
+    uint64_t k = 0;
+    for (; k + kLine <= n; k += kLine) {
+      __builtin_prefetch(tokens + k + kTokenPrefetchBytes / sizeof(T));
+      for (uint64_t j = k; j < k + kLine; ++j) ++counts[static_cast<U>(tokens[j])];
+    }
+    for (; k < n; ++k) ++counts[static_cast<U>(tokens[k])];
+  }
+
+  // Moves the table's vocabulary entries to acc, leaving the table zero for
+  // the next run; false if an id outside the vocabulary that is not ignored
+  // has a count.
+  template <class T>
+  bool AddNarrowCounts(std::vector<uint32_t>& counts, std::span<int64_t> acc) const {
+    using U = std::make_unsigned_t<T>;
+    const size_t limit = std::min<uint64_t>(vocab_size_, std::numeric_limits<T>::max());
+    for (size_t u = 0; u <= limit; ++u) acc[u] += std::exchange(counts[u], 0);
+    uint32_t outside = 0;
+    for (size_t u = limit + 1; u < counts.size(); ++u) outside |= counts[u];
+    if (outside == 0) return true;
+    for (size_t u = limit + 1; u < counts.size(); ++u)
+      if (counts[u] != 0 && !ignore_.contains(static_cast<T>(static_cast<U>(u)))) return false;
+    std::fill(counts.begin() + limit + 1, counts.end(), 0);
+    return true;
+  }
+
+  // Counts the vocabulary ids of the batch's elements [b, b + n): one test a
+  // piece when all are (the loop then vectorises the test away), else the
+  // per-token loop.
+  template <class T>
+  Status CountPiece(const SampleBatch& batch, uint64_t b, uint64_t n,
+                    std::span<int64_t> acc) const {
+    using U = std::make_unsigned_t<T>;
+    const T* piece = reinterpret_cast<const T*>(batch.elements) + b;
+    if (!AllInVocab(piece, n, vocab_size_)) return CountChecked<T>(batch, b, n, acc);
+    for (uint64_t k = 0; k < n; ++k) ++acc[static_cast<U>(piece[k])];
+    return Status::OK();
+  }
+
   // The per-token loop over elements [b, b + n) of the batch, for a piece
   // with ids outside the vocabulary: ignored ones, or an error naming the sample.
   template <class T>
@@ -217,7 +281,10 @@ class VocabRarityMetric : public Metric {
       units[id] = 0;
       ignored_[id] = 1;
     }
-    terms_ = LimbTable::From(units);
+    terms_ = WordTable::From(units);
+    // One word a term: an entry for every 16-bit id (zero past the
+    // vocabulary), so that SumWordsAvx512UpTo can gather any id it meets.
+    if (terms_.count == 1 && terms_.words.size() < kWords16) terms_.words.resize(kWords16, 0);
     have_counts_ = true;
     return Status::OK();
   }
@@ -264,20 +331,20 @@ class VocabRarityMetric : public Metric {
   }
 
  private:
+  static constexpr size_t kWords16 = size_t{1} << 16;
+
   // Adds the rarities of tokens[0, n) of sample `position` to *sum, and counts
   // its ignored tokens in *ignored when seqlen_vocab_rarity needs them.
   template <class T>
   Status SumPiece(const T* tokens, uint64_t n, uint64_t position, ExactSum* sum,
                   uint64_t* ignored) const {
-    uint64_t limb_sums[4] = {};
+    Units word_sums[2] = {};
     const bool count_ignored = with_seqlen_ && !ignored_.empty();
-    if (!count_ignored && AllInVocab(tokens, n, vocab_size_)) {
-      AddLimbColumns(tokens, n, terms_, limb_sums);
-    } else {
+    if (count_ignored || !AddIfAllInVocab(tokens, n, word_sums)) {
       for (uint64_t k = 0; k < n; ++k) {
         const T v = tokens[k];
         if (InVocab(v, vocab_size_)) {
-          AddLimbColumns(&tokens[k], 1, terms_, limb_sums);
+          AddWordColumns(&tokens[k], 1, terms_, word_sums);
           if (count_ignored) *ignored += ignored_[static_cast<size_t>(v)];
         } else if (ignore_.contains(v)) {
           ++*ignored;
@@ -286,8 +353,29 @@ class VocabRarityMetric : public Metric {
         }
       }
     }
-    sum->AddLimbSums(std::span<const uint64_t>(limb_sums, terms_.count));
+    sum->AddWordSums(std::span<const Units>(word_sums, terms_.count));
     return Status::OK();
+  }
+
+  // Adds the terms of tokens[0, n) to word_sums if all are vocabulary ids;
+  // false, with nothing added, if not. 16-bit ids with AVX-512 are checked in
+  // the pass that sums them; others by one vectorised maximum first.
+  template <class T>
+  bool AddIfAllInVocab(const T* tokens, uint64_t n, Units* word_sums) const {
+    if constexpr (sizeof(T) == 2) {
+      if (terms_.count == 1 && HaveAvx512Gathers()) {
+        // A negative int16 id, as uint16, is above the limit.
+        const auto limit =
+            static_cast<uint32_t>(std::min<uint64_t>(vocab_size_, std::numeric_limits<T>::max()));
+        const std::optional<Units> s = SumWordsAvx512UpTo(reinterpret_cast<const uint16_t*>(tokens),
+                                                          n, terms_.words.data(), limit);
+        if (s) word_sums[0] += *s;
+        return s.has_value();
+      }
+    }
+    if (!AllInVocab(tokens, n, vocab_size_)) return false;
+    AddWordColumns(tokens, n, terms_, word_sums);
+    return true;
   }
 
   MetricConfig Dependency(std::string metric, nlohmann::json params) const {
@@ -325,7 +413,7 @@ class VocabRarityMetric : public Metric {
   bool have_counts_ = false;
   bool ready_ = false;
   FixedPointScale scale_;
-  LimbTable terms_;               // per token id: -ln p exactly, in units of 2^-F (0 if ignored)
+  WordTable terms_;               // per token id: -ln p exactly, in units of 2^-F (0 if ignored)
   std::vector<uint8_t> ignored_;  // per token id: 1 if ignored (empty if nothing is)
   double max_rarity_ = 0;
   int64_t coefficient_ = 0;

@@ -68,29 +68,28 @@ TEST_CASE("exact sum: any order gives the correctly rounded sum", "[metrics]") {
   }
 }
 
-// The sum of `terms` through a LimbTable: each limb column summed in a
-// uint64 over runs of `run` terms, each run's column sums then added.
-ExactSum ByLimbColumns(const std::vector<Units>& terms, size_t run) {
-  const LimbTable table = LimbTable::From(terms);
+// The sum of `terms` through a WordTable: each word column summed in a
+// Units over runs of `run` terms, each run's column sums then added.
+ExactSum ByWordColumns(const std::vector<Units>& terms, size_t run) {
+  const WordTable table = WordTable::From(terms);
   ExactSum sum;
   for (size_t b = 0; b < terms.size(); b += run) {
-    uint64_t columns[4] = {};
+    Units columns[2] = {};
     for (size_t t = b; t < std::min(terms.size(), b + run); ++t)
-      for (int l = 0; l < table.count; ++l) columns[l] += table.limbs[t * table.count + l];
-    sum.AddLimbSums(std::span<const uint64_t>(columns, table.count));
+      for (int w = 0; w < table.count; ++w) columns[w] += table.words[t * table.count + w];
+    sum.AddWordSums(std::span<const Units>(columns, table.count));
   }
   return sum;
 }
 
-TEST_CASE("exact sum: limb column sums give the sum of the terms", "[metrics]") {
-  CHECK(LimbTable::From(std::vector<Units>{0, 1, 0xFFFFFFFFu}).count == 1);
-  CHECK(LimbTable::From(std::vector<Units>{Units{1} << 32}).count == 2);
-  CHECK(LimbTable::From(std::vector<Units>{Units{1} << 95}).count == 3);
-  CHECK(LimbTable::From(std::vector<Units>{~Units{0}}).count == 4);
+TEST_CASE("exact sum: word column sums give the sum of the terms", "[metrics]") {
+  CHECK(WordTable::From(std::vector<Units>{0, 1, ~uint64_t{0}}).count == 1);
+  CHECK(WordTable::From(std::vector<Units>{Units{1} << 64}).count == 2);
+  CHECK(WordTable::From(std::vector<Units>{~Units{0}}).count == 2);
   std::mt19937_64 rng(11);
-  // Widths of 1 to 4 limbs; 128-bit terms carry past 2^128 (the high word),
+  // Widths of 1 and 2 words; 128-bit terms carry past 2^128 (the high word),
   // and below 2^40 the sums of 1000 terms are exact in a double.
-  for (int bits : {20, 40, 64, 90, 127, 128}) {
+  for (int bits : {20, 40, 63, 64, 90, 127, 128}) {
     std::vector<Units> terms(1000);
     ExactSum reference;
     for (Units& t : terms) {
@@ -99,7 +98,7 @@ TEST_CASE("exact sum: limb column sums give the sum of the terms", "[metrics]") 
     }
     CAPTURE(bits);
     for (size_t run : {size_t{1}, size_t{7}, terms.size()}) {
-      const ExactSum sum = ByLimbColumns(terms, run);
+      const ExactSum sum = ByWordColumns(terms, run);
       for (int frac_bits : {0, 60, 127})
         CHECK(sum.ToDouble({frac_bits}) == reference.ToDouble({frac_bits}));
     }

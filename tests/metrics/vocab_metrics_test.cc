@@ -12,6 +12,7 @@
 #include "metrics/exact_sum.h"
 #include "metrics/rarity.h"
 #include "metrics/registry.h"
+#include "metrics/word_sums.h"
 #include "support/test_util.h"
 
 namespace dsanalyze {
@@ -167,6 +168,148 @@ TEST_CASE("vocab metrics: samples and batches longer than a piece of 8192 tokens
   CHECK(m->Compute(bad.batch, std::span<int64_t>(out.data(), 2))
             .message()
             .find("sample 51 has token 5,") != std::string::npos);
+}
+
+// Counts `rows` with total_vocab_freq (vocab_size, ignore) and checks them
+// against one count a token, ignored ids left out.
+template <class T>
+void CheckCounts(DType dtype, uint64_t vocab_size, const std::vector<int64_t>& ignore,
+                 const std::vector<std::vector<T>>& rows) {
+  std::vector<int64_t> want(vocab_size + 1, 0), acc(vocab_size + 1, 0);
+  for (const std::vector<T>& row : rows)
+    for (T t : row)
+      if (!std::binary_search(ignore.begin(), ignore.end(), static_cast<int64_t>(t))) ++want[t];
+  OwnedBatch<T> batch(0, dtype, rows);
+  REQUIRE(NewTotalVocabFreqMetric("tvf", vocab_size, ignore)->Accumulate(batch.batch, acc).ok());
+  CHECK(acc == want);
+}
+
+// Rows of `total` tokens in all, of 1 to 999 tokens each, drawn from `draw`.
+template <class T, class Draw>
+std::vector<std::vector<T>> LongRows(uint64_t total, std::mt19937_64& rng, Draw draw) {
+  std::vector<std::vector<T>> rows;
+  for (uint64_t done = 0; done < total;) {
+    rows.emplace_back(std::min<uint64_t>(total - done, 1 + rng() % 999));
+    for (T& t : rows.back()) t = draw();
+    done += rows.back().size();
+  }
+  return rows;
+}
+
+TEST_CASE("total_vocab_freq: batches of 2^15 tokens and more, counted in one table", "[metrics]") {
+  std::mt19937_64 rng(5);
+  // 2^20 + 50000 tokens: two runs of the table. Ignored ids inside the
+  // vocabulary (3) and outside it (65535 for uint16, -1 for int16).
+  const uint64_t total = (uint64_t{1} << 20) + 50000;
+  auto u16 = LongRows<uint16_t>(
+      total, rng, [&] { return static_cast<uint16_t>(rng() % 20 == 0 ? 65535 : rng() % 50001); });
+  CheckCounts<uint16_t>(DType::kU16, 50000, {3, 65535}, u16);
+  CheckCounts<uint16_t>(DType::kU16, 70000, {}, u16);  // every uint16 is an id
+  auto i16 = LongRows<int16_t>(
+      total, rng, [&] { return static_cast<int16_t>(rng() % 20 == 0 ? -1 : rng() % 30001); });
+  CheckCounts<int16_t>(DType::kI16, 30000, {-1, 3}, i16);
+  auto u8 = LongRows<uint8_t>(40000, rng, [&] { return static_cast<uint8_t>(rng() % 201); });
+  CheckCounts<uint8_t>(DType::kU8, 200, {}, u8);
+  auto i8 = LongRows<int8_t>(40000, rng, [&] { return static_cast<int8_t>(rng() % 101); });
+  CheckCounts<int8_t>(DType::kI8, 100, {7}, i8);
+
+  // The first id outside the vocabulary that is not ignored names its
+  // sample, in the second run and in the first.
+  std::vector<int64_t> acc(50001);
+  const std::unique_ptr<Metric> m =
+      NewTotalVocabFreqMetric("tvf", 50000, std::vector<int64_t>{65535});
+  u16[u16.size() - 2].front() = 50001;
+  u16.back().back() = 60000;
+  OwnedBatch<uint16_t> late(1000, DType::kU16, u16);
+  CHECK(m->Accumulate(late.batch, acc)
+            .message()
+            .find("sample " + std::to_string(1000 + u16.size() - 2) + " has token 50001,") !=
+        std::string::npos);
+  u16[1].back() = 50002;
+  OwnedBatch<uint16_t> early(1000, DType::kU16, u16);
+  CHECK(m->Accumulate(early.batch, acc).message().find("sample 1001 has token 50002,") !=
+        std::string::npos);
+}
+
+TEST_CASE("SumWords: the AVX-512 gathers and the portable loop give the exact sum", "[metrics]") {
+  std::mt19937_64 rng(9);
+  // Words near 2^64: the 128-bit sum carries, and so do the halves' lanes.
+  std::vector<uint64_t> words(size_t{1} << 16);
+  for (uint64_t& w : words) w = rng() | (uint64_t{0xFFFF} << 48);
+  const bool avx512 = HaveAvx512Gathers();
+  auto check = [&](auto zero, uint64_t span) {
+    using T = decltype(zero);
+    for (uint64_t n : {0, 1, 15, 16, 17, 31, 33, 8192, 9001}) {
+      std::vector<T> ids(n);
+      Units want = 0;
+      for (T& id : ids) {
+        id = static_cast<T>(rng() % span);
+        want += words[static_cast<size_t>(id)];
+      }
+      CAPTURE(sizeof(T), n);
+      CHECK(SumWordsScalar(ids.data(), n, words.data()) == want);
+      CHECK(SumWords(ids.data(), n, words.data()) == want);
+      if constexpr (sizeof(T) == 4) {
+        if (avx512) CHECK(SumWordsAvx512(ids.data(), n, words.data()) == want);
+      }
+      if constexpr (sizeof(T) == 2) {
+        if (!avx512 || n == 0) continue;
+        const auto* u = reinterpret_cast<const uint16_t*>(ids.data());
+        CHECK(SumWordsAvx512UpTo(u, n, words.data(), span - 1) == want);
+        // One id past the limit, in the gathered part or in the tail.
+        for (uint64_t at : {uint64_t{0}, n - 1}) {
+          const T kept = ids[at];
+          ids[at] = static_cast<T>(span);
+          CHECK_FALSE(SumWordsAvx512UpTo(u, n, words.data(), span - 1).has_value());
+          ids[at] = kept;
+        }
+      }
+    }
+  };
+  check(uint16_t{}, 50001);
+  check(int16_t{}, 30001);
+  check(uint32_t{}, 1000);
+  check(int32_t{}, 1000);
+  check(uint8_t{}, 200);
+  if (!avx512) WARN("no AVX-512 on this CPU: only the portable loop was checked");
+}
+
+TEST_CASE("vocab_rarity: 16-bit ids in pieces with and without ignored ids", "[metrics]") {
+  // Pieces of 1 to 40 tokens: in some, the ignored 7 (outside the vocabulary)
+  // sends the piece to the per-token loop; the others are checked and summed
+  // at once. Both must give each token's exact rarity, added one by one.
+  const std::vector<int64_t> counts = {5, 0, 17, 1, 1000, 3};
+  std::mt19937_64 rng(13);
+  std::vector<std::vector<uint16_t>> rows(200);
+  for (auto& row : rows) {
+    row.resize(1 + rng() % 40);
+    for (uint16_t& t : row) t = static_cast<uint16_t>(rng() % 50 == 0 ? 7 : rng() % 6);
+  }
+  const std::vector<int64_t> ignore = {7};
+  const Result<std::vector<double>> rarity = TokenRarities(counts);
+  REQUIRE(rarity.ok());
+  const Result<FixedPointScale> scale = ScaleFor(*rarity);
+  REQUIRE(scale.ok());
+  std::vector<int64_t> want(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ExactSum sum;
+    for (uint16_t t : rows[i])
+      if (t != 7) sum.Add(ToUnits((*rarity)[t], *scale));
+    want[i] = static_cast<int64_t>(sum.ToDouble(*scale));
+  }
+  std::unique_ptr<Metric> m = RarityWithCounts(counts, false, 0, ignore);
+  OwnedBatch<uint16_t> u16(0, DType::kU16, rows);
+  std::vector<int64_t> out(rows.size());
+  REQUIRE(m->Compute(u16.batch, out).ok());
+  CHECK(out == want);
+  std::vector<std::vector<int16_t>> signed_rows;
+  for (const auto& row : rows) signed_rows.emplace_back(row.begin(), row.end());
+  OwnedBatch<int16_t> i16(0, DType::kI16, signed_rows);
+  REQUIRE(m->Compute(i16.batch, out).ok());
+  CHECK(out == want);
+  signed_rows[3].back() = -2;  // a negative id: outside, not ignored
+  OwnedBatch<int16_t> bad(0, DType::kI16, signed_rows);
+  CHECK(m->Compute(bad.batch, out).message().find("sample 3 has token -2,") != std::string::npos);
 }
 
 TEST_CASE("seqlen_vocab_rarity: seqlen * C + vocab_rarity", "[metrics]") {
