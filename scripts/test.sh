@@ -46,22 +46,22 @@ if ((sanitize)); then
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
 
-# Every test makes its files under TMPDIR and removes them; the suite runs in a
-# folder of its own, and a file left there fails the run (checked only when
-# every test passed: a failing test may leave its files for a look).
-export TMPDIR="$PWD/suite-tmp"
-rm -rf "$TMPDIR"
-mkdir "$TMPDIR"
+# Every test makes its files under TMPDIR and removes them. The suite gets a
+# TMPDIR of its own (a new one each run: the docs' tests run this script inside
+# the suite), and a file left there fails a run in which every test passed.
+suite_tmp=$(mktemp -d "$PWD/suite-tmp.XXXXXX")
+export TMPDIR=$suite_tmp
 
 ctest_args=(--output-on-failure -j "$(nproc)" --timeout 600)
 ((sanitize)) && ctest_args+=(-LE 'extra_ranks|browser')
 rc=0
 ctest "${ctest_args[@]}" "$@" || rc=$?
-if ((rc == 0)) && [[ -n "$(ls -A "$TMPDIR")" ]]; then
-  echo "test.sh: the suite left files in TMPDIR ($TMPDIR):" >&2
-  ls -A "$TMPDIR" >&2
+if ((rc == 0)) && [[ -n "$(ls -A "$suite_tmp")" ]]; then
+  echo "test.sh: the suite left files in its TMPDIR:" >&2
+  ls -A "$suite_tmp" >&2
   rc=1
 fi
+rm -rf "$suite_tmp"
 if ((sanitize)) && compgen -G "$reports/*" > /dev/null; then
   for f in "$reports"/*; do
     echo "===== $f" >&2

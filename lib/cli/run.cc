@@ -107,8 +107,13 @@ int RunOnRank(const RunOptions& options, const Comm& comm, MpiEnvironment& env) 
     return comm.is_root() ? ReportFailure(guard) : guard.exit_code();
   }
   SetUpLogging(options, comm.rank());
+  const Result<WaitPolicy> wait = WaitPolicyFromEnv();
+  if (Status bad = comm.AgreeOnStatus(wait.status()); !bad.ok()) {
+    return comm.is_root() ? ReportFailure(bad) : bad.exit_code();
+  }
   OversubscriptionWarning over;
-  HandleOversubscription(comm, spdlog::default_logger()->should_log(spdlog::level::warn), &over);
+  HandleOversubscription(comm, spdlog::default_logger()->should_log(spdlog::level::warn), *wait,
+                         &over);
 
   Status st;
   RunSummary summary;

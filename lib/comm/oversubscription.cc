@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,7 +39,17 @@ int CountCpus(const std::vector<uint64_t>& mask) {
 
 }  // namespace
 
-bool HandleOversubscription(const Comm& world, bool print, OversubscriptionWarning* warning) {
+Result<WaitPolicy> WaitPolicyFromEnv() {
+  const char* value = std::getenv("DSANALYZE_WAIT");
+  const std::string v = value == nullptr ? "auto" : value;
+  if (v == "auto") return WaitPolicy::kAuto;
+  if (v == "yield") return WaitPolicy::kYield;
+  if (v == "spin") return WaitPolicy::kSpin;
+  return Status::BadInput("DSANALYZE_WAIT: '" + v + "' is not auto, yield or spin");
+}
+
+bool HandleOversubscription(const Comm& world, bool print, WaitPolicy policy,
+                            OversubscriptionWarning* warning) {
   MPI_Comm node;
   MPI_Comm_split_type(world.raw(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node);
   int node_rank = 0, node_size = 1;
@@ -50,7 +61,7 @@ bool HandleOversubscription(const Comm& world, bool print, OversubscriptionWarni
   MPI_Comm_free(&node);
   const int cpus = CountCpus(all);
   const bool over = node_size > cpus;
-  SetYieldWhileWaiting(over);
+  SetYieldWhileWaiting(policy == WaitPolicy::kAuto ? over : policy == WaitPolicy::kYield);
   if (!over || node_rank != 0) return over;
   char host[256] = "?";
   gethostname(host, sizeof(host) - 1);

@@ -10,11 +10,18 @@
 //   dsanalyze: warning: R ranks on a C-core node (host H); expect slow runs: ...
 // Cores are the CPUs the node's ranks may run on: the union of their
 // sched_getaffinity masks, so a job under `taskset -c 0` counts one.
+//
+// DSANALYZE_WAIT chooses otherwise for every node: "yield" makes waiting ranks
+// yield even with a core each (a node shared with other jobs, a test suite
+// running several jobs at once), "spin" keeps MPICH's polling even when
+// oversubscribed; unset or "auto" is the choice above. The warning depends on
+// the count alone.
 #pragma once
 
 #include <string>
 
 #include "comm/comm.h"
+#include "util/status.h"
 
 namespace dsanalyze {
 
@@ -25,12 +32,19 @@ struct OversubscriptionWarning {
   std::string fix;      // "use at most one rank per core"
 };
 
+enum class WaitPolicy { kAuto, kYield, kSpin };
+
+// DSANALYZE_WAIT's policy; any value but auto, yield or spin is BadInput
+// naming the variable.
+Result<WaitPolicy> WaitPolicyFromEnv();
+
 // Collective over `world`, once after MPI_Init and before other threads use
-// MPI. On each node with more ranks than cores it turns on
-// SetYieldWhileWaiting and, when `print` is set, its lowest rank prints the
-// warning to stderr; that rank also gets it in `*warning` when given (the
-// run's report shows it). Returns whether this rank's node is oversubscribed.
-bool HandleOversubscription(const Comm& world, bool print,
+// MPI. Sets SetYieldWhileWaiting as `policy` says (kAuto: on each node with
+// more ranks than cores). On an oversubscribed node, when `print` is set, its
+// lowest rank prints the warning to stderr; that rank also gets it in
+// `*warning` when given (the run's report shows it). Returns whether this
+// rank's node is oversubscribed.
+bool HandleOversubscription(const Comm& world, bool print, WaitPolicy policy,
                             OversubscriptionWarning* warning = nullptr);
 
 }  // namespace dsanalyze

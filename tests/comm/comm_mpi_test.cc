@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "comm/comm.h"
+#include "comm/oversubscription.h"
 #include "support/mpi_suite.h"
 
 namespace {
@@ -165,6 +166,19 @@ void AgreeCases(const Comm& comm, const std::string& mode) {
   Check(comm, comm.AgreeOnStatus(Status::OK()).ok(), mode + ": all OK agrees on OK");
 }
 
+// HandleOversubscription sets the waiting as the policy says: kAuto yields
+// where the node has more ranks than cores (its result), the others always or
+// never.
+void WaitPolicyCases(const Comm& comm) {
+  const bool over = HandleOversubscription(comm, false, WaitPolicy::kAuto);
+  Check(comm, YieldWhileWaiting() == over, "auto: ranks yield where the node is oversubscribed");
+  HandleOversubscription(comm, false, WaitPolicy::kYield);
+  Check(comm, YieldWhileWaiting(), "yield: ranks yield");
+  Check(comm, HandleOversubscription(comm, false, WaitPolicy::kSpin) == over,
+        "the policy does not change what counts as oversubscribed");
+  Check(comm, !YieldWhileWaiting(), "spin: ranks poll");
+}
+
 }  // namespace
 }  // namespace dsanalyze::collectives_test
 
@@ -179,4 +193,5 @@ DSA_MPI_SUITE(collectives) {
     AlltoallvAndPointToPoint(comm, mode);
     AgreeCases(comm, mode);
   }
+  WaitPolicyCases(comm);
 }

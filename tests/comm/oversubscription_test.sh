@@ -4,8 +4,11 @@
 # "dsanalyze: warning: NP ranks on a 1-core node" line for NP > 1, none for
 # NP = 1; none with --quiet; report.html's summary box lists it with its fix. The outputs (made while waiting ranks yield) must
 # verify and equal a one-rank run's. Exit 77 without taskset.
+# DSANALYZE_WAIT: the checks above hold for its default (auto) and for spin;
+# a value it does not know is one error line, exit 2, before any work.
 set -euo pipefail
 : "${NP:?}" "${MPIEXEC:?}" "${DSANALYZE:?}"
+unset DSANALYZE_WAIT  # the suite sets yield; these runs check the default
 command -v taskset >/dev/null || { echo "no taskset: skipped"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -26,6 +29,12 @@ run() {
   "$DSANALYZE" verify out > /dev/null || fail "$name: the output does not verify"
 }
 warnings() { grep -c '^dsanalyze: warning: ' "$1" || true; }
+
+DSANALYZE_WAIT=sometimes "$MPIEXEC" -n "$NP" "$DSANALYZE" --config run.json > bad.out 2>&1 \
+  && fail "DSANALYZE_WAIT=sometimes was accepted"
+[[ $(cat bad.out) == "dsanalyze: error: DSANALYZE_WAIT: 'sometimes' is not auto, yield or spin" ]] \
+  || fail "DSANALYZE_WAIT=sometimes: $(cat bad.out)"
+[[ ! -e out ]] || fail "DSANALYZE_WAIT=sometimes left an output"
 
 run plain
 if [[ $NP -eq 1 ]]; then
@@ -49,6 +58,10 @@ PY
 
 run quiet --quiet
 [[ $(warnings quiet.err) -eq 0 ]] || fail "--quiet still warns: $(cat quiet.err)"
+mv out quiet.out
+DSANALYZE_WAIT=spin run spin
+[[ $(warnings spin.err) -eq 1 ]] || fail "DSANALYZE_WAIT=spin: expected one warning: $(cat spin.err)"
+"$DSANALYZE" compare --strict out quiet.out > /dev/null || fail "spin's output differs"
 mv out out.np$NP
 "$MPIEXEC" -n 1 "$DSANALYZE" --config run.json --quiet || fail "one-rank run exited $?"
 "$DSANALYZE" compare --strict out out.np$NP > /dev/null || fail "output differs from one rank's"

@@ -37,7 +37,6 @@
 #include <vector>
 
 #include "comm/comm.h"
-#include "comm/oversubscription.h"
 #include "format/dtype.h"
 #include "format/indexed_dataset.h"
 #include "index/gather_write.h"
@@ -715,7 +714,6 @@ void RunIndexDatasets(const Comm& comm, CaseSetup* setup) {
 DSA_MPI_SUITE(gather_write) {
   using namespace dsanalyze;
   using namespace dsanalyze::gather_write_test;
-  HandleOversubscription(comm, false);  // as the tool does: waiting ranks yield
   CaseSetup setup;
   setup.dir = test::MakeSharedTempDir(comm, "gather_write_test");
   test::Check(comm, !setup.dir.empty(), "mkdtemp");

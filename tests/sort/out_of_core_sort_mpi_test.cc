@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "comm/comm.h"
-#include "comm/oversubscription.h"
 #include "sort/local_sort.h"
 #include "sort/out_of_core_sort.h"
 #include "sort/sort_key.h"
@@ -267,7 +266,6 @@ void RunCases(const Comm& comm, const std::string& root) {
 DSA_MPI_SUITE(out_of_core_sort) {
   using namespace dsanalyze;
   using namespace dsanalyze::out_of_core_sort_test;
-  HandleOversubscription(comm, false);  // as the tool does: waiting ranks yield
   const std::string root = test::MakeSharedTempDir(comm, "ooc_sort_test");
   test::Check(comm, !root.empty(), "mkdtemp");
   if (!root.empty()) RunCases(comm, root);

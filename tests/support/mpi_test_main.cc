@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "comm/comm.h"
+#include "comm/oversubscription.h"
 #include "support/mpi_suite.h"
 
 namespace dsanalyze::test {
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
   }
   MpiEnvironment env(&argc, &argv);
   const Comm comm;
+  // Waiting ranks wait as the tool's would (DSANALYZE_WAIT, which the suite
+  // sets to yield: tests/CMakeLists.txt).
+  const Result<WaitPolicy> wait = WaitPolicyFromEnv();
+  HandleOversubscription(comm, false, wait.ok() ? *wait : WaitPolicy::kAuto);
   suite->body(comm);
   if (comm.is_root())
     std::printf("%s on %d ranks: %s\n", suite->name, comm.size(),
