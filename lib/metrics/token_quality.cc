@@ -15,6 +15,7 @@
 // never on the order in which a table is visited, on the metrics computed
 // with it, nor on the rank or thread computing it.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -106,18 +107,18 @@ void ForEachTokenCount(std::span<const T> tokens, F&& f) {
 }
 
 // The n-gram table: open addressing with linear probing over 2^bits slots of
-// 8 bytes, a mark in the top 8 bits and a payload in the other 56. A slot holds
+// 8 bytes, a mark in the top 16 bits and a payload in the other 48. A slot holds
 // an n-gram of the current sample if its mark is the table's epoch (seen once
 // so far) or epoch + 1 (seen more than once); a lower mark is empty (an older
 // sample's). Reset empties the table by moving to the next epoch; only every
-// 127th Reset, when the marks run out, clears the slots used since the last
+// 32767th Reset, when the marks run out, clears the slots used since the last
 // clear. One slot a window keeps a short sample's table in the first levels of
 // the cache, so the table can be sparse: most windows of a text are new, and
 // each probe past the first costs a mispredicted branch.
 class NgramTable {
  public:
   static constexpr uint64_t kSlotBytes = sizeof(uint64_t);
-  static constexpr int kPayloadBits = 56;
+  static constexpr int kPayloadBits = 48;
   static constexpr uint64_t kPayloadMask = (uint64_t{1} << kPayloadBits) - 1;
 
   // Empties the table and sizes it for `windows` windows (>= 1): at most 1/32
@@ -138,7 +139,7 @@ class NgramTable {
   static uint64_t SlotsFor(uint64_t windows) { return uint64_t{1} << BitsFor(windows); }
 
   // Counts a window whose key is `key` (any 64 bits that equal windows share)
-  // and whose slot is to hold `payload` (< 2^56); same(p) says whether the
+  // and whose slot is to hold `payload` (< 2^48); same(p) says whether the
   // window whose slot holds payload p, with an equal key, is the same n-gram.
   // Returns how much Σ count over the n-grams seen more than once grows.
   template <class Same>
@@ -161,7 +162,7 @@ class NgramTable {
   }
 
  private:
-  static constexpr uint64_t kMarkMax = 255;
+  static constexpr uint64_t kMarkMax = 65535;
 
   static int BitsFor(uint64_t windows) {
     return std::bit_width(windows) + (windows < (1u << 13) ? 5 : 1);
@@ -174,7 +175,7 @@ class NgramTable {
 };
 
 // Σ count over the n-grams of `tokens` that occur more than once, when a
-// window's n tokens pack into the slot's payload (n · bits per token <= 56):
+// window's n tokens pack into the slot's payload (n · bits per token <= 48):
 // the packed window is the key and the payload, equal keys are equal windows.
 template <class T>
 uint64_t RepeatedPackedWindows(std::span<const T> tokens, uint64_t n, NgramTable& table) {
@@ -191,14 +192,12 @@ uint64_t RepeatedPackedWindows(std::span<const T> tokens, uint64_t n, NgramTable
 }
 
 // The same for wider windows: keyed by a polynomial hash mod 2^64, rolled along
-// the sample; the payload is where the window starts (below 2^48, CheckScratch)
-// under 8 bits of the hash, and windows of equal key and equal 8 bits are
-// compared token by token.
+// the sample; the payload is where the window starts (below 2^48, CheckScratch),
+// and windows of equal key are compared token by token.
 template <class T>
 uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable& table) {
   using U = std::make_unsigned_t<T>;
   constexpr uint64_t kBase = 0x100000001B3u;
-  constexpr int kStartBits = 48;
   uint64_t top = 1;  // kBase^(n-1): the weight of the token leaving the window
   for (uint64_t b = kBase, e = n - 1; e != 0; e >>= 1, b *= b)
     if (e & 1) top *= b;
@@ -209,29 +208,32 @@ uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable
     hash = hash * kBase + static_cast<U>(tokens[k]);
     if (k + 1 < n) continue;
     const uint64_t start = k + 1 - n;
-    const uint64_t payload = (hash >> 56 << kStartBits) | start;
     const auto same = [&](uint64_t other) {
-      if ((other ^ payload) >> kStartBits != 0) return false;
-      const auto from = tokens.begin() + (other & ((uint64_t{1} << kStartBits) - 1));
-      return std::equal(tokens.begin() + start, tokens.begin() + start + n, from);
+      return std::equal(tokens.begin() + start, tokens.begin() + start + n, tokens.begin() + other);
     };
-    repeated += table.Add(hash, payload, same);
+    repeated += table.Add(hash, start, same);
   }
   return repeated;
 }
 
 // Per-thread scratch of token_entropy: the counts of a sample's distinct
-// tokens as a multiset. Σ_l with_count[c · kLanes + l] (each zero between
-// calls) is the number of distinct tokens occurring c times, for c < kDense;
-// larger counts (at most tokens / kDense of them) go to `large`. The k-th
-// distinct token is counted in lane k mod kLanes: most tokens of a text occur
-// once, and kLanes counters of c = 1 each wait on their own last increment
-// instead of all on one.
+// tokens as a multiset, zero between calls. ones[l] summed over the lanes is
+// the number of distinct tokens occurring once, with_count[c] the number
+// occurring c times for 2 <= c < kDense; larger counts (at most tokens /
+// kDense of them) go to `large`. Most tokens of a text occur once: the k-th
+// distinct token goes to lane k mod kLanes, so that each increment waits on
+// the last of its lane, not on the previous token's.
 struct CountMultiset {
   static constexpr uint64_t kDense = 4096;
   static constexpr uint64_t kLanes = 4;
-  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense * kLanes, 0);
+  std::array<uint64_t, kLanes> ones{};
+  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense, 0);
   std::vector<uint64_t> large;
+
+  // Where a count c < kDense of the lane-th distinct token is counted.
+  uint64_t& Counter(uint64_t c, uint64_t lane) {
+    return c == 1 ? ones[lane % kLanes] : with_count[c];
+  }
 };
 
 // What the metrics of one sample share, from one count of its tokens.
@@ -249,11 +251,13 @@ double EntropyBits(CountMultiset& counts, uint64_t most, uint64_t tokens) {
     const double p = static_cast<double>(c) / total;
     bits += static_cast<double>(m) * (p * -std::log2(p));
   };
-  for (uint64_t c = 1; c <= most; ++c) {
-    uint64_t* lanes = counts.with_count.data() + c * CountMultiset::kLanes;
-    uint64_t m = 0;
-    for (uint64_t l = 0; l < CountMultiset::kLanes; ++l) m += std::exchange(lanes[l], 0);
-    if (m != 0) add(c, m);
+  uint64_t once = 0;
+  for (uint64_t& lane : counts.ones) once += std::exchange(lane, 0);
+  if (once != 0) add(1, once);
+  for (uint64_t c = 2; c <= most; ++c) {
+    if (counts.with_count[c] == 0) continue;
+    add(c, counts.with_count[c]);
+    counts.with_count[c] = 0;
   }
   std::vector<uint64_t>& large = counts.large;
   std::sort(large.begin(), large.end());
@@ -273,10 +277,10 @@ SampleCounts CountTokens(std::span<const T> tokens, bool entropy) {
   SampleCounts counts;
   uint64_t most = 0;  // the largest count below kDense
   ForEachTokenCount(tokens, [&](uint64_t c) {
-    const uint64_t lane = counts.distinct++ % CountMultiset::kLanes;
+    const uint64_t lane = counts.distinct++;
     if (!entropy) return;
     if (c < CountMultiset::kDense) {
-      ++multiset.with_count[c * CountMultiset::kLanes + lane];
+      ++multiset.Counter(c, lane);
       most = std::max(most, c);
     } else {
       multiset.large.push_back(c);

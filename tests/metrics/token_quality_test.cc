@@ -331,19 +331,20 @@ TEST_CASE("repeated_ngram_ratio: windows of equal hash but different tokens diff
 
 TEST_CASE("repeated_ngram_ratio: the n-gram table forgets earlier samples across its clears",
           "[token_quality]") {
-  // The table empties itself by epoch, and clears its slots once every 127
-  // samples, when the epochs run out: all the slots used since the last
-  // clear, not only the current sample's. A long sample of distinct tokens
-  // comes back 127 samples later, with the epoch it had, after short ones: a
-  // slot of the first kept through the clear would make every token of the
-  // second seem repeated. The clear falls between the two unless the first
+  // The table empties itself by epoch, and clears its slots once every
+  // kEpochs samples, when the epochs run out: all the slots used since the
+  // last clear, not only the current sample's. A long sample of distinct
+  // tokens comes back kEpochs samples later, with the epoch it had, after short
+  // ones: a slot of the first kept through the clear would make every token of
+  // the second seem repeated. The clear falls between the two unless the first
   // had the first epoch (the table is per thread, its epoch unknown here), so
   // a second pair follows two samples later.
+  constexpr int kEpochs = 32767;
   std::vector<int64_t> distinct(5000);
   for (size_t i = 0; i < distinct.size(); ++i) distinct[i] = static_cast<int64_t>(i);
   const auto pair = [&](Rows& rows) {
     rows.push_back(distinct);
-    for (int k = 0; k < 126; ++k) rows.push_back({7});
+    for (int k = 0; k < kEpochs - 1; ++k) rows.push_back({7});
     rows.push_back(distinct);
   };
   Rows rows;
