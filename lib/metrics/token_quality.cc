@@ -15,7 +15,6 @@
 // never on the order in which a table is visited, on the metrics computed
 // with it, nor on the rank or thread computing it.
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -217,23 +216,21 @@ uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable
 }
 
 // Per-thread scratch of token_entropy: the counts of a sample's distinct
-// tokens as a multiset, zero between calls. ones[l] summed over the lanes is
-// the number of distinct tokens occurring once, with_count[c] the number
-// occurring c times for 2 <= c < kDense; larger counts (at most tokens /
-// kDense of them) go to `large`. Most tokens of a text occur once: the k-th
-// distinct token goes to lane k mod kLanes, so that each increment waits on
-// the last of its lane, not on the previous token's.
+// tokens as a multiset, zero between calls. with_count[c] is the number of
+// distinct tokens occurring c times for 2 <= c < kDense, and the lanes
+// with_count[kDense + l] summed are the number occurring once; larger counts
+// (at most tokens / kDense of them) go to `large`. Most tokens of a text occur
+// once: the k-th distinct token goes to lane k mod kLanes, so that each
+// increment waits on the last of its lane, not on the previous token's.
 struct CountMultiset {
   static constexpr uint64_t kDense = 4096;
   static constexpr uint64_t kLanes = 4;
-  std::array<uint64_t, kLanes> ones{};
-  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense, 0);
+  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense + kLanes, 0);
   std::vector<uint64_t> large;
 
-  // Where a count c < kDense of the lane-th distinct token is counted.
-  uint64_t& Counter(uint64_t c, uint64_t lane) {
-    return c == 1 ? ones[lane % kLanes] : with_count[c];
-  }
+  // Where a count c < kDense of the lane-th distinct token is counted (an
+  // index, not a branch: c = 1 or not is as good as a coin toss).
+  static uint64_t Index(uint64_t c, uint64_t lane) { return c == 1 ? kDense + lane % kLanes : c; }
 };
 
 // What the metrics of one sample share, from one count of its tokens.
@@ -252,7 +249,8 @@ double EntropyBits(CountMultiset& counts, uint64_t most, uint64_t tokens) {
     bits += static_cast<double>(m) * (p * -std::log2(p));
   };
   uint64_t once = 0;
-  for (uint64_t& lane : counts.ones) once += std::exchange(lane, 0);
+  for (uint64_t l = 0; l < CountMultiset::kLanes; ++l)
+    once += std::exchange(counts.with_count[CountMultiset::kDense + l], 0);
   if (once != 0) add(1, once);
   for (uint64_t c = 2; c <= most; ++c) {
     if (counts.with_count[c] == 0) continue;
@@ -280,7 +278,7 @@ SampleCounts CountTokens(std::span<const T> tokens, bool entropy) {
     const uint64_t lane = counts.distinct++;
     if (!entropy) return;
     if (c < CountMultiset::kDense) {
-      ++multiset.Counter(c, lane);
+      ++multiset.with_count[CountMultiset::Index(c, lane)];
       most = std::max(most, c);
     } else {
       multiset.large.push_back(c);
