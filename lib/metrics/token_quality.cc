@@ -5,10 +5,10 @@
 // - token counts: for tokens of at most 16 bits a dense table of 65536 counts,
 //   reset through the list of ids the sample touched; for wider tokens (or a
 //   sample of 2^32 tokens or more) a sorted copy of the sample;
-// - n-gram counts: an open-addressing table keyed by the window packed into 64
+// - n-gram counts: an open-addressing table keyed by the window packed into 48
 //   bits when its n tokens fit there, else by a rolling hash of the window; a
 //   hashed key only finds candidates, equality is decided on the windows. Its
-//   24-byte slots number 2 to 16 per window of the longest sample seen.
+//   8-byte slots number 2 to 64 per window of the longest sample seen.
 // The map computes the metrics of a run in one shared pass (Metric::
 // shared_pass): the ignored ids are removed and the tokens counted once per
 // sample for all of them. Every value depends on the sample's tokens alone,
