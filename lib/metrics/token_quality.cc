@@ -139,7 +139,8 @@ class NgramTable {
 
   // Counts a window whose key is `key` (any 64 bits that equal windows share)
   // and whose slot is to hold `payload` (< 2^48); same(p) says whether the
-  // window whose slot holds payload p, with an equal key, is the same n-gram.
+  // window whose slot holds payload p (each one the probe meets) is the same
+  // n-gram.
   // Returns how much Σ count over the n-grams seen more than once grows.
   template <class Same>
   uint64_t Add(uint64_t key, uint64_t payload, const Same& same) {
@@ -192,7 +193,8 @@ uint64_t RepeatedPackedWindows(std::span<const T> tokens, uint64_t n, NgramTable
 
 // The same for wider windows: keyed by a polynomial hash mod 2^64, rolled along
 // the sample; the payload is where the window starts (below 2^48, CheckScratch),
-// and windows of equal key are compared token by token.
+// and the windows a probe meets are compared token by token (their keys are not
+// kept).
 template <class T>
 uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable& table) {
   using U = std::make_unsigned_t<T>;
