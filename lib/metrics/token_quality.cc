@@ -5,10 +5,10 @@
 // - token counts: for tokens of at most 16 bits a dense table of 65536 counts,
 //   reset through the list of ids the sample touched; for wider tokens (or a
 //   sample of 2^32 tokens or more) a sorted copy of the sample;
-// - n-gram counts: an open-addressing table keyed by the window packed into 64
+// - n-gram counts: an open-addressing table keyed by the window packed into 48
 //   bits when its n tokens fit there, else by a rolling hash of the window; a
 //   hashed key only finds candidates, equality is decided on the windows. Its
-//   24-byte slots number 2 to 16 per window of the longest sample seen.
+//   8-byte slots number 2 to 64 per window of the longest sample seen.
 // The map computes the metrics of a run in one shared pass (Metric::
 // shared_pass): the ignored ids are removed and the tokens counted once per
 // sample for all of them. Every value depends on the sample's tokens alone,
@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "config/memory_budget.h"
@@ -104,85 +105,96 @@ void ForEachTokenCount(std::span<const T> tokens, F&& f) {
   ForEachSortedCount(tokens, f);
 }
 
-// A slot of the n-gram table: an n-gram of the current sample if `mark` is the
-// table's epoch (seen once so far) or epoch + 1 (seen more than once), else empty.
-struct NgramSlot {
-  uint64_t key = 0;
-  uint64_t start = 0;  // where the window first occurs in the sample
-  uint64_t mark = 0;
-};
-
-// Open addressing with linear probing over 2^bits slots, never more than half
-// full. Reset empties it by moving to the next epoch, without touching a slot.
+// The n-gram table: open addressing with linear probing over 2^bits slots of
+// 8 bytes, a mark in the top 16 bits and a payload in the other 48. A slot holds
+// an n-gram of the current sample if its mark is the table's epoch (seen once
+// so far) or epoch + 1 (seen more than once); a lower mark is empty (an older
+// sample's). Reset empties the table by moving to the next epoch; only every
+// 32767th Reset, when the marks run out, clears the slots used since the last
+// clear. One slot a window keeps a short sample's table in the first levels of
+// the cache, so the table can be sparse: most windows of a text are new, and
+// each probe past the first costs a mispredicted branch.
 class NgramTable {
  public:
-  // Empties the table and sizes it for `windows` windows (>= 1): at most 1/8
-  // full up to 2^16 slots, else at most 1/2. Most windows of a text are new,
-  // and each probe past the first costs a mispredicted branch, so a sparse
-  // table is faster as long as it stays small.
+  static constexpr uint64_t kSlotBytes = sizeof(uint64_t);
+  static constexpr int kPayloadBits = 48;
+  static constexpr uint64_t kPayloadMask = (uint64_t{1} << kPayloadBits) - 1;
+
+  // Empties the table and sizes it for `windows` windows (>= 1): at most 1/32
+  // full below 2^13 windows, else at most 1/2.
   void Reset(uint64_t windows) {
     bits_ = BitsFor(windows);
     const size_t capacity = size_t{1} << bits_;
     if (slots_.size() < capacity) slots_.resize(capacity);  // new slots: mark 0, empty
+    used_ = std::max(used_, capacity);
     epoch_ += 2;
+    if (epoch_ + 1 > kMarkMax) {
+      std::fill_n(slots_.begin(), used_, 0);
+      used_ = capacity;
+      epoch_ = 2;
+    }
   }
   // The slots Reset(windows) sizes the table to.
   static uint64_t SlotsFor(uint64_t windows) { return uint64_t{1} << BitsFor(windows); }
 
-  // Counts the window starting at `start` whose key is `key`; same(s) says
-  // whether the window starting at s (with an equal key) is the same n-gram.
+  // Counts a window whose key is `key` (any 64 bits that equal windows share)
+  // and whose slot is to hold `payload` (< 2^48); same(p) says whether the
+  // window whose slot holds payload p (each one the probe meets) is the same
+  // n-gram.
   // Returns how much Σ count over the n-grams seen more than once grows.
   template <class Same>
-  uint64_t Add(uint64_t key, uint64_t start, const Same& same) {
+  uint64_t Add(uint64_t key, uint64_t payload, const Same& same) {
+    const uint64_t seen_once = epoch_ << kPayloadBits;
+    const uint64_t seen_more = seen_once + (uint64_t{1} << kPayloadBits);
     const size_t mask = (size_t{1} << bits_) - 1;
     for (size_t s = (key * 0x9E3779B97F4A7C15u) >> (64 - bits_);; s = (s + 1) & mask) {
-      NgramSlot& slot = slots_[s];
-      if (slot.mark < epoch_) {
-        slot = {key, start, epoch_};
+      const uint64_t slot = slots_[s];
+      if (slot < seen_once) {
+        slots_[s] = seen_once | payload;
         return 0;
       }
-      if (slot.key == key && same(slot.start)) {
-        if (slot.mark == epoch_ + 1) return 1;
-        slot.mark = epoch_ + 1;
+      if (same(slot & kPayloadMask)) {
+        if (slot >= seen_more) return 1;
+        slots_[s] = seen_more | (slot & kPayloadMask);
         return 2;  // its first occurrence counts now too
       }
     }
   }
 
  private:
+  static constexpr uint64_t kMarkMax = 65535;
+
   static int BitsFor(uint64_t windows) {
-    return std::bit_width(windows) + (windows < (1u << 13) ? 3 : 1);
+    return std::bit_width(windows) + (windows < (1u << 13) ? 5 : 1);
   }
 
   int bits_ = 0;
-  uint64_t epoch_ = 0;  // even; 2^63 samples before it could wrap
-  std::vector<NgramSlot> slots_;
+  uint64_t epoch_ = 0;  // even, 2 to kMarkMax - 1 once Reset
+  size_t used_ = 0;     // slots [0, used_) may hold marks above 0
+  std::vector<uint64_t> slots_;
 };
 
 // Σ count over the n-grams of `tokens` that occur more than once, when a
-// window's n tokens pack into one 64-bit key (n · bits per token <= 64).
+// window's n tokens pack into the slot's payload (n · bits per token <= 48):
+// the packed window is the key and the payload, equal keys are equal windows.
 template <class T>
 uint64_t RepeatedPackedWindows(std::span<const T> tokens, uint64_t n, NgramTable& table) {
   using U = std::make_unsigned_t<T>;
   constexpr unsigned kWidth = 8 * sizeof(T);
-  const uint64_t mask = n * kWidth == 64 ? ~uint64_t{0} : (uint64_t{1} << (n * kWidth)) - 1;
-  const auto same = [](uint64_t) { return true; };  // equal keys are equal windows
+  const uint64_t mask = (uint64_t{1} << (n * kWidth)) - 1;
   uint64_t key = 0;
   uint64_t repeated = 0;
   for (uint64_t k = 0; k < tokens.size(); ++k) {
-    const uint64_t id = static_cast<U>(tokens[k]);
-    if constexpr (kWidth == 64) {
-      key = id;  // n == 1
-    } else {
-      key = ((key << kWidth) | id) & mask;
-    }
-    if (k + 1 >= n) repeated += table.Add(key, k + 1 - n, same);
+    key = ((key << kWidth) | static_cast<U>(tokens[k])) & mask;
+    if (k + 1 >= n) repeated += table.Add(key, key, [key](uint64_t other) { return other == key; });
   }
   return repeated;
 }
 
-// The same for windows too wide to pack: keyed by a polynomial hash mod 2^64,
-// rolled along the sample, with windows of equal hash compared token by token.
+// The same for wider windows: keyed by a polynomial hash mod 2^64, rolled along
+// the sample; the payload is where the window starts (below 2^48, CheckScratch),
+// and the windows a probe meets are compared token by token (their keys are not
+// kept).
 template <class T>
 uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable& table) {
   using U = std::make_unsigned_t<T>;
@@ -206,13 +218,21 @@ uint64_t RepeatedHashedWindows(std::span<const T> tokens, uint64_t n, NgramTable
 }
 
 // Per-thread scratch of token_entropy: the counts of a sample's distinct
-// tokens as a multiset. with_count[c] (zero between calls) is the number of
-// distinct tokens occurring c times, for c < kDense; larger counts (at most
-// tokens / kDense of them) go to `large`.
+// tokens as a multiset, zero between calls. with_count[c] is the number of
+// distinct tokens occurring c times for 2 <= c < kDense, and the lanes
+// with_count[kDense + l] summed are the number occurring once; larger counts
+// (at most tokens / kDense of them) go to `large`. Most tokens of a text occur
+// once: the k-th distinct token goes to lane k mod kLanes, so that each
+// increment waits on the last of its lane, not on the previous token's.
 struct CountMultiset {
   static constexpr uint64_t kDense = 4096;
-  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense, 0);
+  static constexpr uint64_t kLanes = 4;
+  std::vector<uint64_t> with_count = std::vector<uint64_t>(kDense + kLanes, 0);
   std::vector<uint64_t> large;
+
+  // Where a count c < kDense of the lane-th distinct token is counted (an
+  // index, not a branch: c = 1 or not is as good as a coin toss).
+  static uint64_t Index(uint64_t c, uint64_t lane) { return c == 1 ? kDense + lane % kLanes : c; }
 };
 
 // What the metrics of one sample share, from one count of its tokens.
@@ -230,7 +250,11 @@ double EntropyBits(CountMultiset& counts, uint64_t most, uint64_t tokens) {
     const double p = static_cast<double>(c) / total;
     bits += static_cast<double>(m) * (p * -std::log2(p));
   };
-  for (uint64_t c = 1; c <= most; ++c) {
+  uint64_t once = 0;
+  for (uint64_t l = 0; l < CountMultiset::kLanes; ++l)
+    once += std::exchange(counts.with_count[CountMultiset::kDense + l], 0);
+  if (once != 0) add(1, once);
+  for (uint64_t c = 2; c <= most; ++c) {
     if (counts.with_count[c] == 0) continue;
     add(c, counts.with_count[c]);
     counts.with_count[c] = 0;
@@ -253,10 +277,10 @@ SampleCounts CountTokens(std::span<const T> tokens, bool entropy) {
   SampleCounts counts;
   uint64_t most = 0;  // the largest count below kDense
   ForEachTokenCount(tokens, [&](uint64_t c) {
-    ++counts.distinct;
+    const uint64_t lane = counts.distinct++;
     if (!entropy) return;
     if (c < CountMultiset::kDense) {
-      ++multiset.with_count[c];
+      ++multiset.with_count[CountMultiset::Index(c, lane)];
       most = std::max(most, c);
     } else {
       multiset.large.push_back(c);
@@ -338,15 +362,20 @@ class TokenQualityMetric : public Metric {
     const uint64_t windows = tokens.size() - n_ + 1;
     thread_local NgramTable table;
     table.Reset(windows);
-    const uint64_t repeated = n_ <= 64 / (8 * sizeof(T)) ? RepeatedPackedWindows(tokens, n_, table)
-                                                         : RepeatedHashedWindows(tokens, n_, table);
-    return RoundedRatio(repeated, windows, scale_);
+    constexpr uint64_t kPacked = NgramTable::kPayloadBits / (8 * sizeof(T));  // n that pack
+    if constexpr (kPacked > 0) {
+      if (n_ <= kPacked)
+        return RoundedRatio(RepeatedPackedWindows(tokens, n_, table), windows, scale_);
+    }
+    return RoundedRatio(RepeatedHashedWindows(tokens, n_, table), windows, scale_);
   }
 
   // BadInput when a sample of `tokens` tokens needs more scratch than the
   // memory budget (config/memory_budget.h): the n-gram table grows with the
   // longest sample a thread has seen, checked each time it would grow past
-  // what was checked.
+  // what was checked. A sample of 2^48 tokens or more, whose window starts
+  // would not fit a slot's payload, needs a table of 2^52 bytes or more: no
+  // budget holds it.
   Status CheckScratch(uint64_t tokens) const {
     if (quality_ != Quality::kRepeatedNgramRatio || tokens < n_) return Status::OK();
     const uint64_t slots = NgramTable::SlotsFor(tokens - n_ + 1);
@@ -356,8 +385,8 @@ class TokenQualityMetric : public Metric {
         CheckMemoryNeed({.key = "metric \"" + name_ + "\"",
                          .what = "the n-gram table for a sample of " + std::to_string(tokens) +
                                  " tokens (" + std::to_string(slots) + " slots of " +
-                                 std::to_string(sizeof(NgramSlot)) + " bytes)",
-                         .bytes = SaturatingProduct(slots, sizeof(NgramSlot))}));
+                                 std::to_string(NgramTable::kSlotBytes) + " bytes)",
+                         .bytes = SaturatingProduct(slots, NgramTable::kSlotBytes)}));
     checked = slots;
     return Status::OK();
   }

@@ -150,7 +150,7 @@ TEST_CASE("token quality: each metric equals the brute force on random samples",
           else
             CHECK(std::fabs(entropy[i] - ref) <= 0.5L + 1e-9L);
         }
-        for (uint64_t n : {1, 2, 3, 4, 5, 9}) {
+        for (uint64_t n : {1, 2, 3, 4, 5, 7, 8, 9}) {
           CAPTURE(n);
           const std::vector<int64_t> repeated =
               RunAny(*NewRepeatedNgramRatioMetric("r", ignore, n, scale), d.dtype, rows);
@@ -329,6 +329,33 @@ TEST_CASE("repeated_ngram_ratio: windows of equal hash but different tokens diff
         std::vector<int64_t>{0, 500});
 }
 
+TEST_CASE("repeated_ngram_ratio: the n-gram table forgets earlier samples across its clears",
+          "[token_quality]") {
+  // The table empties itself by epoch, and clears its slots once every
+  // kEpochs samples, when the epochs run out: all the slots used since the
+  // last clear, not only the current sample's. A long sample of distinct
+  // tokens comes back kEpochs samples later, with the epoch it had, after short
+  // ones: a slot of the first kept through the clear would make every token of
+  // the second seem repeated. The clear falls between the two unless the first
+  // had the first epoch (the table is per thread, its epoch unknown here), so
+  // a second pair follows two samples later.
+  constexpr int kEpochs = 32767;
+  std::vector<int64_t> distinct(5000);
+  for (size_t i = 0; i < distinct.size(); ++i) distinct[i] = static_cast<int64_t>(i);
+  const auto pair = [&](Rows& rows) {
+    rows.push_back(distinct);
+    for (int k = 0; k < kEpochs - 1; ++k) rows.push_back({7});
+    rows.push_back(distinct);
+  };
+  Rows rows;
+  pair(rows);
+  rows.push_back({7});
+  pair(rows);
+  const std::unique_ptr<Metric> m = NewRepeatedNgramRatioMetric("r", {}, 1, 1000);
+  for (DType dtype : {DType::kU16, DType::kI64})  // windows packed, windows hashed
+    CHECK(RunAny(*m, dtype, rows) == std::vector<int64_t>(rows.size(), 0));
+}
+
 TEST_CASE("token quality: concurrent calls from several threads agree", "[token_quality]") {
   std::mt19937_64 rng(11);
   const Rows rows = RandomRows(rng, 0, 65535, 2000, 200);
@@ -388,10 +415,10 @@ TEST_CASE("token quality: params through the registry", "[token_quality]") {
 
 TEST_CASE("repeated_ngram_ratio: a sample whose n-gram table is past the memory budget is refused",
           "[metrics][token_quality]") {
-  // 2^21 tokens: a table of 2^22 slots of 24 bytes, 96 MiB, under a 64 MiB
+  // 2^21 tokens: a table of 2^22 slots of 8 bytes, 32 MiB, under a 16 MiB
   // limit. Before the check it was allocated whatever its size: a document of
   // 2^31 - 1 tokens threw std::bad_alloc on a map thread (std::terminate).
-  SetMemoryLimitPerRank(uint64_t{64} << 20);
+  SetMemoryLimitPerRank(uint64_t{16} << 20);
   const std::unique_ptr<Metric> metric = NewRepeatedNgramRatioMetric("rep", {}, 3, 1000);
   const OwnedBatch<uint16_t> large(0, DType::kU16, {std::vector<uint16_t>(size_t{1} << 21, 7)});
   std::vector<int64_t> out(1);
@@ -401,8 +428,8 @@ TEST_CASE("repeated_ngram_ratio: a sample whose n-gram table is past the memory 
   SetMemoryLimitPerRank(0);
   CHECK(st.code() == Status::Code::kBadInput);
   CHECK(st.message() ==
-        "metric \"rep\": the n-gram table for a sample of 2097152 tokens (4194304 slots of 24 "
-        "bytes) would take 96MiB of memory, more than the 64MiB of memory.limit_per_rank");
+        "metric \"rep\": the n-gram table for a sample of 2097152 tokens (4194304 slots of 8 "
+        "bytes) would take 32MiB of memory, more than the 16MiB of memory.limit_per_rank");
   REQUIRE(small_st.ok());
   CHECK(out[0] == 500);  // 4 windows, "1 2 3" twice
 }
