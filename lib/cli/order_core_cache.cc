@@ -36,6 +36,8 @@
 #include "output/output_paths.h"
 #include "util/huge_pages.h"
 #include "util/interrupt.h"
+#include "util/worker_thread.h"
+#include "util/write_behind.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -202,29 +204,47 @@ Status Place(std::vector<Permuted>& files, const RowCursors& cursors, uint64_t b
   });
 }
 
-// A buffer of the file's copy holding its `size` entries staged from
-// `offset` on. (Shuffling them straight from the stage into it, without the
-// copy, was slower: the copy's sequential reads bring the piece into the
-// cache for the shuffle's random ones.)
+// A piece's buffers, one a file (OrderFile::TakeBuffer).
+using PieceBuffers = std::vector<WriteBuffer>;
+
+// Fills `buffer` with the file's `size` entries staged from `offset` on.
+// (Shuffling them straight from the stage, without this copy, was slower:
+// the copy's sequential reads bring the piece into the cache for the
+// shuffle's random ones.)
 template <class T>
-std::span<T> BufferOf(Typed<T> t, uint64_t offset, uint64_t size) {
+std::span<T> CopyStaged(Typed<T> t, uint64_t offset, uint64_t size, WriteBuffer& buffer) {
   const T* staged = reinterpret_cast<const T*>(t.f->staged.get()) + offset;
-  const std::span<T> dst = t.f->dst->template Buffer<T>(size);
+  const std::span<T> dst{reinterpret_cast<T*>(buffer.data.get()), size};
   std::copy(staged, staged + size, dst.begin());
   return dst;
 }
 
-// Appends to the files' copies piece p of the order, whose `size` entries
-// are staged from `offset` on: copied, then shuffled together as the piece's
-// ids are (TrainingOrder::Shuffle moves any array of its length alike).
-Status Append(std::vector<Permuted>& files, const TrainingOrder& order, uint64_t p, uint64_t offset,
-              uint64_t size) {
-  DSA_RETURN_IF_ERROR(ByEntryTypes(files, [&](auto... typed) {
-    order.Shuffle(p, BufferOf(typed, offset, size)...);
+// Fills `buffers` with piece p of the order, whose `size` entries are staged
+// from `offset` on, shuffled together as the piece's ids are
+// (TrainingOrder::Shuffle moves any array of its length alike). Reads the
+// files and writes only `buffers`: safe on a worker thread beside another
+// piece's.
+Status FillPiece(std::vector<Permuted>& files, const TrainingOrder& order, uint64_t p,
+                 uint64_t offset, uint64_t size, PieceBuffers& buffers) {
+  return ByEntryTypes(files, [&](auto... typed) {
+    order.Shuffle(p, CopyStaged(typed, offset, size, buffers[typed.f - files.data()])...);
     return Status::OK();
-  }));
-  for (Permuted& f : files) DSA_RETURN_IF_ERROR(f.dst->Append());
-  return Status::OK();
+  });
+}
+
+// Appends piece p's ids to the order file (the next ids of the order).
+Status AppendIds(TrainingOrder& order, uint64_t p, OrderFile& ids_file,
+                 std::vector<int64_t>& sorted) {
+  const uint64_t size = order.piece_size(p);
+  if (sorted.size() != size) {  // not read yet for a gather
+    sorted.resize(size);
+    DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
+  }
+  const std::span<int64_t> ids = ids_file.Buffer(size);
+  std::copy(sorted.begin(), sorted.end(), ids.begin());
+  order.Shuffle(p, ids);
+  sorted.clear();
+  return ids_file.Append();
 }
 
 // Bytes of staged entries (all the rewritten files' together) a window of
@@ -263,10 +283,46 @@ Status LinkOrCopy(const std::string& src, const std::string& dst) {
   return Status::OK();
 }
 
+// Writes `n` pieces from p on (one, or two when `gather` is false) to the
+// files and, when given, to the order file: their entries staged from
+// `offset` on, or gathered by the piece's ids. The second piece is filled on
+// a worker thread while this one fills the first: the bucket shuffles are
+// most of the command's time, and the pieces are independent.
+Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t offset, bool gather,
+                      std::vector<Permuted>& files, OrderFile* ids_file,
+                      std::vector<int64_t>& sorted) {
+  const uint64_t size = order.piece_size(p);
+  if (gather) {
+    sorted.resize(size);
+    DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
+    for (Permuted& f : files) DSA_RETURN_IF_ERROR(Gather(f, sorted));
+  }
+  std::vector<PieceBuffers> buffers(n);
+  for (uint64_t k = 0; k < n; ++k)
+    for (Permuted& f : files) buffers[k].push_back(f.dst->TakeBuffer(order.piece_size(p + k)));
+  Status second;
+  WorkerThread helper;
+  if (n == 2)
+    helper = StartWorkerThread([&] {
+      second = FillPiece(files, order, p + 1, offset + size, order.piece_size(p + 1), buffers[1]);
+    });
+  const Status first = FillPiece(files, order, p, offset, size, buffers[0]);
+  if (helper.joinable()) helper.join();
+  DSA_RETURN_IF_ERROR(first);
+  DSA_RETURN_IF_ERROR(second);
+  for (uint64_t k = 0; k < n; ++k) {
+    for (size_t i = 0; i < files.size(); ++i)
+      DSA_RETURN_IF_ERROR(files[i].dst->Append(std::move(buffers[k][i])));
+    if (ids_file) DSA_RETURN_IF_ERROR(AppendIds(order, p + k, *ids_file, sorted));
+  }
+  return Status::OK();
+}
+
 // Writes every piece of `order` to the permuted files and, when given, to
 // the order file `ids_file`. With `cursors`, the entries of a window of
-// pieces are placed first (a pass over each index a window); without, each
-// piece's are gathered by its sorted ids.
+// pieces are placed first (a pass over the index files a window), then
+// written two pieces at a time; without, each piece's are gathered by its
+// sorted ids.
 Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<Permuted>& permuted,
                    OrderFile* ids_file) {
   uint64_t entry_bytes = 0;
@@ -278,19 +334,11 @@ Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<
     uint64_t count = 0;
     for (uint64_t q = p; q < end; ++q) count += order.piece_size(q);
     if (cursors) DSA_RETURN_IF_ERROR(Place(permuted, *cursors, begin, count));
-    for (uint64_t offset = 0; p < end; offset += order.piece_size(p++)) {
-      const uint64_t size = order.piece_size(p);
-      sorted.resize(cursors && !ids_file ? 0 : size);  // not read when placed
-      if (!sorted.empty()) DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
-      for (Permuted& f : permuted)
-        if (!cursors) DSA_RETURN_IF_ERROR(Gather(f, sorted));
-      DSA_RETURN_IF_ERROR(Append(permuted, order, p, cursors ? offset : 0, size));
-      if (ids_file) {
-        const std::span<int64_t> ids = ids_file->Buffer(size);
-        std::copy(sorted.begin(), sorted.end(), ids.begin());
-        order.Shuffle(p, ids);
-        DSA_RETURN_IF_ERROR(ids_file->Append());
-      }
+    for (uint64_t offset = 0; p < end;) {
+      const uint64_t n = cursors && p + 1 < end ? 2 : 1;
+      DSA_RETURN_IF_ERROR(
+          WriteFromStage(order, p, n, cursors ? offset : 0, !cursors, permuted, ids_file, sorted));
+      for (uint64_t k = 0; k < n; ++k) offset += order.piece_size(p++);
       DSA_RETURN_IF_ERROR(CheckInterrupt());
     }
     begin += count;
