@@ -10,11 +10,13 @@
 // written into the permuted files as it is made (and to --out when given),
 // so OUT_DIR ends holding the cache's files and nothing else. For an order
 // by one metric of fewer than 65,536 values' span, a window of pieces'
-// entries is placed in a pass over each index in id order
+// entries is placed in a pass over the index files in id order
 // (curriculum/row_cursors.h), the windows holding up to 1 GiB of entries
-// (WindowBytes); otherwise each piece's entries are gathered by its ids.
-// Memory: that GiB (or one piece's entries, if larger), or the gather's
-// piece, and the pieces of curriculum/training_order.h.
+// (WindowBytes), and its pieces are shuffled two at a time, the second on a
+// worker thread; otherwise each piece's entries are gathered by its ids.
+// Memory: that GiB (or one piece's entries, if larger) or the gathered
+// piece, the buffers of two pieces being written and two queued
+// (curriculum/order_file.h), and the ids of one piece with --out.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
