@@ -7,13 +7,22 @@
 // GPTDataset, its shuffle_index; every other file Megatron-LM reads is
 // hard-linked or copied (LinkOrCopy).
 // The order is never written to OUT_DIR: each of its pieces (a bucket) is
-// gathered into the permuted files as it is made (and written to --out when
-// given), so OUT_DIR ends holding the cache's files and nothing else.
+// written into the permuted files as it is made (and to --out when given),
+// so OUT_DIR ends holding the cache's files and nothing else. For an order
+// by one metric of fewer than 65,536 values' span, a window of pieces'
+// entries is placed in a pass over the index files in id order
+// (curriculum/row_cursors.h), the windows holding up to 1 GiB of entries
+// (WindowBytes), and its pieces are shuffled two at a time, the second on a
+// worker thread; otherwise each piece's entries are gathered by its ids.
+// Memory: that GiB (or one piece's entries, if larger) or the gathered
+// piece, the buffers of two pieces being written and two queued
+// (curriculum/order_file.h), and the ids of one piece with --out.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,12 +30,16 @@
 #include "cli/commands.h"
 #include "config/config.h"
 #include "curriculum/order_file.h"
+#include "curriculum/row_cursors.h"
 #include "curriculum/training_order.h"
 #include "dataset/megatron_core.h"
 #include "format/npy.h"
 #include "output/analysis_folder.h"
 #include "output/output_paths.h"
+#include "util/huge_pages.h"
 #include "util/interrupt.h"
+#include "util/worker_thread.h"
+#include "util/write_behind.h"
 
 namespace dsanalyze::cli {
 namespace {
@@ -72,7 +85,11 @@ Status CheckOutIsNoCache(const std::string& out, const CoreCacheFiles& cache) {
 struct Permuted {
   NpyArray src;
   std::unique_ptr<OrderFile> dst;
-  std::vector<std::byte> scratch;  // a piece's entries before its shuffle
+  // Entries in difficulty order, before the buckets' shuffle: a window of
+  // pieces' (placed by RowCursors) or one piece's (gathered). Not zeroed:
+  // every entry of a window is written before it is read.
+  std::unique_ptr<std::byte[]> staged;
+  uint64_t staged_bytes = 0;  // its size
 };
 
 // The files of cache.rewrite, opened and checked to hold one entry per
@@ -90,61 +107,166 @@ Result<std::vector<Permuted>> OpenPermuted(const CoreCacheFiles& cache, const st
                               " (is the analysis of a sample_range, or of another cache?)");
     const std::string dst = (fs::path(out) / fs::path(file).filename()).string();
     DSA_ASSIGN_OR_RETURN(std::unique_ptr<OrderFile> f, OrderFile::Create(dst, samples, a.dtype()));
-    files.push_back({std::move(a), std::move(f), {}});
+    files.push_back({std::move(a), std::move(f), nullptr, 0});
   }
   return files;
+}
+
+// Calls fn(T{}), T the unsigned integer type as wide as f's entries.
+template <class F>
+Status ByEntryType(const Permuted& f, F&& fn) {
+  switch (ItemSize(f.src.dtype())) {
+    case 1:
+      return fn(uint8_t{});
+    case 2:
+      return fn(uint16_t{});
+    case 4:
+      return fn(uint32_t{});
+    default:
+      return fn(uint64_t{});
+  }
+}
+
+// f.staged as `count` entries of T, grown (on huge pages: a window is up to
+// 1 GiB, its first touch a page fault each 4 KiB page) when it holds fewer.
+template <class T>
+std::span<T> Staged(Permuted& f, uint64_t count) {
+  if (f.staged_bytes < count * sizeof(T)) {
+    f.staged.reset();  // the old one freed first
+    f.staged = std::make_unique_for_overwrite<std::byte[]>(count * sizeof(T));
+    f.staged_bytes = count * sizeof(T);
+    AdviseHugePages(f.staged.get(), f.staged_bytes);
+  }
+  return {reinterpret_cast<T*>(f.staged.get()), count};
 }
 
 // Entries this many places ahead are prefetched: the ids of a piece are
 // spread over the whole index (hundreds of MB), so a load is often a miss.
 constexpr size_t kPrefetchAhead = 32;
 
-// A piece of the order: its ids in difficulty order (`sorted`, before the
-// bucket's shuffle) and the shuffle (`perm`: the order's ids are
-// sorted[perm[0]], sorted[perm[1]], ...; empty without buckets).
-struct OrderPiece {
-  std::span<const int64_t> sorted;
-  std::span<const int64_t> perm;
-};
-
-// Appends src[id] for the piece's ids, in the order's order, to f.dst. The
-// entries are gathered in difficulty order first — within a value the ids
-// ascend, so the loads sweep the index instead of jumping at random — and
-// then shuffled inside the piece, which fits in the closer caches.
-template <class T>
-Status GatherAs(Permuted& f, const OrderPiece& piece) {
-  const T* in = reinterpret_cast<const T*>(f.src.elements().data);
-  const uint64_t size = f.src.size();
-  const std::span<const int64_t> ids = piece.sorted;
-  const std::span<T> dst = f.dst->Buffer<T>(ids.size());
-  if (!piece.perm.empty()) f.scratch.resize(ids.size() * sizeof(T));
-  T* gathered = piece.perm.empty() ? dst.data() : reinterpret_cast<T*>(f.scratch.data());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i + kPrefetchAhead < ids.size())
-      __builtin_prefetch(in + std::min(static_cast<uint64_t>(ids[i + kPrefetchAhead]), size - 1));
-    const auto id = static_cast<uint64_t>(ids[i]);
-    if (id >= size)
-      return Status::BadInput(std::string(kFlag) + ": the analysis has sample id " +
-                              std::to_string(id) + ", beyond the " + std::to_string(size) +
-                              " entries of the cached index");
-    gathered[i] = in[id];
-  }
-  for (size_t i = 0; i < piece.perm.size(); ++i) dst[i] = gathered[piece.perm[i]];
-  return f.dst->Append();
+// Stages src[id] for the ids of a piece in difficulty order (`sorted`, before
+// the bucket's shuffle). Within a value the ids ascend, so the loads sweep
+// the index instead of jumping at random.
+Status Gather(Permuted& f, std::span<const int64_t> sorted) {
+  return ByEntryType(f, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = reinterpret_cast<const T*>(f.src.elements().data);
+    const uint64_t size = f.src.size();
+    const std::span<T> gathered = Staged<T>(f, sorted.size());
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i + kPrefetchAhead < sorted.size())
+        __builtin_prefetch(in +
+                           std::min(static_cast<uint64_t>(sorted[i + kPrefetchAhead]), size - 1));
+      const auto id = static_cast<uint64_t>(sorted[i]);
+      if (id >= size)
+        return Status::BadInput(std::string(kFlag) + ": the analysis has sample id " +
+                                std::to_string(id) + ", beyond the " + std::to_string(size) +
+                                " entries of the cached index");
+      gathered[i] = in[id];
+    }
+    return Status::OK();
+  });
 }
 
-// Appends the entries of the order's next piece to f's copy.
-Status Gather(Permuted& f, const OrderPiece& piece) {
-  switch (ItemSize(f.src.dtype())) {
-    case 1:
-      return GatherAs<uint8_t>(f, piece);
-    case 2:
-      return GatherAs<uint16_t>(f, piece);
-    case 4:
-      return GatherAs<uint32_t>(f, piece);
-    default:
-      return GatherAs<uint64_t>(f, piece);
+// A file whose entries are of T (ByEntryTypes).
+template <class T>
+struct Typed {
+  Permuted* f;
+};
+
+// Calls fn(Typed<T>{&f}...) for `files`, one or two (a blend's dataset_index
+// and dataset_sample_index, or a shuffle_index), each T the unsigned integer
+// type as wide as its entries: the files are placed and shuffled together.
+template <class F>
+Status ByEntryTypes(std::vector<Permuted>& files, F&& fn) {
+  if (files.size() == 1)
+    return ByEntryType(files[0], [&](auto a) { return fn(Typed<decltype(a)>{&files[0]}); });
+  if (files.size() != 2)
+    return Status::Internal(std::string(kFlag) + ": " + std::to_string(files.size()) +
+                            " index files to rewrite");
+  return ByEntryType(files[0], [&](auto a) {
+    return ByEntryType(files[1], [&](auto b) {
+      return fn(Typed<decltype(a)>{&files[0]}, Typed<decltype(b)>{&files[1]});
+    });
+  });
+}
+
+// The file's entries, and room for `count` of them in its stage.
+template <class T>
+RowCursors::Placement<T> PlacementOf(Typed<T> t, uint64_t count) {
+  return {reinterpret_cast<const T*>(t.f->src.elements().data), Staged<T>(*t.f, count).data()};
+}
+
+// Stages the entries of positions [begin, begin + count) of the order: one
+// pass over the index files together (RowCursors::Place).
+Status Place(std::vector<Permuted>& files, const RowCursors& cursors, uint64_t begin,
+             uint64_t count) {
+  return ByEntryTypes(files, [&](auto... typed) {
+    return cursors.Place(begin, count, PlacementOf(typed, count)...);
+  });
+}
+
+// A piece's buffers, one a file (OrderFile::TakeBuffer).
+using PieceBuffers = std::vector<WriteBuffer>;
+
+// Fills `buffer` with the file's `size` entries staged from `offset` on.
+// (Shuffling them straight from the stage, without this copy, was slower:
+// the copy's sequential reads bring the piece into the cache for the
+// shuffle's random ones.)
+template <class T>
+std::span<T> CopyStaged(Typed<T> t, uint64_t offset, uint64_t size, WriteBuffer& buffer) {
+  const T* staged = reinterpret_cast<const T*>(t.f->staged.get()) + offset;
+  const std::span<T> dst{reinterpret_cast<T*>(buffer.data.get()), size};
+  std::copy(staged, staged + size, dst.begin());
+  return dst;
+}
+
+// Fills `buffers` with piece p of the order, whose `size` entries are staged
+// from `offset` on, shuffled together as the piece's ids are
+// (TrainingOrder::Shuffle moves any array of its length alike). Reads the
+// files and writes only `buffers`: safe on a worker thread beside another
+// piece's.
+Status FillPiece(std::vector<Permuted>& files, const TrainingOrder& order, uint64_t p,
+                 uint64_t offset, uint64_t size, PieceBuffers& buffers) {
+  return ByEntryTypes(files, [&](auto... typed) {
+    order.Shuffle(p, CopyStaged(typed, offset, size, buffers[typed.f - files.data()])...);
+    return Status::OK();
+  });
+}
+
+// Appends piece p's ids to the order file (the next ids of the order).
+Status AppendIds(TrainingOrder& order, uint64_t p, OrderFile& ids_file,
+                 std::vector<int64_t>& sorted) {
+  const uint64_t size = order.piece_size(p);
+  if (sorted.size() != size) {  // not read yet for a gather
+    sorted.resize(size);
+    DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
   }
+  const std::span<int64_t> ids = ids_file.Buffer(size);
+  std::copy(sorted.begin(), sorted.end(), ids.begin());
+  order.Shuffle(p, ids);
+  sorted.clear();
+  return ids_file.Append();
+}
+
+// Bytes of staged entries (all the rewritten files' together) a window of
+// pieces may hold: at 1e8 samples, Megatron-Core's blend index (10 bytes a
+// sample) is one window; a larger one is placed in windows, a pass over the
+// index each. A window holds one piece at least. The test-only
+// DSANALYZE_TEST_ORDER_WINDOW_BYTES sets it (tests/blend/core_test.py).
+uint64_t WindowBytes() {
+  const char* test = std::getenv("DSANALYZE_TEST_ORDER_WINDOW_BYTES");
+  return test ? std::strtoull(test, nullptr, 10) : uint64_t{1} << 30;
+}
+
+// The end of the window of pieces from `first` on: as many as fit in
+// `budget` bytes at `entry_bytes` a position, one at least.
+uint64_t WindowEnd(const TrainingOrder& order, uint64_t first, uint64_t entry_bytes,
+                   uint64_t budget) {
+  uint64_t end = first + 1, bytes = order.piece_size(first) * entry_bytes;
+  while (end < order.pieces() && bytes + order.piece_size(end) * entry_bytes <= budget)
+    bytes += order.piece_size(end++) * entry_bytes;
+  return end;
 }
 
 // `dst` as an ordinary file holding `src`'s bytes, which stays whole when
@@ -163,27 +285,74 @@ Status LinkOrCopy(const std::string& src, const std::string& dst) {
   return Status::OK();
 }
 
-// Writes every piece of `order` to the permuted files and, when given, to
-// the order file `ids_file`; then copies the cache's other files into `out`
-// (LinkOrCopy) and commits the permuted files and the order file.
-Status WriteCache(const CoreCacheFiles& cache, const std::string& out, TrainingOrder& order,
-                  std::vector<Permuted>& permuted, OrderFile* ids_file) {
-  std::vector<int64_t> sorted, perm;
-  for (uint64_t p = 0; p < order.pieces(); ++p) {
-    const uint64_t size = order.piece_size(p);
+// Writes `n` pieces from p on (one, or two when `gather` is false) to the
+// files and, when given, to the order file: their entries staged from
+// `offset` on, or gathered by the piece's ids. The second piece is filled on
+// a worker thread while this one fills the first: the bucket shuffles are
+// most of the command's time, and the pieces are independent.
+Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t offset, bool gather,
+                      std::vector<Permuted>& files, OrderFile* ids_file,
+                      std::vector<int64_t>& sorted) {
+  const uint64_t size = order.piece_size(p);
+  if (gather) {
     sorted.resize(size);
     DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
-    perm.resize(order.shuffles() ? size : 0);
-    std::iota(perm.begin(), perm.end(), int64_t{0});
-    order.Shuffle(p, perm);
-    for (Permuted& f : permuted) DSA_RETURN_IF_ERROR(Gather(f, {sorted, perm}));
-    if (ids_file) {
-      const std::span<int64_t> ids = ids_file->Buffer(size);
-      for (uint64_t i = 0; i < size; ++i) ids[i] = sorted[perm.empty() ? i : perm[i]];
-      DSA_RETURN_IF_ERROR(ids_file->Append());
-    }
-    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    for (Permuted& f : files) DSA_RETURN_IF_ERROR(Gather(f, sorted));
   }
+  std::vector<PieceBuffers> buffers(n);
+  for (uint64_t k = 0; k < n; ++k)
+    for (Permuted& f : files) buffers[k].push_back(f.dst->TakeBuffer(order.piece_size(p + k)));
+  Status second;
+  WorkerThread helper;
+  if (n == 2)
+    helper = StartWorkerThread([&] {
+      second = FillPiece(files, order, p + 1, offset + size, order.piece_size(p + 1), buffers[1]);
+    });
+  const Status first = FillPiece(files, order, p, offset, size, buffers[0]);
+  if (helper.joinable()) helper.join();
+  DSA_RETURN_IF_ERROR(first);
+  DSA_RETURN_IF_ERROR(second);
+  for (uint64_t k = 0; k < n; ++k) {
+    for (size_t i = 0; i < files.size(); ++i)
+      DSA_RETURN_IF_ERROR(files[i].dst->Append(std::move(buffers[k][i])));
+    if (ids_file) DSA_RETURN_IF_ERROR(AppendIds(order, p + k, *ids_file, sorted));
+  }
+  return Status::OK();
+}
+
+// Writes every piece of `order` to the permuted files and, when given, to
+// the order file `ids_file`. With `cursors`, the entries of a window of
+// pieces are placed first (a pass over the index files a window), then
+// written two pieces at a time; without, each piece's are gathered by its
+// sorted ids.
+Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<Permuted>& permuted,
+                   OrderFile* ids_file) {
+  uint64_t entry_bytes = 0;
+  for (const Permuted& f : permuted) entry_bytes += ItemSize(f.src.dtype());
+  const uint64_t budget = cursors ? WindowBytes() : 0;
+  std::vector<int64_t> sorted;
+  for (uint64_t p = 0, begin = 0; p < order.pieces();) {
+    const uint64_t end = WindowEnd(order, p, entry_bytes, budget);
+    uint64_t count = 0;
+    for (uint64_t q = p; q < end; ++q) count += order.piece_size(q);
+    if (cursors) DSA_RETURN_IF_ERROR(Place(permuted, *cursors, begin, count));
+    for (uint64_t offset = 0; p < end;) {
+      const uint64_t n = cursors && p + 1 < end ? 2 : 1;
+      DSA_RETURN_IF_ERROR(
+          WriteFromStage(order, p, n, cursors ? offset : 0, !cursors, permuted, ids_file, sorted));
+      for (uint64_t k = 0; k < n; ++k) offset += order.piece_size(p++);
+      DSA_RETURN_IF_ERROR(CheckInterrupt());
+    }
+    begin += count;
+  }
+  return Status::OK();
+}
+
+// Writes the order (WritePieces); then copies the cache's other files into
+// `out` (LinkOrCopy) and commits the permuted files and the order file.
+Status WriteCache(const CoreCacheFiles& cache, const std::string& out, TrainingOrder& order,
+                  const RowCursors* cursors, std::vector<Permuted>& permuted, OrderFile* ids_file) {
+  DSA_RETURN_IF_ERROR(WritePieces(order, cursors, permuted, ids_file));
   for (const std::string& file : cache.files) {
     if (std::find(cache.rewrite.begin(), cache.rewrite.end(), file) != cache.rewrite.end())
       continue;
@@ -209,6 +378,9 @@ Result<uint64_t> WriteCoreCacheOrder(const OrderOptions& options) {
   if (!cache.ok()) return cache.status().WithPrefix(kFlag);
   DSA_RETURN_IF_ERROR(CheckOutIsNoCache(out, *cache));
   DSA_ASSIGN_OR_RETURN(TrainingOrder order, TrainingOrder::Open(options));
+  // A megatron_core analysis has no dataset.sample_indices (CoreConfigOf), as
+  // RowCursors requires.
+  DSA_ASSIGN_OR_RETURN(const std::optional<RowCursors> cursors, RowCursors::Open(options));
   DSA_RETURN_IF_ERROR(CheckInterrupt());
   SetInterruptStage("write");
   std::error_code ec;
@@ -219,7 +391,8 @@ Result<uint64_t> WriteCoreCacheOrder(const OrderOptions& options) {
   if (!options.out.empty()) {
     DSA_ASSIGN_OR_RETURN(ids_file, OrderFile::Create(options.out, order.size()));
   }
-  DSA_RETURN_IF_ERROR(WriteCache(*cache, out, order, permuted, ids_file.get()));
+  DSA_RETURN_IF_ERROR(
+      WriteCache(*cache, out, order, cursors ? &*cursors : nullptr, permuted, ids_file.get()));
   return order.size();
 }
 

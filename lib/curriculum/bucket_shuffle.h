@@ -14,8 +14,10 @@
 // Pure functions of their arguments; thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "util/splitmix64.h"
 
@@ -26,10 +28,42 @@ inline SplitMix64 BucketGenerator(uint64_t seed, uint64_t bucket) {
   return SplitMix64(SplitMix64::Mix(SplitMix64::Mix(seed) + bucket));
 }
 
+// The shuffle of a bucket applied to several arrays of its length at once,
+// each moved as its ids would be (the swaps do not depend on the elements),
+// with one draw a step: `order --megatron-core-cache` shuffles the entries
+// of the index files it rewrites together. T: int64_t or an unsigned
+// integer type. Draws and swaps in the order the specification gives; the
+// swap partners of a batch of steps are prefetched first, since a bucket of
+// 1M ids (8 MB) does not fit in the closer caches.
+template <class... T>
+void ShuffleTogether(uint64_t seed, uint64_t bucket, std::span<T>... arrays) {
+  constexpr uint64_t kBatch = 16;
+  // A uniform-enough index in [0, bound): the high half of random * bound.
+  const auto below = [](uint64_t random, uint64_t bound) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(random) * bound) >> 64);
+  };
+  SplitMix64 rng = BucketGenerator(seed, bucket);
+  const uint64_t n = std::min({uint64_t{arrays.size()}...});
+  uint64_t i = n == 0 ? 0 : n - 1;  // the next step swaps element i
+  while (i >= kBatch) {
+    uint64_t j[kBatch];
+    for (uint64_t k = 0; k < kBatch; ++k) {
+      j[k] = below(rng.Next(), i - k + 1);
+      (__builtin_prefetch(arrays.data() + j[k], 1), ...);
+    }
+    for (uint64_t k = 0; k < kBatch; ++k) (std::swap(arrays[i - k], arrays[j[k]]), ...);
+    i -= kBatch;
+  }
+  for (; i >= 1; --i) {
+    const uint64_t j = below(rng.Next(), i + 1);
+    (std::swap(arrays[i], arrays[j]), ...);
+  }
+}
+
 // Shuffles `ids` in place by the Fisher-Yates above with BucketGenerator(seed,
-// bucket). Draws and swaps in the order the specification gives; the swap
-// partners of a batch of steps are prefetched first, since a bucket of 1M ids
-// (8 MB) does not fit in the closer caches.
-void ShuffleBucket(std::span<int64_t> ids, uint64_t seed, uint64_t bucket);
+// bucket).
+inline void ShuffleBucket(std::span<int64_t> ids, uint64_t seed, uint64_t bucket) {
+  ShuffleTogether(seed, bucket, ids);
+}
 
 }  // namespace dsanalyze

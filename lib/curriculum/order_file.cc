@@ -36,10 +36,10 @@ OrderFile::~OrderFile() {
   ::unlink(temp_.path.c_str());
 }
 
-Status OrderFile::Append() {
+Status OrderFile::Append(WriteBuffer buffer) {
   const uint64_t at = offset_;
-  offset_ += buffer_.size;
-  DSA_RETURN_IF_ERROR(writer_.Write(&file_, at, std::move(buffer_)));
+  offset_ += buffer.size;
+  DSA_RETURN_IF_ERROR(writer_.Write(&file_, at, std::move(buffer)));
   FaultPoint("order_write");
   return Status::OK();
 }

@@ -41,13 +41,22 @@ class OrderFile {
   // and hand to Append. T's size is the dtype's.
   template <class T>
   std::span<T> Buffer(uint64_t count) {
-    buffer_ = writer_.TakeBuffer(item_ * count);
-    buffer_.size = item_ * count;
+    buffer_ = TakeBuffer(count);
     return {reinterpret_cast<T*>(buffer_.data.get()), count};
   }
   std::span<int64_t> Buffer(uint64_t count) { return Buffer<int64_t>(count); }
   // Queues the buffer from the last Buffer() call as the next elements.
-  Status Append();
+  Status Append() { return Append(std::move(buffer_)); }
+
+  // The same for buffers held by the caller, e.g. filled on another thread
+  // while the OrderFile is used (only by its owner's thread): a buffer of
+  // `count` elements, and the buffer queued as the next elements.
+  WriteBuffer TakeBuffer(uint64_t count) {
+    WriteBuffer b = writer_.TakeBuffer(item_ * count);
+    b.size = item_ * count;
+    return b;
+  }
+  Status Append(WriteBuffer buffer);
   // Waits for every write, checks that `length` elements were written,
   // closes and renames the temporary file to PATH.
   Status Commit();

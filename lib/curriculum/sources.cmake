@@ -3,7 +3,6 @@
 # dsanalyze order (a whole-dataset training order).
 target_sources(dsanalyze_lib_curriculum PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/batch_size.cc
-  ${CMAKE_CURRENT_LIST_DIR}/bucket_shuffle.cc
   ${CMAKE_CURRENT_LIST_DIR}/clusters.cc
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_check.cc
   ${CMAKE_CURRENT_LIST_DIR}/curriculum_page.cc
@@ -15,6 +14,7 @@ target_sources(dsanalyze_lib_curriculum PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/order_inputs.cc
   ${CMAKE_CURRENT_LIST_DIR}/proposal_chart.cc
   ${CMAKE_CURRENT_LIST_DIR}/replay.cc
+  ${CMAKE_CURRENT_LIST_DIR}/row_cursors.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule.cc
   ${CMAKE_CURRENT_LIST_DIR}/sorted_ids.cc
   ${CMAKE_CURRENT_LIST_DIR}/training_order.cc

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "curriculum/bucket_shuffle.h"
 #include "curriculum/order_file.h"
 #include "curriculum/sorted_ids.h"
 #include "output/output_paths.h"
@@ -59,10 +58,6 @@ Status TrainingOrder::Fill(uint64_t p, std::span<int64_t> out) {
   DSA_RETURN_IF_ERROR(FillSorted(out));
   Shuffle(p, out);
   return Status::OK();
-}
-
-void TrainingOrder::Shuffle(uint64_t p, std::span<int64_t> a) const {
-  if (buckets_ > 0) ShuffleBucket(a, seed_, p);
 }
 
 Result<uint64_t> WriteTrainingOrder(const OrderOptions& options) {

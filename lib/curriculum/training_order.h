@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "curriculum/bucket_shuffle.h"
 #include "curriculum/sorted_ids.h"
 #include "util/status.h"
 
@@ -55,10 +56,14 @@ class TrainingOrder {
   Status FillSorted(std::span<int64_t> out) { return ids_.Next(out); }
   // Whether pieces are shuffled (buckets given).
   bool shuffles() const { return buckets_ > 0; }
-  // Piece p's shuffle (curriculum/bucket_shuffle.h), applied to `a` of
+  // Piece p's shuffle (curriculum/bucket_shuffle.h), applied to arrays of
   // piece_size(p) elements: a Fisher-Yates whose swaps do not depend on the
-  // contents, so shuffling 0, 1, ... gives the permutation it applies.
-  void Shuffle(uint64_t p, std::span<int64_t> a) const;
+  // contents, so arrays of anything indexed by the piece's ids (T: int64_t
+  // or unsigned) move together as its ids do.
+  template <class... T>
+  void Shuffle(uint64_t p, std::span<T>... a) const {
+    if (buckets_ > 0) ShuffleTogether(seed_, p, a...);
+  }
 
  private:
   TrainingOrder(SortedIds ids, uint64_t buckets, uint64_t seed);

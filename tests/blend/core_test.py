@@ -209,6 +209,31 @@ def check_order_cache(work, analysis, cache, rewritten):
     for f in wanted:
         if not filecmp.cmp(os.path.join(out, f), os.path.join(alone, f), shallow=False):
             raise AssertionError("order without --out: %s differs from the one with --out" % f)
+    check_order_windows(work, analysis, cache, out, rewritten)
+
+
+def check_order_windows(work, analysis, cache, out, rewritten):
+    """The entries placed a window of buckets at a time (the test-only cap on
+    a window's bytes: one bucket each) give OUT's files; an order by two
+    metrics, whose entries are gathered by the ids instead, is the files
+    permuted by its --out."""
+    windows = out + "_windows"
+    subprocess.run([DSANALYZE, "order", "--analysis", analysis, "--metric", "ent", "--buckets",
+                    "3", "--seed", "5", "--megatron-core-cache", windows], capture_output=True,
+                   check=True, env=dict(os.environ, DSANALYZE_TEST_ORDER_WINDOW_BYTES="1"))
+    for f in os.listdir(out):
+        if not filecmp.cmp(os.path.join(out, f), os.path.join(windows, f), shallow=False):
+            raise AssertionError("order in windows: %s differs from the one in one window" % f)
+    two, order = out + "_two_metrics", out + "_two_metrics.npy"
+    subprocess.run([DSANALYZE, "order", "--analysis", analysis, "--metric", "ent", "--metric",
+                    "seqlen", "--buckets", "3", "--seed", "5", "--megatron-core-cache", two,
+                    "--out", order], capture_output=True, check=True)
+    ids = score_reference.read_npy_1d(order)
+    for f in os.listdir(cache):
+        if f.endswith(rewritten):
+            old = score_reference.read_npy_1d(os.path.join(cache, f))
+            if score_reference.read_npy_1d(os.path.join(two, f)) != [old[i] for i in ids]:
+                raise AssertionError("order by two metrics: %s is not permuted by it" % f)
 
 
 def refused(work, name, dataset, expected):

@@ -5,6 +5,7 @@ target_sources(unit_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ds_json_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/replay_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/row_cursors_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_test.cc)
 
 # The --json replay against an independent Python replay of DeepSpeed's
