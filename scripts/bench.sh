@@ -608,8 +608,10 @@ want HE && run_merge HE "$n_e"
 # Not in the default set: scripts/bench.sh --only RP. B's dataset (the seed benchmark,
 # N = 1e8 on 2 ranks) with two single-value metrics, mod and mod2 (both `value`), run with
 # --timings. What report.html, summary.json's "spearman" and the extremes cost is the stage
-# rank_sums (the matrix's sums, on every rank) plus report_commit (summary.json, histograms,
-# extremes, report.html, curriculum_config.json and the commit, on rank 0), slowest rank each;
+# rank_sums (the matrix's sums, on every rank; the part carried by the first metric's
+# sample_to_metric write is timed there and moved into rank_sums) plus report_commit
+# (summary.json, histograms, extremes, report.html, curriculum_config.json and the commit,
+# on rank 0), slowest rank each;
 # printed as a share of the run's wall time, median of $runs runs (target: <= 3%).
 run_report_cost() {
   local config="$scratch/RP.json" out="$scratch/out-RP" costs="$scratch/RP.costs"

@@ -27,6 +27,8 @@
 
 namespace dsanalyze {
 
+class RankSumsPass;  // rank_sums.h
+
 // What the dependency pass (dependencies.h) learnt of a metric.
 struct FromDependencyPass {
   // An accumulate metric that the pass computed: its global result. The map
@@ -60,6 +62,9 @@ struct FromJob {
   // rank's counts of them.
   ValueRange range{};
   ValueCounts counts;
+  // Set on the metric whose sample_to_metric write carries the rank sums
+  // (rank_sums.h RankSumsPass::Carry); not owned.
+  RankSumsPass* rank_sums = nullptr;
 };
 
 // One metric of the run: the plan entry PlanMetrics makes (its config and

@@ -288,10 +288,11 @@ nlohmann::json MemoryReport(const RunState& run, const MetricPlan& plan) {
   return j;
 }
 
-// Every metric's bins and range (PrepareValues), the rank sums of summary.json's
-// "spearman" from the values that then hold what the files will
-// (rank_sums.h), then each metric's job; each metric's steps timed per stage
-// (RunState::metric_seconds).
+// Every metric's bins and range (PrepareValues), then each metric's job; the
+// rank sums of summary.json's "spearman" from the values that then hold what
+// the files will, begun before the jobs and finished after them, since one
+// job's sample_to_metric write may carry them (rank_sums.h). Each metric's
+// steps timed per stage (RunState::metric_seconds).
 Status RunMetricJobs(RunState& run, MetricPlan& plan, std::optional<RankSums>* sums) {
   run.metric_seconds.assign(plan.size(), std::vector<double>(kNumStages, 0));
   const auto timed = [&](size_t i, const auto& step) {
@@ -305,10 +306,13 @@ Status RunMetricJobs(RunState& run, MetricPlan& plan, std::optional<RankSums>* s
   for (size_t i = 0; i < plan.size(); ++i)
     DSA_RETURN_IF_ERROR(
         timed(i, [&](PlannedMetric& m) { return PrepareValues(run, m, counted[i]); }));
-  DSA_ASSIGN_OR_RETURN(*sums, SumRankProducts(run, plan));
+  RankSumsPass pass;
+  DSA_RETURN_IF_ERROR(pass.Begin(run, plan));
   run.clock.Lap(kStageRankSums);
   for (size_t i = 0; i < plan.size(); ++i)
     DSA_RETURN_IF_ERROR(timed(i, [&](PlannedMetric& m) { return RunMetricJob(run, m); }));
+  DSA_ASSIGN_OR_RETURN(*sums, pass.Finish(run));
+  run.clock.Lap(kStageRankSums);
   return Status::OK();
 }
 

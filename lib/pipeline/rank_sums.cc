@@ -1,10 +1,12 @@
 #include "pipeline/rank_sums.h"
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 
 #include "output/analysis_layout.h"
 #include "pipeline/global_reduce.h"
+#include "pipeline/run_stages.h"
 
 namespace dsanalyze {
 namespace {
@@ -40,7 +42,18 @@ CountedValues GlobalCounts(const Comm& comm, const ValueCounts& local, ValueRang
   return d;
 }
 
-// Adds this rank's samples into `sums`, a chunk of every metric at a time.
+// Adds `len` samples from local row `from`, rows[a] metric a's values.
+Status AddChunk(const std::vector<PlannedMetric*>& metrics, const std::vector<const int64_t*>& rows,
+                uint64_t from, size_t len, RankProductSums* sums) {
+  if (const auto missing = sums->Add(rows, len))
+    return Status::Internal("rank sums: metric " + metrics[missing->first]->name() +
+                            ": local sample " + std::to_string(from + missing->second) +
+                            " has a value that was not counted");
+  return Status::OK();
+}
+
+// Adds this rank's samples into `sums`, a chunk of every metric at a time:
+// the pass of their own the sums take across nodes.
 Status SumLocal(const std::vector<PlannedMetric*>& metrics, RankProductSums* sums) {
   const size_t k = metrics.size();
   const uint64_t n = LocalCount(*metrics[0]);
@@ -51,10 +64,7 @@ Status SumLocal(const std::vector<PlannedMetric*>& metrics, RankProductSums* sum
     for (size_t a = 0; a < k; ++a) {
       DSA_ASSIGN_OR_RETURN(rows[a], ValuesAt(*metrics[a], from, len, &buffers[a]));
     }
-    if (const auto missing = sums->Add(rows, len))
-      return Status::Internal("rank sums: metric " + metrics[missing->first]->name() +
-                              ": local sample " + std::to_string(from + missing->second) +
-                              " has a value that was not counted");
+    DSA_RETURN_IF_ERROR(AddChunk(metrics, rows, from, len, sums));
   }
   return Status::OK();
 }
@@ -87,32 +97,79 @@ std::vector<bool> CountedForRankSums(const RunState& run, const MetricPlan& plan
   return counted;
 }
 
-Result<std::optional<RankSums>> SumRankProducts(RunState& run, MetricPlan& plan) {
+RankSumsPass::~RankSumsPass() {
+  if (!metrics_.empty() && metrics_[0]->job.rank_sums == this) metrics_[0]->job.rank_sums = nullptr;
+}
+
+Status RankSumsPass::Begin(RunState& run, MetricPlan& plan) {
   const std::vector<bool> counted = CountedForRankSums(run, plan);
-  std::vector<PlannedMetric*> metrics;
   for (size_t i = 0; i < plan.size(); ++i)
-    if (counted[i]) metrics.push_back(&plan[i]);
-  const bool narrow = std::all_of(metrics.begin(), metrics.end(), [](const PlannedMetric* m) {
+    if (counted[i]) metrics_.push_back(&plan[i]);
+  const bool narrow = std::all_of(metrics_.begin(), metrics_.end(), [](const PlannedMetric* m) {
     const ValueRange r = m->job.range;
     return static_cast<unsigned __int128>(static_cast<__int128>(r.max) - r.min) <=
            kRankSumsMaxRange;
   });
-  std::vector<CountedValues> distributions;
-  std::vector<std::string> names;
-  for (PlannedMetric* m : metrics) {
+  for (PlannedMetric* m : metrics_) {
     if (narrow && run.samples.count > 0)
-      distributions.push_back(GlobalCounts(run.comm, m->job.counts, m->job.range));
+      distributions_.push_back(GlobalCounts(run.comm, m->job.counts, m->job.range));
     m->job.counts = ValueCounts();  // frees its table
-    names.push_back(m->name());
   }
-  if (distributions.empty()) return std::optional<RankSums>();
-  run.Begin("sort", "rank sums", run.samples.count, "samples");
+  if (distributions_.empty()) return Status::OK();
   std::vector<const CountedValues*> pointers;
-  for (const CountedValues& d : distributions) pointers.push_back(&d);
-  RankProductSums sums(pointers);
-  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(SumLocal(metrics, &sums)));
+  for (const CountedValues& d : distributions_) pointers.push_back(&d);
+  sums_.emplace(pointers);
+  samples_ = LocalCount(*metrics_[0]);
+  if (run.comm.OnOneNode()) {
+    metrics_[0]->job.rank_sums = this;  // index/scalar_rows.h reads its values a chunk at a time
+    return Status::OK();
+  }
+  run.Begin("sort", "rank sums", run.samples.count, "samples");
+  rows_ = samples_;
+  return run.comm.AgreeOnStatus(SumLocal(metrics_, &*sums_));
+}
+
+Status RankSumsPass::AddRows(uint64_t from, std::span<const int64_t> carried) {
+  if (from != rows_)
+    return Status::Internal("rank sums: rows from " + std::to_string(from) + " read after " +
+                            std::to_string(rows_));
+  const size_t k = metrics_.size(), len = carried.size();
+  buffers_.resize(k);
+  std::vector<const int64_t*> rows(k, carried.data());
+  for (size_t a = 1; a < k; ++a) {
+    DSA_ASSIGN_OR_RETURN(rows[a], ValuesAt(*metrics_[a], from, len, &buffers_[a]));
+  }
+  DSA_RETURN_IF_ERROR(AddChunk(metrics_, rows, from, len, &*sums_));
+  rows_ += len;
+  return Status::OK();
+}
+
+ScalarReader RankSumsPass::Carry(RunState& run, ScalarReader read) {
+  return [this, &run, read = std::move(read)](uint64_t offset,
+                                              uint64_t n) -> Result<std::span<const int64_t>> {
+    DSA_ASSIGN_OR_RETURN(const std::span<const int64_t> part, read(offset, n));
+    const auto start = std::chrono::steady_clock::now();
+    DSA_RETURN_IF_ERROR(AddRows(offset, part));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // The write's stage is lapped after this: its time less the sums'.
+    run.clock.Add(kStageRankSums, seconds);
+    run.clock.Add(kStageSampleToMetric, -seconds);
+    return part;
+  };
+}
+
+Result<std::optional<RankSums>> RankSumsPass::Finish(RunState& run) {
+  if (!sums_) return std::optional<RankSums>();
+  Status st;
+  if (rows_ != samples_)
+    st = Status::Internal("rank sums: " + std::to_string(rows_) + " of this rank's " +
+                          std::to_string(samples_) + " samples were summed");
+  DSA_RETURN_IF_ERROR(run.comm.AgreeOnStatus(st));
+  std::vector<std::string> names;
+  for (const PlannedMetric* m : metrics_) names.push_back(m->name());
   return std::optional<RankSums>(
-      RankSums{std::move(names), run.samples.count, AddOverRanks(run.comm, sums.cross())});
+      RankSums{std::move(names), run.samples.count, AddOverRanks(run.comm, sums_->cross())});
 }
 
 }  // namespace dsanalyze

@@ -11,14 +11,26 @@
 // Allreduce of range + 1 counts). So a metric whose values span more than
 // kRankSumsMaxRange + 1 integers (a float score without a scale, token-count
 // sums) has no sums here: the report then streams the metrics'
-// sample_to_metric files on rank 0 instead. What this adds to a run is one
-// read of each such metric's values (docs/benchmarks.md, case RP).
+// sample_to_metric files on rank 0 instead.
+//
+// Where the sums are made: on one node, in the first counted metric's
+// sample_to_metric write, which reads its values a chunk at a time anyway
+// (index/scalar_rows.h): each chunk it reads, while in cache, is summed with
+// the other counted metrics' values at the same rows. That saves one read of
+// that metric's values (docs/benchmarks.md, case RP: the pass is bound by
+// memory bandwidth when every rank makes it at once). Across nodes that
+// write gathers the values to rank 0 instead, so the sums take a pass of
+// their own before the jobs. Either way their time is stage rank_sums: the
+// carried part is timed around each chunk's sums and moved out of
+// sample_to_metric.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
+#include "index/gather_write.h"  // ScalarReader
 #include "pipeline/metric_plan.h"
 #include "pipeline/run_state.h"
 #include "report/rank_correlation.h"
@@ -36,10 +48,44 @@ inline constexpr uint64_t kRankSumsChunk = uint64_t{1} << 16;
 // (output.files; report.cc AddSpearman), when there are two or more.
 std::vector<bool> CountedForRankSums(const RunState& run, const MetricPlan& plan);
 
-// Collective, after PrepareValues: the sums of the metrics
-// CountedForRankSums names, in plan order; nullopt when there are none, no
-// samples, or one's range is wider than kRankSumsMaxRange. The same on every
-// rank. IoError from a spilled store.
-Result<std::optional<RankSums>> SumRankProducts(RunState& run, MetricPlan& plan);
+// The sums of the metrics CountedForRankSums names, in plan order, made in
+// two collective steps around the metric jobs.
+class RankSumsPass {
+ public:
+  RankSumsPass() = default;
+  ~RankSumsPass();                             // unsets the job's pointer
+  RankSumsPass(const RankSumsPass&) = delete;  // a metric's job may point at it
+  RankSumsPass& operator=(const RankSumsPass&) = delete;
+
+  // Collective, after PrepareValues: each counted metric's global counts
+  // (freeing this rank's). None when CountedForRankSums names none, there
+  // are no samples, or one's range is wider than kRankSumsMaxRange. On one
+  // node, sets job.rank_sums of the first counted metric, whose
+  // sample_to_metric write then carries the sums (Carry); across nodes, sums
+  // every sample here. IoError from a spilled store; Internal for a value
+  // that was not counted. The pass must stay where it is until Finish.
+  Status Begin(RunState& run, MetricPlan& plan);
+
+  // `read` (the reader of the metric whose job.rank_sums is this pass), each
+  // chunk of which is also summed with the other counted metrics' values at
+  // its rows, in row order; that time goes from stage sample_to_metric to
+  // rank_sums. Its errors are the reader's.
+  ScalarReader Carry(RunState& run, ScalarReader read);
+
+  // Collective, after the jobs: the sums, the same on every rank; nullopt
+  // when there are none. Internal when a carrying write did not read every
+  // row of its rank once.
+  Result<std::optional<RankSums>> Finish(RunState& run);
+
+ private:
+  Status AddRows(uint64_t from, std::span<const int64_t> carried);
+
+  std::vector<PlannedMetric*> metrics_;        // counted, in plan order
+  std::vector<CountedValues> distributions_;   // theirs, over all ranks
+  std::optional<RankProductSums> sums_;        // this rank's
+  std::vector<std::vector<int64_t>> buffers_;  // the chunk of a spilled metric (AddRows)
+  uint64_t samples_ = 0;                       // this rank's
+  uint64_t rows_ = 0;                          // of them, summed
+};
 
 }  // namespace dsanalyze

@@ -232,7 +232,8 @@ Status WriteIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
 
 // Collective: writes sample_to_metric. On one node every rank writes its own
 // rows and the .idx goes on behind the index files' work until `rows`
-// finishes (index/scalar_rows.h); across nodes rank 0 writes it all here.
+// finishes (index/scalar_rows.h), the rank sums riding on the reads when
+// they are set to (rank_sums.h); across nodes rank 0 writes it all here.
 Status StartSampleToMetric(RunState& run, PlannedMetric& m, DType dtype,
                            std::optional<ScalarRowsWriter>* rows) {
   const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
@@ -241,8 +242,10 @@ Status StartSampleToMetric(RunState& run, PlannedMetric& m, DType dtype,
                        : WriteOrderedScalars(run.comm, m.map.values, prefix, dtype, run.write);
   }
   rows->emplace(run.comm, run.write);
-  return m.map.store ? (*rows)->Start(prefix, dtype, m.map.store->size(), ReaderOf(*m.map.store))
-                     : (*rows)->Start(prefix, dtype, m.map.values.size(), ReaderOf(m.map.values));
+  ScalarReader read = m.map.store ? ReaderOf(*m.map.store) : ReaderOf(m.map.values);
+  if (m.job.rank_sums) read = m.job.rank_sums->Carry(run, std::move(read));
+  return (*rows)->Start(prefix, dtype, m.map.store ? m.map.store->size() : m.map.values.size(),
+                        read);
 }
 
 // Collective: the metric's index path (index_path.h) and what it works from.

@@ -20,6 +20,11 @@ constexpr uint64_t kRankChunk = uint64_t{1} << 16;
 // metric.
 constexpr size_t kRankBlock = 1024;
 
+// The twice-rank of a value that is not one of the metric's values: a bit no
+// twice-rank has (they are at most 2n + 1, n < 2^62 samples), so that a loop
+// finds one by OR-ing the ranks it looked up.
+constexpr uint64_t kNotAValue = uint64_t{1} << 63;
+
 // cross[a·k + b] (a < b) += Σ over samples of Ra·Rb, every file streamed once
 // in chunks.
 Status SumFiles(const std::vector<IndexedDataset>& files, uint64_t n, RankProductSums* sums) {
@@ -90,27 +95,33 @@ class RankProductSums::TwiceRanks {
     const u128 range = static_cast<u128>(static_cast<__int128>(d.values.back()) - d.values.front());
     if (range >= 8 * d.values.size() + 65536) return;
     min_ = d.values.front();
-    dense_.assign(static_cast<size_t>(range) + 1, 0);
+    // One entry past the range, which every value outside it is looked up at.
+    dense_.assign(static_cast<size_t>(range) + 2, kNotAValue);
     for (size_t i = 0; i < d.values.size(); ++i)
       dense_[static_cast<uint64_t>(d.values[i]) - static_cast<uint64_t>(min_)] = ranks_[i];
   }
 
-  // out[i] = the twice-rank of raw[i], 0 when it is not one of the values;
-  // a loop without branches on the dense table.
+  bool dense() const { return !dense_.empty(); }
+
+  // The twice-rank of v on the dense table, kNotAValue when v is not one of
+  // the values: a clamp and a load, no branch.
+  uint64_t Dense(int64_t v) const {
+    const uint64_t last = dense_.size() - 1;
+    const uint64_t at = static_cast<uint64_t>(v) - static_cast<uint64_t>(min_);  // wraps below
+    return dense_[at < last ? at : last];
+  }
+
+  // out[i] = the twice-rank of raw[i], kNotAValue when it is not one of the
+  // values.
   void Fill(const int64_t* raw, size_t len, uint64_t* out) const {
-    if (!dense_.empty()) {
-      const uint64_t* table = dense_.data();
-      const uint64_t size = dense_.size(), min = static_cast<uint64_t>(min_);
-      for (size_t i = 0; i < len; ++i) {
-        const uint64_t at = static_cast<uint64_t>(raw[i]) - min;  // wraps below min
-        out[i] = at < size ? table[at] : 0;
-      }
+    if (dense()) {
+      for (size_t i = 0; i < len; ++i) out[i] = Dense(raw[i]);
       return;
     }
     const std::vector<int64_t>& values = d_->values;
     for (size_t i = 0; i < len; ++i) {
       const auto it = std::lower_bound(values.begin(), values.end(), raw[i]);
-      out[i] = it != values.end() && *it == raw[i] ? ranks_[it - values.begin()] : 0;
+      out[i] = it != values.end() && *it == raw[i] ? ranks_[it - values.begin()] : kNotAValue;
     }
   }
 
@@ -139,18 +150,49 @@ RankProductSums::RankProductSums(RankProductSums&&) noexcept = default;
 
 u128 RankProductSums::SumOfSquares(size_t a) const { return ranks_[a].SumOfSquares(); }
 
+// Adds the products of every pair of metrics over samples [from, from + n)
+// when every metric has a dense table: one loop a pair that looks both ranks
+// up and multiplies them, with nothing stored between (a third fewer
+// instructions than filling the ranks first: docs/benchmarks.md, case RP).
+// False, and nothing added, when a value is not one of its metric's values.
+bool RankProductSums::AddDense(const std::vector<const int64_t*>& values, size_t from, size_t n) {
+  const size_t k = ranks_.size();
+  std::vector<u128>& block = block_;
+  block.assign(k * k, 0);
+  uint64_t seen = 0;  // the OR of every rank looked up
+  for (size_t a = 0; a < k; ++a)
+    for (size_t b = a + 1; b < k; ++b) {
+      const TwiceRanks &ta = ranks_[a], &tb = ranks_[b];
+      const int64_t *va = values[a] + from, *vb = values[b] + from;
+      u128 sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t ra = ta.Dense(va[i]), rb = tb.Dense(vb[i]);
+        seen |= ra | rb;
+        sum += static_cast<u128>(ra) * rb;
+      }
+      block[a * k + b] = sum;
+    }
+  if ((seen & kNotAValue) != 0) return false;
+  for (size_t i = 0; i < block.size(); ++i) cross_[i] += block[i];
+  return true;
+}
+
 std::optional<std::pair<size_t, size_t>> RankProductSums::Add(
     const std::vector<const int64_t*>& values, size_t len) {
   const size_t k = ranks_.size();
+  const bool dense =
+      std::all_of(ranks_.begin(), ranks_.end(), [](const TwiceRanks& r) { return r.dense(); });
   // In blocks whose twice-ranks stay in the L1 cache between their filling
-  // and their products: the values are then read once, from memory.
+  // and their products: the values are then read once, from memory. A block
+  // with a missing value goes this way too, which finds it.
   for (size_t from = 0; from < len; from += kRankBlock) {
     const size_t n = std::min(kRankBlock, len - from);
+    if (dense && AddDense(values, from, n)) continue;
     for (size_t a = 0; a < k; ++a) {
       uint64_t* r = chunk_[a].data();
       ranks_[a].Fill(values[a] + from, n, r);
-      if (const uint64_t* zero = std::find(r, r + n, 0); zero != r + n)
-        return std::pair{a, from + static_cast<size_t>(zero - r)};
+      if (const uint64_t* missing = std::find(r, r + n, kNotAValue); missing != r + n)
+        return std::pair{a, from + static_cast<size_t>(missing - r)};
     }
     for (size_t a = 0; a < k; ++a)
       for (size_t b = a + 1; b < k; ++b) {

@@ -57,9 +57,11 @@ class RankProductSums {
 
  private:
   class TwiceRanks;
+  bool AddDense(const std::vector<const int64_t*>& values, size_t from, size_t n);
   std::vector<TwiceRanks> ranks_;
   std::vector<unsigned __int128> cross_;
   std::vector<std::vector<uint64_t>> chunk_;  // the twice-ranks of one chunk
+  std::vector<unsigned __int128> block_;      // one block's sums (AddDense)
 };
 
 // RankProductSums::cross() over all the samples of `metrics`, in that order.

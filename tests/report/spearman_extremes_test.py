@@ -6,7 +6,8 @@ $NP ranks (its ranks' sums of rank products; and a metric too wide for them,
 whose correlations rank 0 reads from the files) and for the merge of two
 parts of the same data (which must give the whole run's figures). The extremes of a dataset of tokens carry their
 first 8 token ids and token count (read from the token files here), shown on
-report.html; those of synthetic_mod and of a merge carry none. Also:
+report.html; those of synthetic_mod and of a merge carry none. The run's sums
+are also checked when made in chunks of 8 rows and for a sparse metric. Also:
 report.html's summary box holds every warning of the run's log and of
 summary.json, and a constant metric's ρ is null.
 """
@@ -35,12 +36,13 @@ def check(ok, msg):
         print("FAIL: " + msg)
 
 
-def run(work, name, dataset, metrics):
-    """Analyses into WORK/NAME on $NP ranks; returns the path and the log."""
+def run(work, name, dataset, metrics, **output):
+    """Analyses into WORK/NAME on $NP ranks, with OUTPUT's extra output keys; returns
+    the path and the log."""
     out = os.path.join(work, name)
     config = os.path.join(work, name + ".json")
     with open(config, "w") as f:
-        json.dump({"dataset": dataset, "metrics": metrics, "output": {"path": out}}, f)
+        json.dump({"dataset": dataset, "metrics": metrics, "output": dict(output, path=out)}, f)
     proc = subprocess.run([os.environ["MPIEXEC"], "-n", os.environ["NP"], DSANALYZE, "--config",
                            config, "--log-level", "warn", "--progress", "never"],
                           capture_output=True, text=True, check=True)
@@ -210,6 +212,15 @@ def main():
                                         "per": "document", "scale": 10 ** 7}}]
         wide_out, _ = run(work, "wide", tokens, wide)
         check_analysis("wide", wide_out, ["seqlen", "wide"], None, docs)
+        # The sums ride on the first metric's sample_to_metric write (pipeline/rank_sums.h):
+        # in chunks of 8 rows here, through the dense tables' loop; and a score whose
+        # 51 values span ~490,000 integers, looked up by binary search.
+        chunked, _ = run(work, "chunked", tokens, metrics[:2], chunk_bytes=64)
+        check_analysis("chunk_bytes 64", chunked, ["seqlen", "vocab_rarity"], None, docs)
+        sparse = [metrics[0], dict(metrics[2], name="sparse",
+                                   params=dict(score, scale=10 ** 5, nan=-7))]
+        sparse_out, _ = run(work, "sparse", tokens, sparse, chunk_bytes=64)
+        check_analysis("sparse", sparse_out, ["seqlen", "sparse"], -7, docs)
         # vocab_rarity of a part counts the part's tokens only: merge refuses it.
         mergeable = [m for m in metrics if m["name"] != "vocab_rarity"]
         names = [m["name"] for m in mergeable]

@@ -1,4 +1,5 @@
 target_sources(unit_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/rank_correlation_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/report_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/score_summary_test.cc)
 
