@@ -88,6 +88,14 @@ void PlaceArray(uint64_t base, uint64_t count, uint64_t bytes, uint64_t at,
   if (whole < whole_end) fill(whole, whole_end - whole, out.data() + (base + whole * bytes - at));
 }
 
+// Whether the block of WriteScalarIdx at `at` is a whole one of sizes past
+// the header: IdxBlocks::kRowsOnly. Blocks start at multiples of 4, so every
+// such block holds the same bytes.
+bool SizesOnlyBlock(uint64_t at, uint64_t rows) {
+  return at >= kIdxBlockBytes && at % kIdxBlockBytes == 0 &&
+         at + kIdxBlockBytes <= IdxPointersOffset(rows);
+}
+
 }  // namespace
 
 void ScalarIdxBytes(const IdxHeader& header, size_t itemsize, uint64_t at,
@@ -108,7 +116,8 @@ void ScalarIdxBytes(const IdxHeader& header, size_t itemsize, uint64_t at,
   CopyOverlap(IdxDocIdxOffset(rows), std::as_bytes(std::span(doc_idx)), at, out);
 }
 
-Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize) {
+Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize, IdxBlocks blocks,
+                      const std::atomic<bool>* stop) {
   const std::string& path = idx->path();
   const uint64_t size = IdxDocIdxOffset(header.rows) + 2 * kIdxDocIdxBytes;
   const uint64_t aligned = size / kDirectAlign * kDirectAlign;
@@ -120,11 +129,20 @@ Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize)
       static_cast<std::byte*>(std::aligned_alloc(kHugePage, kIdxBlockBytes)), &std::free);
   if (!block) return Status::Internal(path + ": no memory for a write block");
   AdviseHugePages(block.get(), kIdxBlockBytes);
+  bool holds_sizes = false;  // `block` holds a sizes-only block's bytes
   for (uint64_t at = 0; at < size;) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
+    if (stop && stop->load(std::memory_order_relaxed))
+      return Status::Internal(path + ": abandoned by its writer");
     const bool use_direct = direct.valid() && at < aligned;
     const uint64_t n = std::min(kIdxBlockBytes, (use_direct ? aligned : size) - at);
-    ScalarIdxBytes(header, itemsize, at, {block.get(), n});
+    const bool sizes_only = SizesOnlyBlock(at, header.rows);
+    if (blocks != IdxBlocks::kAll && (blocks == IdxBlocks::kRowsOnly) != sizes_only) {
+      at += n;
+      continue;
+    }
+    if (!(sizes_only && holds_sizes)) ScalarIdxBytes(header, itemsize, at, {block.get(), n});
+    holds_sizes = sizes_only;
     if (use_direct && !WriteDirect(direct.get(), at, block.get(), n)) {
       if (errno != EINVAL) return Status::IoError(path + ": write failed: " + ErrnoText(errno));
       direct.Reset();  // refused: this block and the rest through the page cache

@@ -22,6 +22,7 @@
 // in flight. Not thread-safe: one writer is used by one thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -56,16 +57,26 @@ void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::b
 void ScalarIdxBytes(const IdxHeader& header, size_t itemsize, uint64_t at,
                     std::span<std::byte> out);
 
-// Writes that whole .idx into `idx` (empty, created under its path): 16 MiB
-// blocks computed from their offsets, written past the page cache through a
-// second descriptor opened with O_DIRECT; the unaligned tail, and every block
-// where the file system refuses O_DIRECT, through `idx`. The .idx is six
-// times its .bin at 2 bytes a value, and nobody reads it back soon: the
-// kernel's copy into the page cache and its writeback took CPU from the work
-// beside it. Meant for a thread of its own while the .bin is written
-// (index/scalar_rows.h, merge/merge_metric.h). A caught signal
-// (util/interrupt.h) is noticed before every block; IoError when a write fails.
-Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize);
+// Which blocks of that .idx WriteScalarIdx writes. kRowsOnly: the 16 MiB
+// blocks that hold nothing but sizes (all 1), a function of header.rows alone
+// (not of the dtype code, nor of itemsize): about a third of the file, which
+// a writer may start before it knows the dtype (index/scalar_rows.h). kRest:
+// every other block. The two together write what kAll does.
+enum class IdxBlocks { kAll, kRowsOnly, kRest };
+
+// Writes that .idx, or the `blocks` of it, into `idx` (created under its
+// path): 16 MiB blocks computed from their offsets (the sizes-only ones once),
+// written past the page cache through a second descriptor opened with
+// O_DIRECT; the unaligned tail, and every block where the file system refuses
+// O_DIRECT, through `idx`. The .idx is six times its .bin at 2 bytes a value,
+// and nobody reads it back soon: the kernel's copy into the page cache and its
+// writeback took CPU from the work beside it. Meant for a thread of its own
+// while the .bin is written (index/scalar_rows.h, merge/merge_metric.h). A
+// caught signal (util/interrupt.h) is noticed before every block; so is
+// `*stop` turning true (the caller gave up on the file: Internal); IoError
+// when a write fails.
+Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize,
+                      IdxBlocks blocks = IdxBlocks::kAll, const std::atomic<bool>* stop = nullptr);
 
 class IndexedWriter {
  public:

@@ -17,7 +17,9 @@ ScalarRowsWriter::ScalarRowsWriter(const Comm& comm, const WriteOptions& options
     : comm_(comm), options_(options) {}
 
 ScalarRowsWriter::~ScalarRowsWriter() {
+  stop_ = true;  // a no-op once Finish() has joined them
   meta_thread_.JoinDiscardingException();
+  sizes_thread_.JoinDiscardingException();
   if (comm_.is_root() && !finished_ && !prefix_.empty()) {
     // Abandoned: nothing may stay under these names.
     (void)bin_.Close(false);
@@ -28,22 +30,52 @@ ScalarRowsWriter::~ScalarRowsWriter() {
 }
 
 // Rank 0 creates both files; then the others open the .bin.
-Status ScalarRowsWriter::CreateFiles(DType dtype) {
+Status ScalarRowsWriter::CreateFiles() {
   Status st;
   if (comm_.is_root()) {
-    const Result<uint8_t> code = DTypeCodeFor(prefix_, options_.table, dtype);
-    Result<OutputFile> bin = code.ok() ? OutputFile::Create(prefix_ + ".bin.tmp") : code.status();
+    Result<OutputFile> bin = OutputFile::Create(prefix_ + ".bin.tmp");
     if (bin.ok()) bin_ = std::move(bin).value();
     Result<OutputFile> idx = bin.ok() ? OutputFile::Create(prefix_ + ".idx.tmp") : bin.status();
     if (idx.ok()) idx_ = std::move(idx).value();
     st = idx.status();
-    if (st.ok()) header_ = {.dtype_code = code.value(), .rows = total_, .doc_count = 2};
   }
   DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(st));
   if (!comm_.is_root()) {
     Result<OutputFile> bin = OutputFile::OpenExisting(prefix_ + ".bin.tmp");
     if (bin.ok()) bin_ = std::move(bin).value();
     st = bin.status();
+  }
+  return comm_.AgreeOnStatus(st);
+}
+
+Status ScalarRowsWriter::Open(const std::string& prefix, uint64_t rows) {
+  prefix_ = comm_.BroadcastFromRoot(prefix);
+  total_ = rows;
+  DSA_RETURN_IF_ERROR(CreateFiles());
+  if (!comm_.is_root()) return Status::OK();
+  // Its own header: Start() sets header_'s dtype code while it runs.
+  const IdxHeader rows_only{.rows = total_, .doc_count = 2};
+  sizes_thread_ = StartWorkerThread([this, rows_only] {
+    sizes_status_ = CatchAsStatus("writing " + prefix_ + ".idx", [&] {
+      return WriteScalarIdx(&idx_, rows_only, 0, IdxBlocks::kRowsOnly, &stop_);
+    });
+  });
+  return Status::OK();
+}
+
+// Collective: this rank's first row; the ranks' rows against Open()'s, and
+// rank 0's code for `dtype` into the header.
+Status ScalarRowsWriter::CheckRows(DType dtype) {
+  first_ = comm_.ExclusiveSum(std::span<const uint64_t>(&count_, 1))[0];
+  const uint64_t total = comm_.Allreduce(count_, MPI_SUM);
+  if (total != total_)
+    return Status::Internal(prefix_ + ".bin: " + std::to_string(total) + " rows written, " +
+                            std::to_string(total_) + " opened for");
+  Status st;
+  if (comm_.is_root()) {
+    const Result<uint8_t> code = DTypeCodeFor(prefix_, options_.table, dtype);
+    if (code.ok()) header_ = {.dtype_code = code.value(), .rows = total_, .doc_count = 2};
+    st = code.status();
   }
   return comm_.AgreeOnStatus(st);
 }
@@ -66,21 +98,21 @@ Status ScalarRowsWriter::WriteValues(DType dtype, const ScalarReader& read) {
   return Status::OK();
 }
 
-Status ScalarRowsWriter::Start(const std::string& prefix, DType dtype, uint64_t local_count,
-                               const ScalarReader& read) {
-  prefix_ = comm_.BroadcastFromRoot(prefix);
+Status ScalarRowsWriter::Start(DType dtype, uint64_t local_count, const ScalarReader& read) {
   count_ = local_count;
-  first_ = comm_.ExclusiveSum(std::span<const uint64_t>(&count_, 1))[0];
-  total_ = comm_.Allreduce(count_, MPI_SUM);
-  DSA_RETURN_IF_ERROR(CreateFiles(dtype));
+  DSA_RETURN_IF_ERROR(CheckRows(dtype));
   DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(WriteValues(dtype, read)));
   if (options_.rows_done && comm_.is_root())
     options_.rows_done->fetch_add(total_ - count_, std::memory_order_relaxed);
   if (!comm_.is_root()) return Status::OK();
   const size_t itemsize = ItemSize(dtype);
-  meta_thread_ = WorkerThread([this, itemsize] {
-    meta_status_ = CatchAsStatus("writing " + prefix_ + ".idx",
-                                 [&] { return WriteScalarIdx(&idx_, header_, itemsize); });
+  meta_thread_ = StartWorkerThread([this, itemsize] {
+    sizes_thread_.JoinDiscardingException();  // the thread catches its own
+    meta_status_ = sizes_status_;
+    if (!meta_status_.ok()) return;
+    meta_status_ = CatchAsStatus("writing " + prefix_ + ".idx", [&] {
+      return WriteScalarIdx(&idx_, header_, itemsize, IdxBlocks::kRest, &stop_);
+    });
   });
   return Status::OK();
 }

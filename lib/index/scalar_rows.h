@@ -4,11 +4,16 @@
 // The file holds one row of one value a sample, rank 0's values first, then
 // rank 1's, ... (the bytes of gather_write.h WriteOrderedScalars). Its .idx
 // (12 bytes a row: size 1, pointer) depends on nothing but the row count and
-// the dtype, and is six times the size of its .bin at 2 bytes a value. So:
-// - Start() has rank 0 create the two files (under temporary names); every
-//   rank writes its own values into the .bin at its rows' place (the ranks
-//   below it hold the rows before); then a thread of rank 0 writes the whole
-//   .idx (header, sizes, pointers, doc_idx), and Start() returns;
+// the dtype, and is six times the size of its .bin at 2 bytes a value; its
+// sizes (4 bytes a row) on the row count alone. So:
+// - Open() has rank 0 create the two files (under temporary names) and start
+//   a thread writing the .idx's sizes (format/indexed_writer.h
+//   IdxBlocks::kRowsOnly): the run calls it before the map, whose values the
+//   dtype waits for, so the disk is busy through the map;
+// - Start() writes every rank's own values into the .bin at its rows' place
+//   (the ranks below it hold the rows before); then a thread of rank 0 writes
+//   the rest of the .idx (header, the sizes' first and last blocks, pointers,
+//   doc_idx) once the sizes are written, and Start() returns;
 // - the caller goes on (the index files' sort and writes), the disk busy with
 //   the .idx meanwhile; the values may be freed or overwritten, since the
 //   thread reads none;
@@ -16,7 +21,7 @@
 // Why: with rank 0 writing all 14 GB of a 10^9-sample sample_to_metric (the
 // others' values received through MPI as 8-byte values), the disk idled
 // through the map's end and the whole sort (docs/benchmarks.md). One thread
-// writes the whole .idx: ext4 takes one file's writes one at a time (the
+// at a time writes the .idx: ext4 takes one file's writes one at a time (the
 // inode's lock), and a thread on every rank spent their CPU waiting for it.
 // It writes with format/indexed_writer.h WriteScalarIdx (O_DIRECT, past the
 // page cache): the kernel's copy of 12 GB into the page cache, and its
@@ -26,14 +31,16 @@
 // ranks on one node (Comm::OnOneNode), as group_write.h. The caller checks
 // that; across nodes, WriteOrderedScalars gathers the values to rank 0.
 //
-// Errors: Start() and Finish() are collective and return the same Status on
-// every rank; a rank that fails to read or write, or catches a signal
-// (checked before every write, also in the thread), fails both on every rank.
-// Unless Finish() succeeded, rank 0's destructor waits for its thread, then
-// removes the temporary files. options.rows_done counts rank 0's rows as it
-// writes its .bin part, and the others' when Start() returns.
+// Errors: Open(), Start() and Finish() are collective and return the same
+// Status on every rank; a rank that fails to read or write, or catches a
+// signal (checked before every write, also in the threads), fails them on
+// every rank. Unless Finish() succeeded, rank 0's destructor stops its
+// threads (at their next block), waits for them, then removes the temporary
+// files. options.rows_done counts rank 0's rows as it writes its .bin part,
+// and the others' when Start() returns.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -54,17 +61,22 @@ class ScalarRowsWriter {
   ScalarRowsWriter(const ScalarRowsWriter&) = delete;
   ScalarRowsWriter& operator=(const ScalarRowsWriter&) = delete;
 
+  // Has rank 0 create `prefix`.bin and .idx (prefix meaningful on rank 0
+  // only) for `rows` rows in all, and start the thread writing the .idx's
+  // sizes. Call once, first.
+  Status Open(const std::string& prefix, uint64_t rows);
   // Writes this rank's `local_count` values, read by `read` a chunk
-  // (options.chunk_bytes of int64) at a time, as `dtype` (they fit) into
-  // `prefix`.bin (prefix meaningful on rank 0 only); rank 0 starts the .idx
-  // thread. Call once.
-  Status Start(const std::string& prefix, DType dtype, uint64_t local_count,
-               const ScalarReader& read);
+  // (options.chunk_bytes of int64) at a time, as `dtype` (they fit) into the
+  // .bin; rank 0 starts the thread writing the rest of the .idx. Internal
+  // when the ranks' counts do not add up to Open()'s rows; BadInput when the
+  // code table has no code for `dtype`. Call once, after Open().
+  Status Start(DType dtype, uint64_t local_count, const ScalarReader& read);
   // Waits for the .idx; rank 0 renames both files into place.
   Status Finish();
 
  private:
-  Status CreateFiles(DType dtype);
+  Status CreateFiles();
+  Status CheckRows(DType dtype);
   Status WriteValues(DType dtype, const ScalarReader& read);
 
   const Comm& comm_;
@@ -75,8 +87,11 @@ class ScalarRowsWriter {
   uint64_t count_ = 0;    // this rank's rows
   IdxHeader header_;      // rank 0
   OutputFile bin_, idx_;  // idx_ on rank 0 only
-  Status meta_status_;    // the thread's, read after joining it
-  WorkerThread meta_thread_;
+  // Rank 0's threads: the sizes (from Open), then the rest (from Start,
+  // which joins the first). Each status is read after joining its thread.
+  Status sizes_status_, meta_status_;
+  WorkerThread sizes_thread_, meta_thread_;
+  std::atomic<bool> stop_{false};  // set by the destructor of an unfinished writer
   bool finished_ = false;
 };
 

@@ -13,6 +13,14 @@ namespace dsanalyze {
 // job of its type, below.
 Status RunMetricJob(RunState& run, PlannedMetric& metric);
 
+// single_value_job.cc, before the map: on one node, opens the first
+// single-value metric's sample_to_metric when output.files has it
+// (metric.job.sample_to_metric), whose .idx's sizes, a function of the sample
+// count alone, then go to the disk through the map and the ranges, which
+// write nothing (index/scalar_rows.h). The other metrics' open in their jobs:
+// the first's job keeps the disk busy until then.
+Status OpenFirstSampleToMetric(RunState& run, MetricPlan& plan);
+
 // single_value_job.cc, before any job: a single-value metric binned by rank
 // (metrics/metric.h RankBins) gets its bins in place of its values
 // (rank_bins.h), and every single-value metric its global value range

@@ -19,6 +19,7 @@
 
 #include "config/config.h"
 #include "dataset/dataset.h"
+#include "index/scalar_rows.h"
 #include "metrics/metric.h"
 #include "pipeline/global_reduce.h"
 #include "pipeline/index_path.h"
@@ -65,6 +66,10 @@ struct FromJob {
   // Set on the metric whose sample_to_metric write carries the rank sums
   // (rank_sums.h RankSumsPass::Carry); not owned.
   RankSumsPass* rank_sums = nullptr;
+  // sample_to_metric's writer on one node (index/scalar_rows.h), from its
+  // opening (before the map for the first single-value metric:
+  // OpenFirstSampleToMetric) until the job finishes it.
+  std::unique_ptr<ScalarRowsWriter> sample_to_metric;
 };
 
 // One metric of the run: the plan entry PlanMetrics makes (its config and

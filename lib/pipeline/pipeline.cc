@@ -467,6 +467,7 @@ Status RunPipeline(const Config& config, const RunContext& context, const Comm& 
   run.clock.Lap(kStageOpen);
 
   DSA_RETURN_IF_ERROR(RunDependencyPass(run, *in.dataset, &in.plan));
+  DSA_RETURN_IF_ERROR(OpenFirstSampleToMetric(run, in.plan));
   DSA_RETURN_IF_ERROR(MapMetrics(run, *in.dataset, in.plan));
   std::optional<RankSums> sums;
   DSA_RETURN_IF_ERROR(RunMetricJobs(run, in.plan, &sums));

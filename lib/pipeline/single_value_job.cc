@@ -230,22 +230,29 @@ Status WriteIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
   return Status::Internal("metric " + m.name() + ": no index path");
 }
 
+// Collective: sample_to_metric's writer on one node (index/scalar_rows.h),
+// its .idx's sizes begun.
+Status OpenSampleToMetric(RunState& run, PlannedMetric& m) {
+  DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
+  m.job.sample_to_metric = std::make_unique<ScalarRowsWriter>(run.comm, run.write);
+  return m.job.sample_to_metric->Open(run.FilePrefix(m.name(), kSampleToMetric), run.samples.count);
+}
+
 // Collective: writes sample_to_metric. On one node every rank writes its own
-// rows and the .idx goes on behind the index files' work until `rows`
+// rows and the .idx goes on behind the index files' work until the writer
 // finishes (index/scalar_rows.h), the rank sums riding on the reads when
 // they are set to (rank_sums.h); across nodes rank 0 writes it all here.
-Status StartSampleToMetric(RunState& run, PlannedMetric& m, DType dtype,
-                           std::optional<ScalarRowsWriter>* rows) {
-  const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
+Status StartSampleToMetric(RunState& run, PlannedMetric& m, DType dtype) {
   if (!run.comm.OnOneNode()) {
+    const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
     return m.map.store ? WriteOrderedScalars(run.comm, *m.map.store, prefix, dtype, run.write)
                        : WriteOrderedScalars(run.comm, m.map.values, prefix, dtype, run.write);
   }
-  rows->emplace(run.comm, run.write);
+  if (!m.job.sample_to_metric) DSA_RETURN_IF_ERROR(OpenSampleToMetric(run, m));
   ScalarReader read = m.map.store ? ReaderOf(*m.map.store) : ReaderOf(m.map.values);
   if (m.job.rank_sums) read = m.job.rank_sums->Carry(run, std::move(read));
-  return (*rows)->Start(prefix, dtype, m.map.store ? m.map.store->size() : m.map.values.size(),
-                        read);
+  return m.job.sample_to_metric->Start(
+      dtype, m.map.store ? m.map.store->size() : m.map.values.size(), std::move(read));
 }
 
 // Collective: the metric's index path (index_path.h) and what it works from.
@@ -324,9 +331,8 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
   const DType metric_dtype = FitIntDType(values.min, values.max);
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
   const std::vector<std::string>& files = run.config.output.files;
-  std::optional<ScalarRowsWriter> rows;
   if (WritesKind(files, kSampleToMetric)) {
-    DSA_RETURN_IF_ERROR(StartSampleToMetric(run, m, metric_dtype, &rows));
+    DSA_RETURN_IF_ERROR(StartSampleToMetric(run, m, metric_dtype));
     run.clock.Lap(kStageSampleToMetric);
   }
   // No index file chosen: no sort, no exchange.
@@ -335,10 +341,19 @@ Status RunSingleValueJob(RunState& run, PlannedMetric& m) {
     m.job.index_path = job.path;
     DSA_RETURN_IF_ERROR(WriteIndex(run, m, job));
   }
-  if (!rows) return Status::OK();
-  const Status st = rows->Finish();  // the wait for the .idx's tail
+  if (!m.job.sample_to_metric) return Status::OK();
+  const Status st = m.job.sample_to_metric->Finish();  // the wait for the .idx's tail
+  m.job.sample_to_metric.reset();
   run.clock.Lap(kStageSampleToMetric);
   return st;
+}
+
+Status OpenFirstSampleToMetric(RunState& run, MetricPlan& plan) {
+  if (!run.comm.OnOneNode() || !WritesKind(run.config.output.files, kSampleToMetric))
+    return Status::OK();
+  for (PlannedMetric& m : plan)
+    if (TraitsOf(m.type()).per_sample) return OpenSampleToMetric(run, m);
+  return Status::OK();
 }
 
 }  // namespace dsanalyze

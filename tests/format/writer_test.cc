@@ -3,10 +3,13 @@
 // memory with millions of rows.
 #include <malloc.h>
 
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -441,6 +444,59 @@ TEST_CASE("WriteScalarIdx writes the whole scalar-row .idx IndexedWriter writes"
       CHECK(test::ReadBytes(dir / "t.idx") == test::ReadBytes(dir / "s.idx"));
     }
   }
+}
+
+TEST_CASE("WriteScalarIdx: the rows-only blocks, then the rest, write what the whole does",
+          "[format][writer]") {
+  test::ScratchDir dir;
+  // 9e6 rows: 36 MB of sizes, so the 16 MiB block past the header holds only
+  // sizes (IdxBlocks::kRowsOnly), and the next one reaches the pointers.
+  const uint64_t rows = 9000000;
+  const IdxHeader header{.dtype_code = *CodeForDType(CodeTable::kDeepSpeed, DType::kU16),
+                         .rows = rows,
+                         .doc_count = 2};
+  // The rows-only blocks written as ScalarRowsWriter::Open writes them: with
+  // neither dtype code nor itemsize.
+  const IdxHeader rows_header{.rows = rows, .doc_count = 2};
+  const auto write = [&](const fs::path& path, std::initializer_list<IdxBlocks> parts) {
+    Result<OutputFile> idx = OutputFile::Create(path);
+    REQUIRE(idx.ok());
+    for (const IdxBlocks part : parts) {
+      const bool rows_only = part == IdxBlocks::kRowsOnly;
+      REQUIRE(WriteScalarIdx(&idx.value(), rows_only ? rows_header : header,
+                             rows_only ? 0 : ItemSize(DType::kU16), part)
+                  .ok());
+    }
+    REQUIRE(idx.value().Close(false).ok());
+    return test::ReadBytes(path);
+  };
+  const std::vector<uint8_t> whole = write(dir / "whole.idx", {IdxBlocks::kAll});
+  REQUIRE(whole.size() == IdxDocIdxOffset(rows) + 16);
+  const std::vector<uint8_t> rows_only = write(dir / "rows.idx", {IdxBlocks::kRowsOnly});
+  // One block: from 16 MiB to 32 MiB, before it a hole (zeros), nothing past it.
+  const size_t block = size_t{16} << 20;
+  REQUIRE(rows_only.size() == 2 * block);
+  CHECK(std::all_of(rows_only.begin(), rows_only.begin() + block, [](uint8_t b) { return !b; }));
+  CHECK(std::equal(rows_only.begin() + block, rows_only.end(), whole.begin() + block));
+  const std::vector<uint8_t> split =
+      write(dir / "split.idx", {IdxBlocks::kRowsOnly, IdxBlocks::kRest});
+  REQUIRE(split.size() == whole.size());
+  // The offset of the first difference, not 36 MB printed.
+  CHECK(std::mismatch(split.begin(), split.end(), whole.begin()).first - split.begin() ==
+        static_cast<std::ptrdiff_t>(whole.size()));
+}
+
+TEST_CASE("WriteScalarIdx stops when told to, writing nothing more", "[format][writer]") {
+  test::ScratchDir dir;
+  Result<OutputFile> idx = OutputFile::Create(dir / "s.idx");
+  REQUIRE(idx.ok());
+  const std::atomic<bool> stop{true};
+  const Status st = WriteScalarIdx(&idx.value(), {.dtype_code = 1, .rows = 1000, .doc_count = 2}, 1,
+                                   IdxBlocks::kAll, &stop);
+  CHECK(st.code() == Status::Code::kInternal);
+  CHECK_THAT(st.message(), Contains("abandoned"));
+  REQUIRE(idx.value().Close(false).ok());
+  CHECK(fs::file_size(dir / "s.idx") == 0);
 }
 
 }  // namespace dsanalyze

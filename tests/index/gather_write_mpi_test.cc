@@ -19,7 +19,8 @@
 // writing its own rows, the .idx on a thread) writes the same bytes as
 // WriteOrderedScalars, from memory (the values overwritten between Start and
 // Finish: the thread must not read them) and from the store, leaves no
-// temporary file, and stops on a signal with nothing left.
+// temporary file, and stops on a signal with nothing left; opened for more rows
+// than it is given, or abandoned after Open, it leaves nothing either.
 // Exits non-zero if any check failed, naming each failure.
 #include <mpi.h>
 
@@ -86,12 +87,16 @@ Status CallWriteOrderedScalars(const Comm& comm, const std::vector<int64_t>& loc
   return WriteOrderedScalars(comm, local, prefix, dtype, options);
 }
 
-// ScalarRowsWriter from `read`; `between` runs after Start, before Finish.
+// ScalarRowsWriter opened for the ranks' `count`s (plus `extra_rows`), then
+// started from `read`; `between` runs after Start, before Finish.
 Status CallScalarRowsWriter(
     const Comm& comm, uint64_t count, const ScalarReader& read, const std::string& prefix,
-    DType dtype, const WriteOptions& options, const std::function<void()>& between = [] {}) {
+    DType dtype, const WriteOptions& options, const std::function<void()>& between = [] {},
+    uint64_t extra_rows = 0) {
   ScalarRowsWriter writer(comm, options);
-  DSA_RETURN_IF_ERROR(writer.Start(prefix, dtype, count, read));
+  const uint64_t rows = comm.Allreduce<uint64_t>(count, MPI_SUM) + extra_rows;
+  DSA_RETURN_IF_ERROR(writer.Open(prefix, rows));
+  DSA_RETURN_IF_ERROR(writer.Start(dtype, count, read));
   between();
   return writer.Finish();
 }
@@ -561,6 +566,41 @@ void RunScalarRowsCase(const Comm& comm, const std::string& label, std::vector<i
   Check(comm, err.empty(), label + ": ScalarRowsWriter:" + err);
 }
 
+// Rank 0: the files of `prefix`, under final or temporary names, that exist.
+std::string ScalarFilesLeft(const Comm& comm, const std::string& prefix) {
+  std::string left;
+  if (comm.is_root())
+    for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
+      if (std::filesystem::exists(prefix + ext)) left += " " + prefix + ext;
+  return left;
+}
+
+// A ScalarRowsWriter opened for more rows than the ranks start with fails on
+// every rank with Internal naming both counts; one abandoned after Open (as
+// when the map fails) stops its .idx thread; neither leaves a file.
+void RunScalarRowsAbandoned(const Comm& comm, CaseSetup* setup) {
+  const std::vector<int64_t> local(100, comm.rank());
+  const std::string more = setup->dir + "/case" + std::to_string(setup->next_case++) + "_more";
+  const Status st = CallScalarRowsWriter(
+      comm, local.size(), ReaderOf(local), more, DType::kI32, WriteOptions{}, [] {}, 1);
+  const std::string total = std::to_string(100 * comm.size());
+  Check(comm,
+        st.code() == Status::Code::kInternal &&
+            st.message().find(total + " rows written, " + std::to_string(100 * comm.size() + 1) +
+                              " opened for") != std::string::npos,
+        "ScalarRowsWriter opened for one row more: '" + st.message() + "'");
+  std::string left = ScalarFilesLeft(comm, more);
+  Check(comm, left.empty(), "ScalarRowsWriter opened for one row more: left behind:" + left);
+  const std::string opened = setup->dir + "/case" + std::to_string(setup->next_case++) + "_open";
+  {
+    ScalarRowsWriter writer(comm, WriteOptions{});
+    const Status ost = writer.Open(opened, 100 * comm.size());
+    Check(comm, ost.ok(), "ScalarRowsWriter::Open: " + ost.message());
+  }
+  left = ScalarFilesLeft(comm, opened);
+  Check(comm, left.empty(), "ScalarRowsWriter abandoned after Open: left behind:" + left);
+}
+
 // WriteOrderedScalars: rank r contributes counts[r] values; the file must hold
 // them one per row, rank 0's first, in rank order.
 void RunScalarCase(const Comm& comm, CaseSetup* setup, const std::string& name,
@@ -611,6 +651,7 @@ void RunScalarCases(const Comm& comm, CaseSetup* setup) {
     RunScalarCase(comm, setup, "only the last rank" + c, last_only, chunk);
     RunScalarCase(comm, setup, "no rows" + c, none, chunk);
   }
+  RunScalarRowsAbandoned(comm, setup);
 }
 
 // A signal caught on rank 0 (util/interrupt.h) stops the writing: every rank
@@ -666,10 +707,7 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
   const Status sst = CallWriteOrderedScalars(comm, local, scalars, DType::kI32, options);
   Check(comm, sst.code() == Status::Code::kInterrupted && sst.signal() == SIGINT,
         "signal on rank 0: WriteOrderedScalars returned '" + sst.message() + "'");
-  left.clear();
-  if (comm.is_root())
-    for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
-      if (std::filesystem::exists(scalars + ext)) left += " " + scalars + ext;
+  left = ScalarFilesLeft(comm, scalars);
   Check(comm, left.empty(), "signal on rank 0: sample_to_metric left behind:" + left);
 
   // So does every rank writing its own rows of it.
@@ -678,10 +716,7 @@ void RunInterruptedCase(const Comm& comm, CaseSetup* setup) {
       CallScalarRowsWriter(comm, local.size(), ReaderOf(local), rows, DType::kI32, options);
   Check(comm, rst.code() == Status::Code::kInterrupted && rst.signal() == SIGINT,
         "signal on rank 0: ScalarRowsWriter returned '" + rst.message() + "'");
-  left.clear();
-  if (comm.is_root())
-    for (const char* ext : {".bin", ".idx", ".bin.tmp", ".idx.tmp"})
-      if (std::filesystem::exists(rows + ext)) left += " " + rows + ext;
+  left = ScalarFilesLeft(comm, rows);
   Check(comm, left.empty(), "signal on rank 0: ScalarRowsWriter left behind:" + left);
 }
 
