@@ -1251,7 +1251,7 @@ def memory_ngram_table_of_a_long_document(c):
     return c.config(dataset=c.documents(prefix),
                     metrics=[{"name": "rep", "metric": "repeated_ngram_ratio"}],
                     memory={"limit_per_rank": "1GiB"}), 2, [
-        'metric "rep"', "n-gram table for a sample of 2147483647 tokens", "96GiB of memory",
+        'metric "rep"', "n-gram table for a sample of 2147483647 tokens", "32GiB of memory",
         "1GiB of memory.limit_per_rank"]
 
 
