@@ -23,23 +23,34 @@ DSA_AVX512 __m512i LoadIds16(const uint16_t* ids) {
 }
 DSA_AVX512 __m512i LoadIds16(const uint32_t* ids) { return _mm512_loadu_si512(ids); }
 
-DSA_AVX512 Units SumWordsGathered(const uint32_t* ids, uint64_t n, const uint64_t* words) {
+// Gathers the words of 16 ids and adds their low and high 32-bit halves to
+// the lanes of `low` and `high`.
+DSA_AVX512 inline void AddGathered(__m512i idx, const uint64_t* words, __m512i* low,
+                                   __m512i* high) {
   const __m512i low_half = _mm512_set1_epi64(0xFFFFFFFF);
+  const __m512i a = _mm512_i32gather_epi64(_mm512_castsi512_si256(idx), words, 8);
+  const __m512i b = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(idx, 1), words, 8);
+  *low = _mm512_add_epi64(
+      *low, _mm512_add_epi64(_mm512_and_si512(a, low_half), _mm512_and_si512(b, low_half)));
+  *high =
+      _mm512_add_epi64(*high, _mm512_add_epi64(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)));
+}
+
+// The sum AddGathered's lanes hold.
+DSA_AVX512 inline Units LaneSums(__m512i low, __m512i high) {
+  return Units{static_cast<uint64_t>(_mm512_reduce_add_epi64(low))} +
+         (Units{static_cast<uint64_t>(_mm512_reduce_add_epi64(high))} << 32);
+}
+
+DSA_AVX512 Units SumWordsGathered(const uint32_t* ids, uint64_t n, const uint64_t* words) {
   __m512i low = _mm512_setzero_si512(), high = low;  // per lane: sums of the words' halves
   uint64_t k = 0;
   for (; k + 16 <= n; k += 16) {
     const __m512i idx = LoadIds16(ids + k);
-    const __m512i a = _mm512_i32gather_epi64(_mm512_castsi512_si256(idx), words, 8);
-    const __m512i b = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(idx, 1), words, 8);
-    low = _mm512_add_epi64(
-        low, _mm512_add_epi64(_mm512_and_si512(a, low_half), _mm512_and_si512(b, low_half)));
-    high = _mm512_add_epi64(high,
-                            _mm512_add_epi64(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)));
+    AddGathered(idx, words, &low, &high);
   }
   // Each lane holds at most n / 8 halves below 2^32: no lane wraps.
-  const Units sum = Units{static_cast<uint64_t>(_mm512_reduce_add_epi64(low))} +
-                    (Units{static_cast<uint64_t>(_mm512_reduce_add_epi64(high))} << 32);
-  return sum + SumWordsScalar(ids + k, n - k, words);
+  return LaneSums(low, high) + SumWordsScalar(ids + k, n - k, words);
 }
 
 }  // namespace
@@ -47,26 +58,18 @@ DSA_AVX512 Units SumWordsGathered(const uint32_t* ids, uint64_t n, const uint64_
 DSA_AVX512 std::optional<Units> SumWordsAvx512UpTo(const uint16_t* ids, uint64_t n,
                                                    const uint64_t* words, uint32_t limit) {
   constexpr uint64_t kLine = 32;  // ids a cache line
-  const __m512i low_half = _mm512_set1_epi64(0xFFFFFFFF);
   __m512i low = _mm512_setzero_si512(), high = low, top = low;
   uint64_t k = 0;
   for (; k + 16 <= n; k += 16) {
     if (k % kLine == 0) __builtin_prefetch(ids + k + kTokenPrefetchBytes / sizeof(uint16_t));
     const __m512i idx = LoadIds16(ids + k);
     top = _mm512_max_epu32(top, idx);
-    const __m512i a = _mm512_i32gather_epi64(_mm512_castsi512_si256(idx), words, 8);
-    const __m512i b = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(idx, 1), words, 8);
-    low = _mm512_add_epi64(
-        low, _mm512_add_epi64(_mm512_and_si512(a, low_half), _mm512_and_si512(b, low_half)));
-    high = _mm512_add_epi64(high,
-                            _mm512_add_epi64(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)));
+    AddGathered(idx, words, &low, &high);
   }
   uint32_t most = _mm512_reduce_max_epu32(top);
   for (uint64_t j = k; j < n; ++j) most = std::max<uint32_t>(most, ids[j]);
   if (most > limit) return std::nullopt;
-  const Units sum = Units{static_cast<uint64_t>(_mm512_reduce_add_epi64(low))} +
-                    (Units{static_cast<uint64_t>(_mm512_reduce_add_epi64(high))} << 32);
-  return sum + SumWordsScalar(ids + k, n - k, words);
+  return LaneSums(low, high) + SumWordsScalar(ids + k, n - k, words);
 }
 
 bool HaveAvx512Gathers() {

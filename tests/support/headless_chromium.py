@@ -105,11 +105,16 @@ class Browser:
         self.workdir = workdir
 
     def __enter__(self):
+        # Chromium leaves org.chromium.Chromium.* folders in TMPDIR when it is
+        # terminated: it gets one inside the workdir, which the caller removes.
+        tmp = os.path.join(self.workdir, "chromium-tmp")
+        os.makedirs(tmp, exist_ok=True)
         self.proc = subprocess.Popen(
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--hide-scrollbars", "--user-data-dir=" + os.path.join(self.workdir, "profile"),
              "--remote-debugging-port=0", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, TMPDIR=tmp))
         for line in self.proc.stderr:
             if line.startswith("DevTools listening on "):
                 port = line.split("127.0.0.1:", 1)[1].split("/", 1)[0]
