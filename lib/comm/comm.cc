@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -29,9 +30,26 @@ void CompleteRequest(MPI_Request* req) {
     MPI_Wait(req, MPI_STATUS_IGNORE);
     return;
   }
+  // Yield first; a wait that lasts sleeps, from 5 us doubling to 100 us:
+  // sched_yield leaves the core to a task queued on it, but the rank the
+  // others wait for is often queued on the other core, where yielding does
+  // not help; a sleeping rank frees its core for whoever needs it. 100 us
+  // keeps the added latency small (gather_write's suite at 3 ranks on 2
+  // cores: 8.4 s against 24.9 s yielding only; a 1 ms cap took 44 s).
+  constexpr int kYields = 64;
+  constexpr auto kLongestSleep = std::chrono::microseconds(100);
+  auto sleep = std::chrono::microseconds(5);
   int done = 0;
-  for (MPI_Test(req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(req, &done, MPI_STATUS_IGNORE))
-    sched_yield();
+  for (int tries = 0;; ++tries) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    if (tries < kYields) {
+      sched_yield();
+      continue;
+    }
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(2 * sleep, kLongestSleep);
+  }
 }
 
 MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {

@@ -47,9 +47,10 @@ class MpiEnvironment {
 // On a node with more ranks than cores (comm/oversubscription.h), MPICH's
 // blocking calls busy-poll and keep the cores from the ranks that have work;
 // Debian's ch4:ucx build has no setting to make them yield. When set, Comm's
-// collectives and Wait start the non-blocking form and alternate
-// MPI_Test with sched_yield() instead. Process-wide; set once after MPI_Init,
-// before other threads use MPI. Results are the same either way.
+// collectives and Wait start the non-blocking form and alternate MPI_Test
+// with sched_yield(), then with sleeps of 5 to 100 us (comm.cc).
+// Process-wide; set once after MPI_Init, before other threads use MPI.
+// Results are the same either way.
 void SetYieldWhileWaiting(bool yield);
 bool YieldWhileWaiting();
 // Completes `req` (MPI_Wait, or test-and-yield when set above).
