@@ -27,6 +27,7 @@ import os
 import random
 import shutil
 import subprocess
+import struct
 import sys
 import tempfile
 
@@ -210,6 +211,36 @@ def check_order_cache(work, analysis, cache, rewritten):
         if not filecmp.cmp(os.path.join(out, f), os.path.join(alone, f), shallow=False):
             raise AssertionError("order without --out: %s differs from the one with --out" % f)
     check_order_windows(work, analysis, cache, out, rewritten)
+    if rewritten != ("-shuffle_index.npy",):
+        check_order_wide_sample_index(work, analysis, cache)
+
+
+def check_order_wide_sample_index(work, analysis, cache):
+    """A blend's dataset_sample_index with an entry of 2^48 or more, which
+    cannot be packed beside the dataset index in 8 bytes: still the file
+    permuted by the order (the two files shuffled as two arrays)."""
+    [index] = [os.path.join(cache, f) for f in os.listdir(cache)
+               if f.endswith("-dataset_sample_index.npy")]
+    with open(index, "rb") as f:
+        original = f.read()
+    wide = bytearray(original)
+    first = len(original) - 8 * len(score_reference.read_npy_1d(index))
+    wide[first:first + 8] = struct.pack("<Q", (1 << 48) + 7)
+    out, order = os.path.join(work, "wide_cache"), os.path.join(work, "wide_order.npy")
+    try:
+        with open(index, "wb") as f:
+            f.write(wide)
+        subprocess.run([DSANALYZE, "order", "--analysis", analysis, "--metric", "ent",
+                        "--buckets", "3", "--seed", "5", "--megatron-core-cache", out, "--out",
+                        order], capture_output=True, check=True)
+        old = score_reference.read_npy_1d(index)
+    finally:
+        with open(index, "wb") as f:
+            f.write(original)
+    ids = score_reference.read_npy_1d(order)
+    new = score_reference.read_npy_1d(os.path.join(out, os.path.basename(index)))
+    if new != [old[i] for i in ids]:
+        raise AssertionError("order: %s with a sample index >= 2^48 is not permuted by it" % index)
 
 
 def check_order_windows(work, analysis, cache, out, rewritten):
