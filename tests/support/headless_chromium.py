@@ -15,9 +15,11 @@ its load event), the DOM as
 import base64
 import json
 import os
+import shutil
 import socket
 import struct
 import subprocess
+import tempfile
 import urllib.request
 import zlib
 
@@ -106,15 +108,16 @@ class Browser:
 
     def __enter__(self):
         # Chromium leaves org.chromium.Chromium.* folders in TMPDIR when it is
-        # terminated: it gets one inside the workdir, which the caller removes.
-        tmp = os.path.join(self.workdir, "chromium-tmp")
-        os.makedirs(tmp, exist_ok=True)
+        # terminated, and makes a socket there whose path must stay under 108
+        # bytes (a suite's TMPDIR can be longer): it gets a folder of its own
+        # in /tmp, removed on exit.
+        self.tmp = tempfile.mkdtemp(prefix="chromium.", dir="/tmp")
         self.proc = subprocess.Popen(
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--hide-scrollbars", "--user-data-dir=" + os.path.join(self.workdir, "profile"),
              "--remote-debugging-port=0", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env=dict(os.environ, TMPDIR=tmp))
+            env=dict(os.environ, TMPDIR=self.tmp))
         for line in self.proc.stderr:
             if line.startswith("DevTools listening on "):
                 port = line.split("127.0.0.1:", 1)[1].split("/", 1)[0]
@@ -133,6 +136,7 @@ class Browser:
     def __exit__(self, *exc):
         self.proc.terminate()
         self.proc.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def call(self, method, **params):
         self.next_id += 1
