@@ -4,6 +4,8 @@
 #include <map>
 #include <random>
 
+#include "batching/plan_report.h"
+
 namespace dsanalyze {
 namespace {
 
@@ -13,13 +15,7 @@ using u128 = unsigned __int128;
 CountedValues CountsOf(const std::vector<int64_t>& v) {
   std::map<int64_t, uint64_t> counts;
   for (const int64_t x : v) ++counts[x];
-  CountedValues d;
-  for (const auto& [value, count] : counts) {
-    d.values.push_back(value);
-    d.counts.push_back(count);
-    d.samples += count;
-  }
-  return d;
+  return Counted(counts);
 }
 
 // Σ Ra·Rb with R twice the average rank, sample by sample: the definition.
