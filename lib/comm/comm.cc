@@ -26,10 +26,13 @@ void SetYieldWhileWaiting(bool yield) { yield_while_waiting = yield; }
 bool YieldWhileWaiting() { return yield_while_waiting; }
 
 void CompleteRequest(MPI_Request* req) {
-  if (!YieldWhileWaiting()) {
+  if (YieldWhileWaiting())
+    WaitYielding(req);
+  else
     MPI_Wait(req, MPI_STATUS_IGNORE);
-    return;
-  }
+}
+
+void WaitYielding(MPI_Request* req) {
   // Yield first; a wait that lasts sleeps, from 5 us doubling to 100 us:
   // sched_yield leaves the core to a task queued on it, but the rank the
   // others wait for is often queued on the other core, where yielding does
@@ -67,10 +70,20 @@ MpiEnvironment::~MpiEnvironment() { Finalize(); }
 void MpiEnvironment::Finalize() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  // The ranks enter MPI_Finalize together. Over UCX's TCP transport (MPICH
+  // 4.0) a rank that enters while another still works (rank 0 writing the
+  // output) can hang closing its connections: 2 TCP hosts hung in 2 of 4 runs
+  // without this barrier (cluster.hosts_tcp).
+  MPI_Request together;
+  MPI_Ibarrier(MPI_COMM_WORLD, &together);
+  CompleteRequest(&together);
+  MPI_Finalize();
 }
 
-Comm::Comm(MPI_Comm comm) : comm_(comm) {
+Comm::Comm(MPI_Comm comm) : Comm(comm, MeasureNodeLayout(comm)) {}
+
+Comm::Comm(MPI_Comm comm, const NodeLayout& node) : comm_(comm), node_(node) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
 }
@@ -82,7 +95,7 @@ void Comm::Barrier() const {
 Comm Comm::Duplicate() const {
   MPI_Comm copy;
   MPI_Comm_dup(comm_, &copy);
-  return Comm(copy);
+  return Comm(copy, node_);  // the same ranks on the same nodes
 }
 
 std::string Comm::BroadcastFromRoot(std::string text) const {
@@ -94,15 +107,6 @@ std::string Comm::BroadcastFromRoot(std::string text) const {
   RunCollective([&] { MPI_Bcast_c(text.data(), n, MPI_CHAR, 0, comm_); },
                 [&](MPI_Request* r) { MPI_Ibcast_c(text.data(), n, MPI_CHAR, 0, comm_, r); });
   return text;
-}
-
-bool Comm::OnOneNode() const {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_size = 0;
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_free(&node);
-  return Allreduce(node_size == size_ ? 1 : 0, MPI_MIN) == 1;
 }
 
 Status Comm::AgreeOnStatus(const Status& given) const {
@@ -137,13 +141,7 @@ bool FinalizeMayHang(const Comm& comm) {
   const std::string v(version, static_cast<size_t>(len));
   if (v.rfind("MPICH Version:\t4.0.", 0) != 0 || v.find("ch4:ucx") == std::string::npos)
     return false;
-  // Count nodes: one leader per shared-memory domain.
-  MPI_Comm node;
-  MPI_Comm_split_type(comm.raw(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node);
-  int node_rank = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_free(&node);
-  return comm.Allreduce(node_rank == 0 ? 1 : 0, MPI_SUM) >= 3;
+  return comm.node().nodes >= 3;
 }
 
 namespace {

@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "comm/node_layout.h"
 #include "util/exception_status.h"
 #include "util/huge_pages.h"
 #include "util/status.h"
@@ -38,7 +39,8 @@ class MpiEnvironment {
  public:
   MpiEnvironment(int* argc, char*** argv);
   ~MpiEnvironment();
-  // Finalizes MPI now (once; the destructor then does nothing).
+  // Finalizes MPI now, after a barrier (once; the destructor then does
+  // nothing). Collective.
   void Finalize();
   MpiEnvironment(const MpiEnvironment&) = delete;
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;
@@ -53,8 +55,10 @@ class MpiEnvironment {
 // Results are the same either way.
 void SetYieldWhileWaiting(bool yield);
 bool YieldWhileWaiting();
-// Completes `req` (MPI_Wait, or test-and-yield when set above).
+// Completes `req` (MPI_Wait, or WaitYielding when set above).
 void CompleteRequest(MPI_Request* req);
+// Completes `req` testing, yielding, then sleeping, whatever is set above.
+void WaitYielding(MPI_Request* req);
 
 // Calls `blocking()`, or when waiting ranks yield, `start(&request)` (the
 // non-blocking form of the same call) and completes the request.
@@ -89,6 +93,7 @@ MPI_Datatype MpiType() {
 
 class Comm {
  public:
+  // Collective over `comm` (it measures the node layout once: node_layout.h).
   explicit Comm(MPI_Comm comm = MPI_COMM_WORLD);
 
   int rank() const { return rank_; }
@@ -135,8 +140,11 @@ class Comm {
   // Rank 0's `text`, on every rank.
   std::string BroadcastFromRoot(std::string text) const;
 
+  // Where the ranks run, as measured when this Comm was made.
+  const NodeLayout& node() const { return node_; }
+
   // Whether every rank runs on one node (shares memory with every other).
-  bool OnOneNode() const;
+  bool OnOneNode() const { return node_.nodes == 1; }
 
   // Every rank's `value`, indexed by rank.
   template <class T>
@@ -207,9 +215,12 @@ class Comm {
   Status AlltoallvBytes(const void* send, std::span<const uint64_t> send_counts, size_t elem_size,
                         std::vector<uint64_t>* recv_counts, F&& alloc) const;
 
+  Comm(MPI_Comm comm, const NodeLayout& node);
+
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
+  NodeLayout node_;
 };
 
 template <class F>
@@ -251,7 +262,7 @@ Status Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_cou
   return Status::OK();
 }
 
-// True (on every rank: collective) when MPI_Finalize may hang: Debian's MPICH
+// True (on every rank, from the layout Comm measured) when MPI_Finalize may hang: Debian's MPICH
 // 4.0.x over UCX can hang closing TCP connections when three or more nodes
 // take part (pmodels/mpich#6596, fixed upstream after 4.0.2; docs/cluster.md).
 bool FinalizeMayHang(const Comm& comm);
