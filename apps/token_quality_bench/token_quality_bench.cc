@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "format/indexed_dataset.h"
@@ -90,9 +91,10 @@ struct Floor {
   std::vector<uint64_t> slots;
   uint64_t sink = 0;  // keeps the work observable
 
-  void Sample(const uint16_t* t, uint64_t n, bool windows) {
+  template <bool kWindows>
+  void Sample(const uint16_t* t, uint64_t n) {
     const int bits = std::bit_width(n) + 5;
-    if (windows && slots.size() < (size_t{1} << bits)) slots.resize(size_t{1} << bits);
+    if (kWindows && slots.size() < (size_t{1} << bits)) slots.resize(size_t{1} << bits);
     uint32_t* c = count.data();
     uint16_t* seen = touched.data();
     uint64_t* slot = slots.data();
@@ -100,8 +102,10 @@ struct Floor {
     for (uint64_t k = 0; k < n; ++k) {
       seen[distinct] = t[k];
       distinct += c[t[k]]++ == 0;
-      key = ((key << 16) | t[k]) & 0xFFFFFFFFFFFFu;
-      if (windows && k >= 2) slot[(key * 0x9E3779B97F4A7C15u) >> (64 - bits)] = key;
+      if constexpr (kWindows) {
+        key = ((key << 16) | t[k]) & 0xFFFFFFFFFFFFu;
+        if (k >= 2) slot[(key * 0x9E3779B97F4A7C15u) >> (64 - bits)] = key;
+      }
     }
     for (uint64_t k = 0; k < distinct; ++k) {
       total += c[seen[k]];
@@ -134,11 +138,11 @@ int main(int argc, char** argv) {
     sum += local;
   };
   Floor floor;
-  const auto floor_pass = [&](bool windows) {
-    return [&, windows] {
+  const auto floor_pass = [&](auto windows) {
+    return [&] {
       for (const auto& offsets : batches.offsets)
         for (size_t i = 0; i + 1 < offsets.size(); ++i)
-          floor.Sample(tokens + offsets[i], offsets[i + 1] - offsets[i], windows);
+          floor.Sample<decltype(windows)::value>(tokens + offsets[i], offsets[i + 1] - offsets[i]);
     };
   };
   std::vector<std::unique_ptr<dsanalyze::Metric>> metrics;
@@ -165,8 +169,8 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(batches.tokens),
               static_cast<unsigned long long>(data->num_rows()), rounds);
   std::printf("read     %.3f\n", NsPerToken(batches, rounds, read));
-  std::printf("count    %.3f\n", NsPerToken(batches, rounds, floor_pass(false)));
-  std::printf("floor    %.3f\n", NsPerToken(batches, rounds, floor_pass(true)));
+  std::printf("count    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::false_type{})));
+  std::printf("floor    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::true_type{})));
   std::printf("unique   %.3f\n", NsPerToken(batches, rounds, metric_pass(0)));
   std::printf("entropy  %.3f\n", NsPerToken(batches, rounds, metric_pass(1)));
   std::printf("ngram    %.3f\n", NsPerToken(batches, rounds, metric_pass(2)));
