@@ -213,6 +213,102 @@ TEST_CASE("token quality: computed together, each metric gets its own values", "
   }
 }
 
+TEST_CASE(
+    "token quality: computed together, the n-grams counted with the tokens equal the "
+    "brute force in every dtype",
+    "[token_quality]") {
+  // With a count in the group, the first repeated_ngram_ratio whose windows
+  // pack into 48 bits is counted in the counting loop; the others on their own.
+  std::mt19937_64 rng(4747);
+  for (const DTypeCase& d : kDTypes) {
+    for (bool ignoring : {false, true}) {
+      const std::vector<int64_t> ignore = ignoring ? IgnoredFor(d) : std::vector<int64_t>{};
+      const std::set<int64_t> ignore_set(ignore.begin(), ignore.end());
+      const Rows rows = RandomRows(rng, d.lo, d.hi, 200, 50);
+      for (uint64_t n : {1, 2, 3, 6}) {
+        CAPTURE(static_cast<int>(d.dtype), ignoring, n);
+        std::vector<std::unique_ptr<Metric>> metrics;
+        metrics.push_back(NewUniqueTokenRatioMetric("u", ignore, 1000));
+        metrics.push_back(NewRepeatedNgramRatioMetric("r", ignore, n, 1000));
+        metrics.push_back(NewRepeatedNgramRatioMetric("r7", ignore, n, 7));  // same n
+        metrics.push_back(NewRepeatedNgramRatioMetric("r2", ignore, 2, 1000));
+        std::vector<const Metric*> group;
+        for (const auto& m : metrics) group.push_back(m.get());
+        std::vector<std::vector<int64_t>> values(metrics.size(), std::vector<int64_t>(rows.size()));
+        std::vector<std::span<int64_t>> spans(values.begin(), values.end());
+        const auto run = [&](auto zero) {
+          using T = decltype(zero);
+          std::vector<std::vector<T>> typed;
+          for (const auto& row : rows) typed.emplace_back(row.begin(), row.end());
+          OwnedBatch<T> batch(0, d.dtype, typed);
+          REQUIRE(metrics[0]->ComputeTogether(batch.batch, group, spans).ok());
+        };
+        switch (d.dtype) {
+          case DType::kU8:
+            run(uint8_t{});
+            break;
+          case DType::kU16:
+            run(uint16_t{});
+            break;
+          case DType::kI16:
+            run(int16_t{});
+            break;
+          case DType::kI32:
+            run(int32_t{});
+            break;
+          default:
+            run(int64_t{});
+            break;
+        }
+        for (size_t i = 0; i < rows.size(); ++i) {
+          const std::vector<int64_t> t = Kept(rows[i], ignore_set);
+          CHECK(values[0][i] == RefUnique(t, 1000));
+          CHECK(values[1][i] == RefRepeated(t, n, 1000));
+          CHECK(values[2][i] == RefRepeated(t, n, 7));
+          CHECK(values[3][i] == RefRepeated(t, 2, 1000));
+        }
+      }
+    }
+  }
+}
+
+// token_entropy's bits as the metric sums them: Σ m_c · (p · -log2(p)) in
+// double, p = c / tokens, by ascending c, then times scale, nearest even.
+int64_t SameDoubleEntropy(const std::vector<int64_t>& t, uint64_t scale) {
+  std::map<int64_t, uint64_t> counts;
+  for (int64_t v : t) ++counts[v];
+  std::map<uint64_t, uint64_t> with_count;
+  for (const auto& [token, c] : counts) ++with_count[c];
+  double bits = 0;
+  for (const auto& [c, m] : with_count) {
+    const double p = static_cast<double>(c) / static_cast<double>(t.size());
+    bits += static_cast<double>(m) * (p * -std::log2(p));
+  }
+  return static_cast<int64_t>(std::nearbyint(bits * static_cast<double>(scale)));
+}
+
+TEST_CASE("token_entropy: the same double whichever sample length filled its terms first",
+          "[token_quality]") {
+  // The terms p · -log2(p) are kept a row per sample length (lengths equal
+  // mod 1024 share a row) for counts below 64; at the largest scale every bit
+  // of the sum shows. Lengths 300, 1324 and 2348 share a row, in turn.
+  std::mt19937_64 rng(1024);
+  std::uniform_int_distribution<int64_t> token(0, 40);
+  Rows rows;
+  for (int round = 0; round < 3; ++round) {
+    for (size_t length : {300, 1324, 2348, 300, 5000}) {
+      rows.emplace_back(length);
+      for (int64_t& v : rows.back()) v = token(rng) * token(rng) % 97;  // counts 1 to hundreds
+    }
+  }
+  for (uint64_t scale : {uint64_t{1000}, kMaxEntropyScale}) {
+    std::vector<int64_t> want;
+    for (const auto& row : rows) want.push_back(SameDoubleEntropy(row, scale));
+    CHECK(Run<uint16_t>(*NewTokenEntropyMetric("e", {}, scale), DType::kU16, rows) == want);
+    CHECK(Run<int64_t>(*NewTokenEntropyMetric("e", {}, scale), DType::kI64, rows) == want);
+  }
+}
+
 // --- edge cases -------------------------------------------------------------------
 
 TEST_CASE("token quality: empty samples, all-ignored samples, samples shorter than n",
