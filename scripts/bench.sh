@@ -79,6 +79,7 @@ while (($#)); do
 done
 if [[ -z "$bin" ]]; then
   scripts/setup.sh > /dev/null
+  cmake --build "$repo/build" --target dsanalyze_jsonl_bench dsanalyze_token_quality_bench > /dev/null
   bin="$repo/build/dsanalyze"
 fi
 [[ -x "$bin" ]] || { echo "bench: $bin: not an executable" >&2; exit 2; }
