@@ -40,8 +40,8 @@ constexpr size_t kRankBlock = 1024;
 constexpr uint64_t kNotAValue = uint64_t{1} << 63;
 
 // A dense table's entry for a value that is not one of the metric's values:
-// no twice-rank is 0 (the least is 2), so a pair loop finds one as the least
-// rank it looked up, and its product adds nothing.
+// no twice-rank is 0 (the least is 2), so a pair loop finds one as a product
+// of 0, the least it added, which adds nothing.
 constexpr uint32_t kDenseNotAValue = 0;
 
 // A dense table as the pair loops read it: the entry of value v is
@@ -59,31 +59,30 @@ struct DenseLookup {
 
 // Σ over n samples of a.At(va[i])·b.At(vb[i]), which the caller keeps below
 // 2^64 (RankProductSums::dense_block_); *least becomes the least of it and
-// every rank looked up.
+// every product added (0: a value not in its table).
 uint64_t PairSumScalar(const DenseLookup& a, const DenseLookup& b, const int64_t* va,
-                       const int64_t* vb, size_t n, uint32_t* least) {
-  uint64_t sum = 0;
-  uint32_t low = *least;
+                       const int64_t* vb, size_t n, uint64_t* least) {
+  uint64_t sum = 0, low = *least;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t ra = a.At(va[i]), rb = b.At(vb[i]);
-    low = std::min(low, std::min(ra, rb));
-    sum += uint64_t{ra} * rb;
+    const uint64_t product = uint64_t{a.At(va[i])} * b.At(vb[i]);
+    low = std::min(low, product);
+    sum += product;
   }
   *least = low;
   return sum;
 }
 
 // PairSumScalar, 8 samples at a time: two gathers, a multiply and an add
-// where the scalar loop takes about 17 instructions a sample. Each lane's
+// where the scalar loop takes 19 instructions a sample. Each lane's
 // sum is a part of the whole, which fits 64 bits, so none wraps.
 DSA_RANKS_AVX512 uint64_t PairSumAvx512(const DenseLookup& a, const DenseLookup& b,
                                         const int64_t* va, const int64_t* vb, size_t n,
-                                        uint32_t* least) {
+                                        uint64_t* least) {
   const __m512i min_a = _mm512_set1_epi64(static_cast<int64_t>(a.min));
   const __m512i last_a = _mm512_set1_epi64(static_cast<int64_t>(a.last));
   const __m512i min_b = _mm512_set1_epi64(static_cast<int64_t>(b.min));
   const __m512i last_b = _mm512_set1_epi64(static_cast<int64_t>(b.last));
-  __m512i sum = _mm512_setzero_si512(), low = _mm512_set1_epi64(*least);
+  __m512i sum = _mm512_setzero_si512(), low = _mm512_set1_epi64(static_cast<int64_t>(*least));
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m512i at_a =
@@ -92,10 +91,11 @@ DSA_RANKS_AVX512 uint64_t PairSumAvx512(const DenseLookup& a, const DenseLookup&
         _mm512_min_epu64(_mm512_sub_epi64(_mm512_loadu_si512(vb + i), min_b), last_b);
     const __m512i ra = _mm512_cvtepu32_epi64(_mm512_i64gather_epi32(at_a, a.table, 4));
     const __m512i rb = _mm512_cvtepu32_epi64(_mm512_i64gather_epi32(at_b, b.table, 4));
-    low = _mm512_min_epu64(low, _mm512_min_epu64(ra, rb));
-    sum = _mm512_add_epi64(sum, _mm512_mul_epu32(ra, rb));
+    const __m512i product = _mm512_mul_epu32(ra, rb);
+    low = _mm512_min_epu64(low, product);
+    sum = _mm512_add_epi64(sum, product);
   }
-  *least = static_cast<uint32_t>(_mm512_reduce_min_epu64(low));
+  *least = _mm512_reduce_min_epu64(low);
   return static_cast<uint64_t>(_mm512_reduce_add_epi64(sum)) +
          PairSumScalar(a, b, va + i, vb + i, n - i, least);
 }
@@ -249,7 +249,7 @@ bool RankProductSums::AddDense(const std::vector<const int64_t*>& values, size_t
   const size_t k = ranks_.size();
   const bool wide = HaveAvx512Gathers();
   block_.assign(k * k, 0);
-  uint32_t least = std::numeric_limits<uint32_t>::max();  // of every rank looked up
+  uint64_t least = std::numeric_limits<uint64_t>::max();  // of every product added
   for (size_t a = 0; a < k; ++a)
     for (size_t b = a + 1; b < k; ++b) {
       const DenseLookup ta = ranks_[a].lookup(), tb = ranks_[b].lookup();
@@ -257,7 +257,7 @@ bool RankProductSums::AddDense(const std::vector<const int64_t*>& values, size_t
       block_[a * k + b] = wide ? PairSumAvx512(ta, tb, va, vb, n, &least)
                                : PairSumScalar(ta, tb, va, vb, n, &least);
     }
-  if (least == kDenseNotAValue) return false;
+  if (least == 0) return false;
   for (size_t i = 0; i < block_.size(); ++i) cross_[i] += block_[i];
   return true;
 }
