@@ -41,7 +41,9 @@ namespace dsanalyze {
 
 // The widest value range counted: 2^20 + 1 counts, 8 MiB a metric.
 inline constexpr uint64_t kRankSumsMaxRange = uint64_t{1} << 20;
-// Values read from a spilled store at a time: 512 KiB of int64.
+// Values a metric read and summed at a time, from a spilled store or in the
+// sample_to_metric writes: 512 KiB of int64, so that two metrics' rows stay
+// in a core's L2 cache from their writes to their sums.
 inline constexpr uint64_t kRankSumsChunk = uint64_t{1} << 16;
 
 // Which of the plan's metrics the sums are of, so PrepareValues counts them:

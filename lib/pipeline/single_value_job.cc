@@ -256,7 +256,8 @@ Status WriteAndSumRows(RunState& run, RankSumsPass& pass) {
   std::vector<ScalarReader> reads;
   for (PlannedMetric* m : ms) reads.push_back(ValuesOf(*m));
   std::vector<std::span<const int64_t>> parts(ms.size());
-  const uint64_t count = LocalCountOf(*ms[0]), chunk = ms[0]->job.sample_to_metric->chunk_rows();
+  const uint64_t count = LocalCountOf(*ms[0]);
+  const uint64_t chunk = std::min(kRankSumsChunk, ms[0]->job.sample_to_metric->chunk_rows());
   for (uint64_t off = 0; off < count; off += chunk) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
     const uint64_t n = std::min(chunk, count - off);
