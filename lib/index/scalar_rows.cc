@@ -48,18 +48,13 @@ Status ScalarRowsWriter::CreateFiles() {
   return comm_.AgreeOnStatus(st);
 }
 
-Status ScalarRowsWriter::Open(const std::string& prefix, uint64_t rows) {
+Status ScalarRowsWriter::Open(const std::string& prefix, uint64_t rows, bool idx_now) {
   prefix_ = comm_.BroadcastFromRoot(prefix);
   total_ = rows;
+  idx_now_ = idx_now;
   DSA_RETURN_IF_ERROR(CreateFiles());
-  if (!comm_.is_root()) return Status::OK();
-  // Its own header: Start() sets header_'s dtype code while it runs.
-  const IdxHeader rows_only{.rows = total_, .doc_count = 2};
-  sizes_thread_ = StartWorkerThread([this, rows_only] {
-    sizes_status_ = CatchAsStatus("writing " + prefix_ + ".idx", [&] {
-      return WriteScalarIdx(&idx_, rows_only, 0, IdxBlocks::kRowsOnly, &stop_);
-    });
-  });
+  if (!comm_.is_root() || !idx_now) return Status::OK();
+  sizes_thread_ = StartWorkerThread([this] { sizes_status_ = WriteSizes(); });
   return Status::OK();
 }
 
@@ -80,41 +75,86 @@ Status ScalarRowsWriter::CheckRows(DType dtype) {
   return comm_.AgreeOnStatus(st);
 }
 
-// This rank's values, converted a chunk at a time, at its rows' place.
-Status ScalarRowsWriter::WriteValues(DType dtype, const ScalarReader& read) {
-  const size_t itemsize = ItemSize(dtype);
-  const uint64_t chunk = std::max<uint64_t>(1, options_.chunk_bytes / sizeof(int64_t));
-  std::vector<std::byte> out(std::min(chunk, count_) * itemsize);
+uint64_t ScalarRowsWriter::chunk_rows() const {
+  return std::max<uint64_t>(1, options_.chunk_bytes / sizeof(int64_t));
+}
+
+Status ScalarRowsWriter::Begin(DType dtype, uint64_t local_count) {
+  count_ = local_count;
+  dtype_ = dtype;
+  return CheckRows(dtype);
+}
+
+Status ScalarRowsWriter::Write(uint64_t offset, std::span<const int64_t> values) {
+  const size_t itemsize = ItemSize(dtype_);
+  const uint64_t n = values.size();
+  if (offset + n > count_)
+    return Status::Internal(prefix_ + ".bin: rows to " + std::to_string(offset + n) +
+                            " written of this rank's " + std::to_string(count_));
+  out_.resize(std::max<size_t>(out_.size(), n * itemsize));
+  ConvertElements(DType::kI64, reinterpret_cast<const std::byte*>(values.data()), n, dtype_,
+                  out_.data());
+  DSA_RETURN_IF_ERROR(bin_.WriteAt((first_ + offset) * itemsize, out_.data(), n * itemsize));
+  if (options_.rows_done && comm_.is_root())
+    options_.rows_done->fetch_add(n, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+// This rank's values, read a chunk at a time, at its rows' place.
+Status ScalarRowsWriter::WriteValues(const ScalarReader& read) {
+  const uint64_t chunk = chunk_rows();
   for (uint64_t off = 0; off < count_; off += chunk) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
     const uint64_t n = std::min(chunk, count_ - off);
     DSA_ASSIGN_OR_RETURN(const std::span<const int64_t> part, read(off, n));
-    ConvertElements(DType::kI64, reinterpret_cast<const std::byte*>(part.data()), n, dtype,
-                    out.data());
-    DSA_RETURN_IF_ERROR(bin_.WriteAt((first_ + off) * itemsize, out.data(), n * itemsize));
-    if (options_.rows_done && comm_.is_root())
-      options_.rows_done->fetch_add(n, std::memory_order_relaxed);
+    DSA_RETURN_IF_ERROR(Write(off, part));
   }
   return Status::OK();
 }
 
-Status ScalarRowsWriter::Start(DType dtype, uint64_t local_count, const ScalarReader& read) {
-  count_ = local_count;
-  DSA_RETURN_IF_ERROR(CheckRows(dtype));
-  DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(WriteValues(dtype, read)));
+Status ScalarRowsWriter::End(const Status& written) {
+  out_ = {};
+  DSA_RETURN_IF_ERROR(comm_.AgreeOnStatus(written));
   if (options_.rows_done && comm_.is_root())
     options_.rows_done->fetch_add(total_ - count_, std::memory_order_relaxed);
-  if (!comm_.is_root()) return Status::OK();
-  const size_t itemsize = ItemSize(dtype);
-  meta_thread_ = StartWorkerThread([this, itemsize] {
+  if (idx_now_) StartIdxThread();
+  return Status::OK();
+}
+
+void ScalarRowsWriter::WriteIdx() {
+  if (!idx_now_) StartIdxThread();
+  idx_now_ = true;
+}
+
+// Rank 0: the thread writing the .idx's rest, after its sizes (the sizes
+// thread's, or its own when the .idx waited for WriteIdx()).
+void ScalarRowsWriter::StartIdxThread() {
+  if (!comm_.is_root()) return;
+  const size_t itemsize = ItemSize(dtype_);
+  const bool sizes = !idx_now_;
+  meta_thread_ = StartWorkerThread([this, itemsize, sizes] {
     sizes_thread_.JoinDiscardingException();  // the thread catches its own
     meta_status_ = sizes_status_;
+    if (meta_status_.ok() && sizes) meta_status_ = WriteSizes();
     if (!meta_status_.ok()) return;
     meta_status_ = CatchAsStatus("writing " + prefix_ + ".idx", [&] {
       return WriteScalarIdx(&idx_, header_, itemsize, IdxBlocks::kRest, &stop_);
     });
   });
-  return Status::OK();
+}
+
+// The .idx's sizes, a function of the row count alone: with a header of its
+// own, since header_'s dtype code is set by Begin() meanwhile.
+Status ScalarRowsWriter::WriteSizes() {
+  return CatchAsStatus("writing " + prefix_ + ".idx", [&] {
+    const IdxHeader rows_only{.rows = total_, .doc_count = 2};
+    return WriteScalarIdx(&idx_, rows_only, 0, IdxBlocks::kRowsOnly, &stop_);
+  });
+}
+
+Status ScalarRowsWriter::Start(DType dtype, uint64_t local_count, const ScalarReader& read) {
+  DSA_RETURN_IF_ERROR(Begin(dtype, local_count));
+  return End(WriteValues(read));
 }
 
 Status ScalarRowsWriter::Finish() {

@@ -18,6 +18,8 @@
 //   the .idx meanwhile; the values may be freed or overwritten, since the
 //   thread reads none;
 // - Finish() waits for that thread and has rank 0 rename the files into place.
+// A caller writing several files' rows in one loop (Begin, Write, End) defers
+// each .idx to its WriteIdx(), one file at a time.
 // Why: with rank 0 writing all 14 GB of a 10^9-sample sample_to_metric (the
 // others' values received through MPI as 8-byte values), the disk idled
 // through the map's end and the whole sort (docs/benchmarks.md). One thread
@@ -41,8 +43,11 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "comm/comm.h"
 #include "format/dtype.h"
@@ -63,34 +68,58 @@ class ScalarRowsWriter {
 
   // Has rank 0 create `prefix`.bin and .idx (prefix meaningful on rank 0
   // only) for `rows` rows in all, and start the thread writing the .idx's
-  // sizes. Call once, first.
-  Status Open(const std::string& prefix, uint64_t rows);
+  // sizes. Call once, first. With idx_now false the .idx waits for
+  // WriteIdx() instead: for a caller that writes several files' rows at
+  // once (End), whose .idx's would otherwise all be written at once, each
+  // thread with its 16 MiB block.
+  Status Open(const std::string& prefix, uint64_t rows, bool idx_now = true);
   // Writes this rank's `local_count` values, read by `read` a chunk
   // (options.chunk_bytes of int64) at a time, as `dtype` (they fit) into the
   // .bin; rank 0 starts the thread writing the rest of the .idx. Internal
   // when the ranks' counts do not add up to Open()'s rows; BadInput when the
   // code table has no code for `dtype`. Call once, after Open().
   Status Start(DType dtype, uint64_t local_count, const ScalarReader& read);
+  // Start() in its three steps, for a caller that writes several files'
+  // rows a chunk at a time in one loop (pipeline/single_value_job.cc, the
+  // rank sums): Begin() (collective) takes the dtype and this rank's row
+  // count, with Start()'s errors; Write() (this rank alone) writes this
+  // rank's rows [offset, offset + values.size()), values.size() at most
+  // chunk_rows(); End() (collective) agrees on `written`, the status of this
+  // rank's writes, and starts rank 0's .idx thread. Together they write
+  // every row once, as Start() does.
+  Status Begin(DType dtype, uint64_t local_count);
+  Status Write(uint64_t offset, std::span<const int64_t> values);
+  Status End(const Status& written);
+  // The rows Start() reads and writes at a time: options.chunk_bytes of int64.
+  uint64_t chunk_rows() const;
+  // After Start() or End() of a writer opened with idx_now false: has rank 0
+  // start the thread writing the whole .idx (a no-op where it runs already).
+  void WriteIdx();
   // Waits for the .idx; rank 0 renames both files into place.
   Status Finish();
 
  private:
   Status CreateFiles();
   Status CheckRows(DType dtype);
-  Status WriteValues(DType dtype, const ScalarReader& read);
+  Status WriteValues(const ScalarReader& read);
+  void StartIdxThread();
+  Status WriteSizes();
 
   const Comm& comm_;
   WriteOptions options_;
-  std::string prefix_;    // on every rank
-  uint64_t total_ = 0;    // rows of all ranks
-  uint64_t first_ = 0;    // this rank's first row
-  uint64_t count_ = 0;    // this rank's rows
-  IdxHeader header_;      // rank 0
-  OutputFile bin_, idx_;  // idx_ on rank 0 only
+  std::string prefix_;          // on every rank
+  uint64_t total_ = 0;          // rows of all ranks
+  uint64_t first_ = 0;          // this rank's first row
+  uint64_t count_ = 0;          // this rank's rows
+  DType dtype_ = DType::kI64;   // the .bin's, from Begin()
+  std::vector<std::byte> out_;  // one chunk of it (Write)
+  IdxHeader header_;            // rank 0
+  OutputFile bin_, idx_;        // idx_ on rank 0 only
   // Rank 0's threads: the sizes (from Open), then the rest (from Start,
   // which joins the first). Each status is read after joining its thread.
   Status sizes_status_, meta_status_;
   WorkerThread sizes_thread_, meta_thread_;
+  bool idx_now_ = true;            // Open()'s
   std::atomic<bool> stop_{false};  // set by the destructor of an unfinished writer
   bool finished_ = false;
 };

@@ -63,13 +63,15 @@ struct FromJob {
   // rank's counts of them.
   ValueRange range{};
   ValueCounts counts;
-  // Set on the metric whose sample_to_metric write carries the rank sums
-  // (rank_sums.h RankSumsPass::Carry); not owned.
+  // Set on the metric whose job writes the rank sums' metrics'
+  // sample_to_metric rows with the sums (rank_sums.h); not owned.
   RankSumsPass* rank_sums = nullptr;
   // sample_to_metric's writer on one node (index/scalar_rows.h), from its
   // opening (before the map for the first single-value metric:
   // OpenFirstSampleToMetric) until the job finishes it.
   std::unique_ptr<ScalarRowsWriter> sample_to_metric;
+  // Its rows written already, by the job of the metric with rank_sums set.
+  bool sample_to_metric_started = false;
 };
 
 // One metric of the run: the plan entry PlanMetrics makes (its config and

@@ -121,7 +121,7 @@ Status RankSumsPass::Begin(RunState& run, MetricPlan& plan) {
   sums_.emplace(pointers);
   samples_ = LocalCount(*metrics_[0]);
   if (run.comm.OnOneNode()) {
-    metrics_[0]->job.rank_sums = this;  // index/scalar_rows.h reads its values a chunk at a time
+    metrics_[0]->job.rank_sums = this;  // its job writes the counted metrics' rows
     return Status::OK();
   }
   run.Begin("sort", "rank sums", run.samples.count, "samples");
@@ -129,34 +129,25 @@ Status RankSumsPass::Begin(RunState& run, MetricPlan& plan) {
   return run.comm.AgreeOnStatus(SumLocal(metrics_, &*sums_));
 }
 
-Status RankSumsPass::AddRows(uint64_t from, std::span<const int64_t> carried) {
-  if (from != rows_)
-    return Status::Internal("rank sums: rows from " + std::to_string(from) + " read after " +
-                            std::to_string(rows_));
-  const size_t k = metrics_.size(), len = carried.size();
-  buffers_.resize(k);
-  std::vector<const int64_t*> rows(k, carried.data());
-  for (size_t a = 1; a < k; ++a) {
-    DSA_ASSIGN_OR_RETURN(rows[a], ValuesAt(*metrics_[a], from, len, &buffers_[a]));
-  }
+Status RankSumsPass::Add(RunState& run, uint64_t from,
+                         std::span<const std::span<const int64_t>> parts) {
+  const size_t len = parts.empty() ? 0 : parts[0].size();
+  if (from != rows_ || parts.size() != metrics_.size() ||
+      std::any_of(parts.begin(), parts.end(), [&](const auto& p) { return p.size() != len; }))
+    return Status::Internal("rank sums: rows from " + std::to_string(from) + " of " +
+                            std::to_string(parts.size()) + " metrics added after " +
+                            std::to_string(rows_) + " of " + std::to_string(metrics_.size()));
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<const int64_t*> rows;
+  for (const std::span<const int64_t> part : parts) rows.push_back(part.data());
   DSA_RETURN_IF_ERROR(AddChunk(metrics_, rows, from, len, &*sums_));
   rows_ += len;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The writes' stage is lapped after this: its time less the sums'.
+  run.clock.Add(kStageRankSums, seconds);
+  run.clock.Add(kStageSampleToMetric, -seconds);
   return Status::OK();
-}
-
-ScalarReader RankSumsPass::Carry(RunState& run, ScalarReader read) {
-  return [this, &run, read = std::move(read)](uint64_t offset,
-                                              uint64_t n) -> Result<std::span<const int64_t>> {
-    DSA_ASSIGN_OR_RETURN(const std::span<const int64_t> part, read(offset, n));
-    const auto start = std::chrono::steady_clock::now();
-    DSA_RETURN_IF_ERROR(AddRows(offset, part));
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // The write's stage is lapped after this: its time less the sums'.
-    run.clock.Add(kStageRankSums, seconds);
-    run.clock.Add(kStageSampleToMetric, -seconds);
-    return part;
-  };
 }
 
 Result<std::optional<RankSums>> RankSumsPass::Finish(RunState& run) {

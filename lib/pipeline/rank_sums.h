@@ -13,16 +13,18 @@
 // sums) has no sums here: the report then streams the metrics'
 // sample_to_metric files on rank 0 instead.
 //
-// Where the sums are made: on one node, in the first counted metric's
-// sample_to_metric write, which reads its values a chunk at a time anyway
-// (index/scalar_rows.h): each chunk it reads, while in cache, is summed with
-// the other counted metrics' values at the same rows. That saves one read of
-// that metric's values (docs/benchmarks.md, case RP: the pass is bound by
-// memory bandwidth when every rank makes it at once). Across nodes that
-// write gathers the values to rank 0 instead, so the sums take a pass of
+// Where the sums are made: on one node, in the counted metrics'
+// sample_to_metric writes, which read their values a chunk at a time anyway
+// (index/scalar_rows.h): the first counted metric's job writes every counted
+// metric's rows together, a chunk of each at a time, and sums each chunk's
+// rows after their writes, while they are in cache
+// (pipeline/single_value_job.cc). So no metric's values are read from memory
+// a second time for the sums (docs/benchmarks.md, case RP: the pass was bound
+// by memory bandwidth when every rank made it at once). Across nodes those
+// writes gather the values to rank 0 instead, so the sums take a pass of
 // their own before the jobs. Either way their time is stage rank_sums: the
-// carried part is timed around each chunk's sums and moved out of
-// sample_to_metric.
+// part made inside the writes is timed around each chunk's sums and moved
+// out of sample_to_metric, which keeps the reads and the writes.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +32,6 @@
 #include <span>
 #include <vector>
 
-#include "index/gather_write.h"  // ScalarReader
 #include "pipeline/metric_plan.h"
 #include "pipeline/run_state.h"
 #include "report/rank_correlation.h"
@@ -40,7 +41,9 @@ namespace dsanalyze {
 
 // The widest value range counted: 2^20 + 1 counts, 8 MiB a metric.
 inline constexpr uint64_t kRankSumsMaxRange = uint64_t{1} << 20;
-// Values read from a spilled store at a time: 512 KiB of int64.
+// Values a metric read and summed at a time, from a spilled store or in the
+// sample_to_metric writes: 512 KiB of int64, so that two metrics' rows stay
+// in a core's L2 cache from their writes to their sums.
 inline constexpr uint64_t kRankSumsChunk = uint64_t{1} << 16;
 
 // Which of the plan's metrics the sums are of, so PrepareValues counts them:
@@ -60,32 +63,33 @@ class RankSumsPass {
   // Collective, after PrepareValues: each counted metric's global counts
   // (freeing this rank's). None when CountedForRankSums names none, there
   // are no samples, or one's range is wider than kRankSumsMaxRange. On one
-  // node, sets job.rank_sums of the first counted metric, whose
-  // sample_to_metric write then carries the sums (Carry); across nodes, sums
-  // every sample here. IoError from a spilled store; Internal for a value
-  // that was not counted. The pass must stay where it is until Finish.
+  // node, sets job.rank_sums of the first counted metric, whose job then
+  // writes the counted metrics' sample_to_metric rows and gives each chunk
+  // of them to Add; across nodes, sums every sample here. IoError from a
+  // spilled store; Internal for a value that was not counted. The pass must
+  // stay where it is until Finish.
   Status Begin(RunState& run, MetricPlan& plan);
 
-  // `read` (the reader of the metric whose job.rank_sums is this pass), each
-  // chunk of which is also summed with the other counted metrics' values at
-  // its rows, in row order; that time goes from stage sample_to_metric to
-  // rank_sums. Its errors are the reader's.
-  ScalarReader Carry(RunState& run, ScalarReader read);
+  // The metrics the sums are of, in plan order (Begin).
+  const std::vector<PlannedMetric*>& metrics() const { return metrics_; }
+
+  // Adds this rank's rows [from, from + len): parts[a] their values in
+  // metrics()[a], each len long; rows in order, from the first. The time
+  // goes from stage sample_to_metric to rank_sums. Internal for rows out of
+  // order or a value that was not counted.
+  Status Add(RunState& run, uint64_t from, std::span<const std::span<const int64_t>> parts);
 
   // Collective, after the jobs: the sums, the same on every rank; nullopt
-  // when there are none. Internal when a carrying write did not read every
-  // row of its rank once.
+  // when there are none. Internal when the writes did not give every row of
+  // this rank to Add once.
   Result<std::optional<RankSums>> Finish(RunState& run);
 
  private:
-  Status AddRows(uint64_t from, std::span<const int64_t> carried);
-
-  std::vector<PlannedMetric*> metrics_;        // counted, in plan order
-  std::vector<CountedValues> distributions_;   // theirs, over all ranks
-  std::optional<RankProductSums> sums_;        // this rank's
-  std::vector<std::vector<int64_t>> buffers_;  // the chunk of a spilled metric (AddRows)
-  uint64_t samples_ = 0;                       // this rank's
-  uint64_t rows_ = 0;                          // of them, summed
+  std::vector<PlannedMetric*> metrics_;       // counted, in plan order
+  std::vector<CountedValues> distributions_;  // theirs, over all ranks
+  std::optional<RankProductSums> sums_;       // this rank's
+  uint64_t samples_ = 0;                      // this rank's
+  uint64_t rows_ = 0;                         // of them, summed
 };
 
 }  // namespace dsanalyze

@@ -19,6 +19,7 @@
 #include "sort/sample_sort.h"
 #include "util/exception_status.h"
 #include "util/fault_point.h"
+#include "util/interrupt.h"
 
 namespace dsanalyze {
 namespace {
@@ -232,27 +233,83 @@ Status WriteIndex(RunState& run, PlannedMetric& m, const IndexJob& job) {
 
 // Collective: sample_to_metric's writer on one node (index/scalar_rows.h),
 // its .idx's sizes begun.
-Status OpenSampleToMetric(RunState& run, PlannedMetric& m) {
+Status OpenSampleToMetric(RunState& run, PlannedMetric& m, bool idx_now = true) {
   DSA_RETURN_IF_ERROR(run.MakeMetricDir(m.name()));
   m.job.sample_to_metric = std::make_unique<ScalarRowsWriter>(run.comm, run.write);
-  return m.job.sample_to_metric->Open(run.FilePrefix(m.name(), kSampleToMetric), run.samples.count);
+  return m.job.sample_to_metric->Open(run.FilePrefix(m.name(), kSampleToMetric), run.samples.count,
+                                      idx_now);
+}
+
+// This rank's values of `m` a chunk at a time, where the map left them.
+ScalarReader ValuesOf(PlannedMetric& m) {
+  return m.map.store ? ReaderOf(*m.map.store) : ReaderOf(m.map.values);
+}
+
+uint64_t LocalCountOf(const PlannedMetric& m) {
+  return m.map.store ? m.map.store->size() : m.map.values.size();
+}
+
+// The rows of the metrics `pass` is of, begun on their writers: a chunk of
+// each read and written, then summed while in cache.
+Status WriteAndSumRows(RunState& run, RankSumsPass& pass) {
+  const std::vector<PlannedMetric*>& ms = pass.metrics();
+  std::vector<ScalarReader> reads;
+  for (PlannedMetric* m : ms) reads.push_back(ValuesOf(*m));
+  std::vector<std::span<const int64_t>> parts(ms.size());
+  const uint64_t count = LocalCountOf(*ms[0]);
+  const uint64_t chunk = std::min(kRankSumsChunk, ms[0]->job.sample_to_metric->chunk_rows());
+  for (uint64_t off = 0; off < count; off += chunk) {
+    DSA_RETURN_IF_ERROR(CheckInterrupt());
+    const uint64_t n = std::min(chunk, count - off);
+    for (size_t a = 0; a < ms.size(); ++a) {
+      DSA_ASSIGN_OR_RETURN(parts[a], reads[a](off, n));
+      DSA_RETURN_IF_ERROR(ms[a]->job.sample_to_metric->Write(off, parts[a]));
+    }
+    DSA_RETURN_IF_ERROR(pass.Add(run, off, parts));
+  }
+  return Status::OK();
+}
+
+// Collective, on one node, in the job of the metric whose job.rank_sums is
+// set: the sample_to_metric rows of every metric the sums are of, written in
+// one loop with the sums (rank_sums.h), so that no metric's values are read
+// from memory twice. Each .idx waits for its own metric's job (one at a time,
+// as without the sums), which also finishes the writer.
+Status WriteSampleToMetricWithSums(RunState& run, RankSumsPass& pass) {
+  std::string names;
+  for (const PlannedMetric* m : pass.metrics()) names += (names.empty() ? "" : ", ") + m->name();
+  run.Begin("write", names + ": sample_to_metric", pass.metrics().size() * run.samples.count,
+            "rows");
+  for (PlannedMetric* m : pass.metrics()) {
+    if (!m->job.sample_to_metric) DSA_RETURN_IF_ERROR(OpenSampleToMetric(run, *m, false));
+    DSA_RETURN_IF_ERROR(m->job.sample_to_metric->Begin(
+        FitIntDType(m->job.range.min, m->job.range.max), LocalCountOf(*m)));
+    m->job.sample_to_metric_started = true;
+  }
+  const Status written = WriteAndSumRows(run, pass);
+  for (PlannedMetric* m : pass.metrics())
+    DSA_RETURN_IF_ERROR(m->job.sample_to_metric->End(written));
+  return Status::OK();
 }
 
 // Collective: writes sample_to_metric. On one node every rank writes its own
 // rows and the .idx goes on behind the index files' work until the writer
-// finishes (index/scalar_rows.h), the rank sums riding on the reads when
-// they are set to (rank_sums.h); across nodes rank 0 writes it all here.
+// finishes (index/scalar_rows.h), with the rank sums' metrics' rows when
+// they are set to (WriteSampleToMetricWithSums); across nodes rank 0 writes
+// it all here.
 Status StartSampleToMetric(RunState& run, PlannedMetric& m, DType dtype) {
   if (!run.comm.OnOneNode()) {
     const std::string prefix = run.FilePrefix(m.name(), kSampleToMetric);
     return m.map.store ? WriteOrderedScalars(run.comm, *m.map.store, prefix, dtype, run.write)
                        : WriteOrderedScalars(run.comm, m.map.values, prefix, dtype, run.write);
   }
+  if (m.job.rank_sums) DSA_RETURN_IF_ERROR(WriteSampleToMetricWithSums(run, *m.job.rank_sums));
+  if (m.job.sample_to_metric_started) {  // with the rank sums'
+    m.job.sample_to_metric->WriteIdx();
+    return Status::OK();
+  }
   if (!m.job.sample_to_metric) DSA_RETURN_IF_ERROR(OpenSampleToMetric(run, m));
-  ScalarReader read = m.map.store ? ReaderOf(*m.map.store) : ReaderOf(m.map.values);
-  if (m.job.rank_sums) read = m.job.rank_sums->Carry(run, std::move(read));
-  return m.job.sample_to_metric->Start(
-      dtype, m.map.store ? m.map.store->size() : m.map.values.size(), std::move(read));
+  return m.job.sample_to_metric->Start(dtype, LocalCountOf(m), ValuesOf(m));
 }
 
 // Collective: the metric's index path (index_path.h) and what it works from.

@@ -1,12 +1,26 @@
 #include "report/rank_correlation.h"
 
+// GCC 12's AVX-512 intrinsics start from an unset register (GCC bug 105593):
+// its warnings about them are off for the header's own lines only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "format/indexed_dataset.h"
+#include "metrics/word_sums.h"  // HaveAvx512Gathers
 #include "output/analysis_files.h"
 #include "output/analysis_layout.h"
+
+// Compiles a function for AVX-512F, whatever the build's target: it runs only
+// where HaveAvx512Gathers() says the CPU has it.
+#define DSA_RANKS_AVX512 __attribute__((target("avx512f")))
 
 namespace dsanalyze {
 namespace {
@@ -21,9 +35,70 @@ constexpr uint64_t kRankChunk = uint64_t{1} << 16;
 constexpr size_t kRankBlock = 1024;
 
 // The twice-rank of a value that is not one of the metric's values: a bit no
-// twice-rank has (they are at most 2n + 1, n < 2^62 samples), so that a loop
-// finds one by OR-ing the ranks it looked up.
+// twice-rank has (they are at most 2n + 1, n < 2^62 samples), so that Fill's
+// caller finds one.
 constexpr uint64_t kNotAValue = uint64_t{1} << 63;
+
+// A dense table's entry for a value that is not one of the metric's values:
+// no twice-rank is 0 (the least is 2), so a pair loop finds one as a product
+// of 0, the least it added, which adds nothing.
+constexpr uint32_t kDenseNotAValue = 0;
+
+// A dense table as the pair loops read it: the entry of value v is
+// table[min(v - min, last)] (unsigned: below min wraps to past last).
+struct DenseLookup {
+  const uint32_t* table;
+  uint64_t min;
+  uint64_t last;  // the entry past the range, kDenseNotAValue
+
+  uint32_t At(int64_t v) const {
+    const uint64_t at = static_cast<uint64_t>(v) - min;
+    return table[at < last ? at : last];
+  }
+};
+
+// Σ over n samples of a.At(va[i])·b.At(vb[i]), which the caller keeps below
+// 2^64 (RankProductSums::dense_block_); *least becomes the least of it and
+// every product added (0: a value not in its table).
+uint64_t PairSumScalar(const DenseLookup& a, const DenseLookup& b, const int64_t* va,
+                       const int64_t* vb, size_t n, uint64_t* least) {
+  uint64_t sum = 0, low = *least;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t product = uint64_t{a.At(va[i])} * b.At(vb[i]);
+    low = std::min(low, product);
+    sum += product;
+  }
+  *least = low;
+  return sum;
+}
+
+// PairSumScalar, 8 samples at a time: two gathers, a multiply and an add
+// where the scalar loop takes 19 instructions a sample. Each lane's
+// sum is a part of the whole, which fits 64 bits, so none wraps.
+DSA_RANKS_AVX512 uint64_t PairSumAvx512(const DenseLookup& a, const DenseLookup& b,
+                                        const int64_t* va, const int64_t* vb, size_t n,
+                                        uint64_t* least) {
+  const __m512i min_a = _mm512_set1_epi64(static_cast<int64_t>(a.min));
+  const __m512i last_a = _mm512_set1_epi64(static_cast<int64_t>(a.last));
+  const __m512i min_b = _mm512_set1_epi64(static_cast<int64_t>(b.min));
+  const __m512i last_b = _mm512_set1_epi64(static_cast<int64_t>(b.last));
+  __m512i sum = _mm512_setzero_si512(), low = _mm512_set1_epi64(static_cast<int64_t>(*least));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512i at_a =
+        _mm512_min_epu64(_mm512_sub_epi64(_mm512_loadu_si512(va + i), min_a), last_a);
+    const __m512i at_b =
+        _mm512_min_epu64(_mm512_sub_epi64(_mm512_loadu_si512(vb + i), min_b), last_b);
+    const __m512i ra = _mm512_cvtepu32_epi64(_mm512_i64gather_epi32(at_a, a.table, 4));
+    const __m512i rb = _mm512_cvtepu32_epi64(_mm512_i64gather_epi32(at_b, b.table, 4));
+    const __m512i product = _mm512_mul_epu32(ra, rb);
+    low = _mm512_min_epu64(low, product);
+    sum = _mm512_add_epi64(sum, product);
+  }
+  *least = _mm512_reduce_min_epu64(low);
+  return static_cast<uint64_t>(_mm512_reduce_add_epi64(sum)) +
+         PairSumScalar(a, b, va + i, vb + i, n - i, least);
+}
 
 // cross[a·k + b] (a < b) += Σ over samples of Ra·Rb, every file streamed once
 // in chunks.
@@ -80,8 +155,9 @@ bool SumsAreOf(const RankSums* sums, const std::vector<RankedMetric>& metrics) {
 
 // Twice each distinct value's average rank (2·before + count + 1: an integer,
 // where the average rank itself may end in .5), looked up by value. A dense
-// table when the values' range is at most a few times their number (lengths,
-// counts, scaled scores), so that the lookup per sample is one load; a binary
+// table of 32-bit ranks when the values' range is at most a few times their
+// number (lengths, counts, scaled scores) and every rank fits 32 bits (fewer
+// than 2^31 samples), so that the lookup per sample is one load; a binary
 // search otherwise. Memory O(distinct values) either way.
 class RankProductSums::TwiceRanks {
  public:
@@ -91,31 +167,34 @@ class RankProductSums::TwiceRanks {
       ranks_.push_back(2 * before + c + 1);
       before += c;
     }
-    if (d.values.empty()) return;
+    if (d.values.empty() || ranks_.back() > std::numeric_limits<uint32_t>::max()) return;
     const u128 range = static_cast<u128>(static_cast<__int128>(d.values.back()) - d.values.front());
     if (range >= 8 * d.values.size() + 65536) return;
     min_ = d.values.front();
     // One entry past the range, which every value outside it is looked up at.
-    dense_.assign(static_cast<size_t>(range) + 2, kNotAValue);
+    dense_.assign(static_cast<size_t>(range) + 2, kDenseNotAValue);
     for (size_t i = 0; i < d.values.size(); ++i)
-      dense_[static_cast<uint64_t>(d.values[i]) - static_cast<uint64_t>(min_)] = ranks_[i];
+      dense_[static_cast<uint64_t>(d.values[i]) - static_cast<uint64_t>(min_)] =
+          static_cast<uint32_t>(ranks_[i]);
   }
 
   bool dense() const { return !dense_.empty(); }
+  // The largest twice-rank.
+  uint64_t most() const { return ranks_.empty() ? 0 : ranks_.back(); }
 
-  // The twice-rank of v on the dense table, kNotAValue when v is not one of
-  // the values: a clamp and a load, no branch.
-  uint64_t Dense(int64_t v) const {
-    const uint64_t last = dense_.size() - 1;
-    const uint64_t at = static_cast<uint64_t>(v) - static_cast<uint64_t>(min_);  // wraps below
-    return dense_[at < last ? at : last];
+  DenseLookup lookup() const {
+    return {dense_.data(), static_cast<uint64_t>(min_), dense_.size() - 1};
   }
 
   // out[i] = the twice-rank of raw[i], kNotAValue when it is not one of the
   // values.
   void Fill(const int64_t* raw, size_t len, uint64_t* out) const {
     if (dense()) {
-      for (size_t i = 0; i < len; ++i) out[i] = Dense(raw[i]);
+      const DenseLookup table = lookup();
+      for (size_t i = 0; i < len; ++i) {
+        const uint32_t r = table.At(raw[i]);
+        out[i] = r != kDenseNotAValue ? r : kNotAValue;
+      }
       return;
     }
     const std::vector<int64_t>& values = d_->values;
@@ -137,13 +216,23 @@ class RankProductSums::TwiceRanks {
   const CountedValues* d_;
   std::vector<uint64_t> ranks_;
   int64_t min_ = 0;
-  std::vector<uint64_t> dense_;
+  std::vector<uint32_t> dense_;
 };
 
 RankProductSums::RankProductSums(const std::vector<const CountedValues*>& distributions)
     : cross_(distributions.size() * distributions.size(), 0),
-      chunk_(distributions.size(), std::vector<uint64_t>(kRankBlock)) {
+      chunk_(distributions.size(), std::vector<uint64_t>(kRankBlock)),
+      dense_block_(kRankBlock) {
   for (const CountedValues* d : distributions) ranks_.emplace_back(*d);
+  // A dense block's products, each below most(a)·most(b) < 2^64, sum in 64
+  // bits: as many samples a block as keep every pair's sum below 2^64.
+  for (size_t a = 0; a < ranks_.size(); ++a)
+    for (size_t b = a + 1; b < ranks_.size(); ++b) {
+      const u128 most = static_cast<u128>(ranks_[a].most()) * ranks_[b].most();
+      if (most > 0)
+        dense_block_ = static_cast<size_t>(
+            std::min<u128>(dense_block_, std::numeric_limits<uint64_t>::max() / most));
+    }
 }
 RankProductSums::~RankProductSums() = default;
 RankProductSums::RankProductSums(RankProductSums&&) noexcept = default;
@@ -151,29 +240,25 @@ RankProductSums::RankProductSums(RankProductSums&&) noexcept = default;
 u128 RankProductSums::SumOfSquares(size_t a) const { return ranks_[a].SumOfSquares(); }
 
 // Adds the products of every pair of metrics over samples [from, from + n)
-// when every metric has a dense table: one loop a pair that looks both ranks
-// up and multiplies them, with nothing stored between (a third fewer
-// instructions than filling the ranks first: docs/benchmarks.md, case RP).
-// False, and nothing added, when a value is not one of its metric's values.
+// (n ≤ dense_block_) when every metric has a dense table: one loop a pair
+// that looks both ranks up and multiplies them, with nothing stored between,
+// 8 samples at a time where the CPU has AVX-512 (docs/benchmarks.md, case
+// RP). False, and nothing added, when a value is not one of its metric's
+// values.
 bool RankProductSums::AddDense(const std::vector<const int64_t*>& values, size_t from, size_t n) {
   const size_t k = ranks_.size();
-  std::vector<u128>& block = block_;
-  block.assign(k * k, 0);
-  uint64_t seen = 0;  // the OR of every rank looked up
+  const bool wide = HaveAvx512Gathers();
+  block_.assign(k * k, 0);
+  uint64_t least = std::numeric_limits<uint64_t>::max();  // of every product added
   for (size_t a = 0; a < k; ++a)
     for (size_t b = a + 1; b < k; ++b) {
-      const TwiceRanks &ta = ranks_[a], &tb = ranks_[b];
+      const DenseLookup ta = ranks_[a].lookup(), tb = ranks_[b].lookup();
       const int64_t *va = values[a] + from, *vb = values[b] + from;
-      u128 sum = 0;
-      for (size_t i = 0; i < n; ++i) {
-        const uint64_t ra = ta.Dense(va[i]), rb = tb.Dense(vb[i]);
-        seen |= ra | rb;
-        sum += static_cast<u128>(ra) * rb;
-      }
-      block[a * k + b] = sum;
+      block_[a * k + b] = wide ? PairSumAvx512(ta, tb, va, vb, n, &least)
+                               : PairSumScalar(ta, tb, va, vb, n, &least);
     }
-  if ((seen & kNotAValue) != 0) return false;
-  for (size_t i = 0; i < block.size(); ++i) cross_[i] += block[i];
+  if (least == 0) return false;
+  for (size_t i = 0; i < block_.size(); ++i) cross_[i] += block_[i];
   return true;
 }
 
@@ -185,8 +270,9 @@ std::optional<std::pair<size_t, size_t>> RankProductSums::Add(
   // In blocks whose twice-ranks stay in the L1 cache between their filling
   // and their products: the values are then read once, from memory. A block
   // with a missing value goes this way too, which finds it.
-  for (size_t from = 0; from < len; from += kRankBlock) {
-    const size_t n = std::min(kRankBlock, len - from);
+  const size_t block = dense ? dense_block_ : kRankBlock;
+  for (size_t from = 0; from < len; from += block) {
+    const size_t n = std::min(block, len - from);
     if (dense && AddDense(values, from, n)) continue;
     for (size_t a = 0; a < k; ++a) {
       uint64_t* r = chunk_[a].data();

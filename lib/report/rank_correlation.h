@@ -61,7 +61,8 @@ class RankProductSums {
   std::vector<TwiceRanks> ranks_;
   std::vector<unsigned __int128> cross_;
   std::vector<std::vector<uint64_t>> chunk_;  // the twice-ranks of one chunk
-  std::vector<unsigned __int128> block_;      // one block's sums (AddDense)
+  std::vector<uint64_t> block_;               // one block's sums (AddDense)
+  size_t dense_block_;                        // samples a block of AddDense (its sums' bound)
 };
 
 // RankProductSums::cross() over all the samples of `metrics`, in that order.

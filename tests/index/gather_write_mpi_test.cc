@@ -32,6 +32,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -98,6 +99,23 @@ Status CallScalarRowsWriter(
   DSA_RETURN_IF_ERROR(writer.Open(prefix, rows));
   DSA_RETURN_IF_ERROR(writer.Start(dtype, count, read));
   between();
+  return writer.Finish();
+}
+
+// The same through Begin, Write and End, in pieces of chunk_rows() - 1 rows
+// (at least 1), not Start's chunks, the .idx deferred to WriteIdx().
+Status CallScalarRowsSteps(const Comm& comm, std::span<const int64_t> local,
+                           const std::string& prefix, DType dtype, const WriteOptions& options) {
+  ScalarRowsWriter writer(comm, options);
+  DSA_RETURN_IF_ERROR(
+      writer.Open(prefix, comm.Allreduce<uint64_t>(local.size(), MPI_SUM), /*idx_now=*/false));
+  DSA_RETURN_IF_ERROR(writer.Begin(dtype, local.size()));
+  const uint64_t piece = std::max<uint64_t>(1, writer.chunk_rows() - 1);
+  Status written;
+  for (uint64_t off = 0; off < local.size() && written.ok(); off += piece)
+    written = writer.Write(off, local.subspan(off, std::min<uint64_t>(piece, local.size() - off)));
+  DSA_RETURN_IF_ERROR(writer.End(written));
+  writer.WriteIdx();
   return writer.Finish();
 }
 
@@ -552,6 +570,7 @@ void RunScalarStoreCase(const Comm& comm, CaseSetup* setup, const std::string& l
 // ScalarRowsWriter from memory writes `written`'s bytes, and counts every row.
 void RunScalarRowsCase(const Comm& comm, const std::string& label, std::vector<int64_t> local,
                        const std::string& written, WriteOptions options) {
+  const std::vector<int64_t> local_values = local;  // `local` is overwritten below
   std::atomic<uint64_t> rows_done{0};
   options.rows_done = &rows_done;
   const Status st =
@@ -564,6 +583,15 @@ void RunScalarRowsCase(const Comm& comm, const std::string& label, std::vector<i
   if (comm.is_root() && rows_done.load() != total)
     err += " rows_done " + std::to_string(rows_done.load()) + ", expected " + std::to_string(total);
   Check(comm, err.empty(), label + ": ScalarRowsWriter:" + err);
+  rows_done = 0;
+  const Status steps =
+      CallScalarRowsSteps(comm, local_values, written + "_steps", DType::kI32, options);
+  Check(comm, steps.ok(), label + ": ScalarRowsWriter in steps: " + steps.message());
+  if (!steps.ok()) return;
+  err = SameScalarFiles(comm, written + "_steps", written);
+  if (comm.is_root() && rows_done.load() != total)
+    err += " rows_done " + std::to_string(rows_done.load()) + ", expected " + std::to_string(total);
+  Check(comm, err.empty(), label + ": ScalarRowsWriter in steps:" + err);
 }
 
 // Rank 0: the files of `prefix`, under final or temporary names, that exist.

@@ -122,5 +122,21 @@ TEST_CASE("RankProductSums: a value its metric does not have adds nothing and is
   CHECK(missing->second == 2999);
 }
 
+TEST_CASE("RankProductSums: ranks near and past 2^32 sum exactly", "[report][spearman]") {
+  // Two values of 2^30 samples each (ranks up to 3·2^30 + 1, a 32-bit dense
+  // table whose products near 2^64 leave one sample a 64-bit block sum), and
+  // of 2^31 each (ranks past 2^32: the binary search). A few samples of the
+  // larger value, with the smaller one in the last.
+  for (const uint64_t count : {uint64_t{1} << 30, uint64_t{1} << 31}) {
+    const CountedValues d{{0, 1}, {count, count}, 2 * count};
+    const u128 low = count + 1, high = 3 * static_cast<u128>(count) + 1;
+    std::vector<int64_t> v(3000, 1);
+    v.back() = 0;
+    RankProductSums sums({&d, &d});
+    REQUIRE_FALSE(sums.Add({v.data(), v.data()}, v.size()).has_value());
+    CHECK(sums.cross()[1] == (v.size() - 1) * high * high + low * low);
+  }
+}
+
 }  // namespace
 }  // namespace dsanalyze
