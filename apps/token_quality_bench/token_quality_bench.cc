@@ -13,6 +13,10 @@
 //         floor    count, plus one store a window of 3 tokens into a slot of
 //                  a per-sample table at its hash (the least an n-gram count
 //                  does: no load, no comparison, no second probe);
+//         d.*, h.*, radix   per-sample tables sized to the sample, the try
+//                  after the floor (TablePasses): the full counting work of
+//                  the three metrics but the log2s, in brackets Σ distinct +
+//                  repeated windows (equal for every pass with windows);
 //         unique, entropy, ngram   each metric alone (Metric::Compute);
 //         all3     the three in one shared pass, as case Q runs them.
 #include <algorithm>
@@ -24,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "format/indexed_dataset.h"
@@ -115,13 +120,228 @@ struct Floor {
   }
 };
 
+// The try after the floor (docs/benchmarks.md, "Q: per-sample tables in the
+// first-level cache"): tables sized to the sample, so that the count and the
+// n-gram table of a sample of about 500 tokens fit the 48 KiB first-level cache
+// together. One sample's counting, a token at a time (so that two samples can
+// be interleaved): the full counting work of the three metrics (distinct
+// tokens, the multiset of counts, Σ count over the repeated windows of 3), all
+// but the entropy's log2s.
+//   kHashed   the tokens counted in an open-addressing table of uint32 slots,
+//             token in the top 16 bits over a count in the low 16 (0: empty),
+//             at least 2 slots a token, emptied through the list of slots used;
+//             else the dense table of every id, as `count`.
+//   kPerWindow  the n-gram table's slots a window (0: no windows), as the
+//             metrics' table (a 16-bit mark over the packed window).
+//   kStoreOnly  one store a window at its hash, as `floor` (no answer).
+template <bool kHashed, int kPerWindow, bool kStoreOnly>
+class SampleCounter {
+ public:
+  // One sample's state, by value: kept in registers, where members would be
+  // read again after every store to a table (which the compiler cannot tell
+  // apart from them).
+  struct Cursor {
+    const uint16_t* t;
+    uint64_t n, distinct, key, repeated, once, more;
+    uint32_t cmask;
+    int cshift, wshift;
+    size_t wmask;
+    uint32_t *dense, *hashed;
+    uint16_t* touched;
+    uint64_t* slots;
+  };
+
+  Cursor Start(const uint16_t* t, uint64_t n) {
+    const int cbits = std::max(4, static_cast<int>(std::bit_width(2 * n - 1)));
+    if (kHashed && hashed_.size() < (size_t{1} << cbits)) hashed_.resize(size_t{1} << cbits);
+    int wbits = 0;
+    if constexpr (kPerWindow != 0) {
+      wbits = std::max(4, static_cast<int>(std::bit_width(kPerWindow * n - 1)));
+      if (slots_.size() < (size_t{1} << wbits)) slots_.resize(size_t{1} << wbits);
+      epoch_ += 2;
+      if (epoch_ + 1 > 65535) std::fill(slots_.begin(), slots_.end(), 0), epoch_ = 2;
+    }
+    return {t,
+            n,
+            0,
+            0,
+            0,
+            epoch_ << 48,
+            (epoch_ + 1) << 48,
+            (1u << cbits) - 1,
+            32 - cbits,
+            64 - wbits,
+            (size_t{1} << wbits) - 1,
+            dense_.data(),
+            hashed_.data(),
+            touched_.data(),
+            slots_.data()};
+  }
+  static void Step(Cursor& c, uint64_t k) {
+    const uint32_t id = c.t[k];
+    if constexpr (kHashed) {
+      uint32_t s = (id * 0x9E3779B1u) >> c.cshift;
+      uint32_t v = c.hashed[s];
+      // Not `v != 0 && v >> 16 != id`: the compiler makes that two branches,
+      // the first (new token or not) a coin toss on text: 4x slower.
+      while (uint64_t{v} * ((v >> 16) ^ id) != 0) v = c.hashed[s = (s + 1) & c.cmask];
+      c.hashed[s] = (id << 16) | ((v & 0xFFFF) + 1);
+      c.touched[c.distinct] = static_cast<uint16_t>(s);
+      c.distinct += v == 0;
+    } else {
+      c.touched[c.distinct] = static_cast<uint16_t>(id);
+      c.distinct += c.dense[id]++ == 0;
+    }
+    if constexpr (kPerWindow != 0) {
+      c.key = ((c.key << 16) | id) & 0xFFFFFFFFFFFFu;
+      if (k >= 2) Window(c);
+    }
+  }
+  // Σ distinct + repeated. Empties the tables, the counts going through the
+  // multiset (lanes as the metrics' CountMultiset), which is then read and
+  // emptied by ascending count, as the entropy reads it (without the log2s).
+  static uint64_t Finish(const Cursor& c, std::vector<uint64_t>& with_count, uint64_t& sink) {
+    uint64_t* m = with_count.data();
+    uint64_t most = 0, total = 0;
+    for (uint64_t k = 0; k < c.distinct; ++k) {
+      uint32_t& entry = kHashed ? c.hashed[c.touched[k]] : c.dense[c.touched[k]];
+      const uint64_t count = kHashed ? entry & 0xFFFF : entry;
+      // count < 4096 (ShowAll); 1 goes to lane k mod 4, by arithmetic: the
+      // compiler makes `count == 1 ? lane : count` a branch, a coin toss.
+      ++m[count + uint64_t{count == 1} * (4095 + k % 4)];
+      most = std::max(most, count);
+      entry = 0;
+    }
+    for (uint64_t l = 4096; l < 4100; ++l) total += std::exchange(m[l], 0);
+    for (uint64_t j = 2; j <= most; ++j)
+      if (m[j] != 0) total += j * std::exchange(m[j], 0);
+    sink += total;
+    return c.distinct + c.repeated;
+  }
+
+ private:
+  static void Window(Cursor& c) {
+    size_t w = (c.key * 0x9E3779B97F4A7C15u) >> c.wshift;
+    if (kStoreOnly) return void(c.slots[w] = c.key);
+    for (;; w = (w + 1) & c.wmask) {
+      const uint64_t x = c.slots[w];
+      if (x < c.once) return void(c.slots[w] = c.once | c.key);
+      if ((x & 0xFFFFFFFFFFFFu) == c.key) {
+        c.repeated += x >= c.more ? 1 : 2;
+        return void(c.slots[w] = c.more | c.key);
+      }
+    }
+  }
+
+  uint64_t epoch_ = 0;
+  std::vector<uint32_t> dense_ = std::vector<uint32_t>(65536, 0);
+  std::vector<uint32_t> hashed_;
+  std::vector<uint16_t> touched_ = std::vector<uint16_t>(65537);
+  std::vector<uint64_t> slots_;
+};
+
+// The sort-based count: the sample's tokens sorted by a two-pass radix sort
+// (8 bits a pass), its distinct tokens counted as runs.
+struct RadixCount {
+  std::vector<uint16_t> a = std::vector<uint16_t>(1 << 16), b = std::vector<uint16_t>(1 << 16);
+
+  uint64_t Sample(const uint16_t* t, uint64_t n) {
+    uint32_t low[257] = {}, high[257] = {};
+    for (uint64_t k = 0; k < n; ++k) ++low[(t[k] & 255) + 1], ++high[(t[k] >> 8) + 1];
+    for (int i = 0; i < 256; ++i) low[i + 1] += low[i], high[i + 1] += high[i];
+    for (uint64_t k = 0; k < n; ++k) b[low[t[k] & 255]++] = t[k];
+    for (uint64_t k = 0; k < n; ++k) a[high[b[k] >> 8]++] = b[k];
+    uint64_t distinct = n != 0;
+    for (uint64_t k = 1; k < n; ++k) distinct += a[k] != a[k - 1];
+    return distinct;
+  }
+};
+
+// The passes of SampleCounter and RadixCount, each printed with the fastest
+// of `rounds` in CPU ns a token and, in brackets, Σ distinct + repeated over
+// the file, which every pass that counts windows must give alike.
+struct TablePasses {
+  const Batches& batches;
+  const uint16_t* tokens;
+  int rounds;
+  std::vector<uint64_t> with_count = std::vector<uint64_t>(4096 + 4, 0);
+  uint64_t answer = 0, sink = 0;
+
+  template <class C>
+  void One(C& counter) {
+    answer = 0;
+    for (const auto& offsets : batches.offsets)
+      for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+        if (offsets[i + 1] == offsets[i]) continue;
+        auto c = counter.Start(tokens + offsets[i], offsets[i + 1] - offsets[i]);
+        for (uint64_t k = 0; k < c.n; ++k) C::Step(c, k);
+        answer += C::Finish(c, with_count, sink);
+      }
+  }
+  // Two samples a step, each with its own tables, so that the second's
+  // memory waits overlap the first's.
+  template <class C>
+  void Two(C& a, C& b) {
+    answer = 0;
+    for (const auto& offsets : batches.offsets)
+      for (size_t i = 0; i + 1 < offsets.size(); i += 2) {
+        const bool pair = i + 2 < offsets.size() && offsets[i + 2] > offsets[i + 1];
+        if (offsets[i + 1] == offsets[i]) continue;  // (generate writes no empty sample)
+        auto x = a.Start(tokens + offsets[i], offsets[i + 1] - offsets[i]);
+        auto y = pair ? b.Start(tokens + offsets[i + 1], offsets[i + 2] - offsets[i + 1]) : x;
+        const uint64_t both = pair ? std::min(x.n, y.n) : 0;
+        uint64_t k = 0;
+        for (; k < both; ++k) C::Step(x, k), C::Step(y, k);
+        for (uint64_t j = k; j < x.n; ++j) C::Step(x, j);
+        for (uint64_t j = k; pair && j < y.n; ++j) C::Step(y, j);
+        answer += C::Finish(x, with_count, sink) + (pair ? C::Finish(y, with_count, sink) : 0);
+      }
+  }
+  void Radix() {
+    RadixCount radix;
+    answer = 0;
+    for (const auto& offsets : batches.offsets)
+      for (size_t i = 0; i + 1 < offsets.size(); ++i)
+        answer += radix.Sample(tokens + offsets[i], offsets[i + 1] - offsets[i]);
+  }
+  void Show(const char* name, const std::function<void()>& pass) {
+    const double ns = NsPerToken(batches, rounds, pass);
+    std::printf("%-8s %.3f   (%llu)\n", name, ns, static_cast<unsigned long long>(answer));
+  }
+  // d.*: the dense count; h.*: the hashed count; ngK: K slots a window.
+  // Returns what keeps the passes' results alive.
+  uint64_t ShowAll() {
+    for (const auto& offsets : batches.offsets)
+      for (size_t i = 0; i + 1 < offsets.size(); ++i)
+        if (offsets[i + 1] - offsets[i] >= 4096)
+          return std::printf("(no d.*, h.*, radix: a sample of 4096 tokens or more)\n");
+    SampleCounter<false, 0, false> d_count;
+    SampleCounter<true, 0, false> h_count;
+    SampleCounter<false, 4, true> d_store4;
+    SampleCounter<false, 32, false> d_ng32, d_ng32b;
+    SampleCounter<false, 8, false> d_ng8;
+    SampleCounter<false, 4, false> d_ng4;
+    SampleCounter<true, 8, false> h_ng8;
+    SampleCounter<true, 4, false> h_ng4, h_ng4b;
+    Show("d.count", [&] { One(d_count); });
+    Show("h.count", [&] { One(h_count); });
+    Show("d.store4", [&] { One(d_store4); });
+    Show("d.ng32", [&] { One(d_ng32); });
+    Show("d.ng8", [&] { One(d_ng8); });
+    Show("d.ng4", [&] { One(d_ng4); });
+    Show("h.ng8", [&] { One(h_ng8); });
+    Show("h.ng4", [&] { One(h_ng4); });
+    Show("h.ng4x2", [&] { Two(h_ng4, h_ng4b); });
+    Show("d.ng32x2", [&] { Two(d_ng32, d_ng32b); });
+    Show("radix", [&] { Radix(); });
+    return sink;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: %s PREFIX [ROUNDS]\n", argv[0]);
-    return 2;
-  }
+  if (argc < 2 || argc > 3) return std::fprintf(stderr, "usage: %s PREFIX [ROUNDS]\n", argv[0]), 2;
   const int rounds = argc == 3 ? std::atoi(argv[2]) : 7;
   auto data = dsanalyze::IndexedDataset::Open(
       argv[1], dsanalyze::IndexedDataset::Options(dsanalyze::CodeTable::kMegatron, true));
@@ -171,9 +391,10 @@ int main(int argc, char** argv) {
   std::printf("read     %.3f\n", NsPerToken(batches, rounds, read));
   std::printf("count    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::false_type{})));
   std::printf("floor    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::true_type{})));
+  const uint64_t tables = TablePasses{batches, tokens, rounds}.ShowAll();
   std::printf("unique   %.3f\n", NsPerToken(batches, rounds, metric_pass(0)));
   std::printf("entropy  %.3f\n", NsPerToken(batches, rounds, metric_pass(1)));
   std::printf("ngram    %.3f\n", NsPerToken(batches, rounds, metric_pass(2)));
   std::printf("all3     %.3f\n", NsPerToken(batches, rounds, metric_pass(-1)));
-  return sum + floor.sink == 42 ? 1 : 0;  // never: only keeps the passes' results alive
+  return sum + floor.sink + tables == 42 ? 1 : 0;  // never: only keeps the passes' results alive
 }
