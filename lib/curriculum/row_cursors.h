@@ -24,11 +24,12 @@
 // caller checks it. That file's .bin is read as the values, its 12-byte-a-
 // sample .idx left unread (IndexedDataset::OpenScalarRows).
 //
-// Memory: 16 bytes × the span (≤ 1 MiB), and a copy of the cursors and a
-// block of 4,096 values during Place. Not thread-safe.
+// Memory: 16 bytes × the span (≤ 1 MiB), and during Place a copy of the
+// cursors and a block of 4,096 values a lane. Not thread-safe.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -37,6 +38,7 @@
 #include "curriculum/training_order.h"
 #include "format/indexed_dataset.h"
 #include "util/status.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 
@@ -52,22 +54,23 @@ class RowCursors {
 
   uint64_t size() const { return values_.num_elements(); }  // N
 
-  // An array of N entries, one a sample id, and where to put `count` of
-  // them.
-  template <class T>
-  struct Placement {
-    const T* entries;
-    T* stage;
-  };
+  // Place's ids are cut in this many ranges, placed at once (the first on
+  // the calling thread, the others on worker threads).
+  static constexpr size_t kLanes = 2;
 
-  // For each placement: stage[k] = entries[the id at position begin + k of
-  // the order], for every k < count (begin + count ≤ N). Reads
-  // sample_to_metric and the entries once, front to back, the placements
-  // together. BadInput when sample_to_metric disagrees with index_to_sample:
-  // a value it has no row for, or another number of samples of a value than
-  // the row's ids.
-  template <class... T>
-  Status Place(uint64_t begin, uint64_t count, Placement<T>... placements) const;
+  // Calls put(at, id) for every position begin + at of the order (at <
+  // count; begin + count ≤ N), with the id the order puts there: at most once
+  // each, and never for the others. The ids are read in kLanes ranges at
+  // once, range r's calls made on copy r of `put` (from a thread of its own),
+  // each range front to back: put writes only what its `at` names, or the
+  // state of its own copy. Returns the copies, for the state they gathered
+  // (e.g. an OR of the entries placed). Reads sample_to_metric once, and
+  // its first half once more (the second range's cursors start where the
+  // first's end). BadInput when sample_to_metric disagrees with
+  // index_to_sample: a value it has no row for, or another number of
+  // samples of a value than the row's ids.
+  template <class Put>
+  Result<std::array<Put, kLanes>> Place(uint64_t begin, uint64_t count, const Put& put) const;
 
  private:
   RowCursors(IndexedDataset values, int64_t lowest, std::vector<uint64_t> starts,
@@ -77,6 +80,11 @@ class RowCursors {
         starts_(std::move(starts)),
         counts_(std::move(counts)) {}
 
+  // Place over the ids [first, end) with `put`, from `cursors` (each slot's
+  // next position), which it moves past them. Returns put after its calls.
+  template <class Put>
+  Put Sweep(uint64_t first, uint64_t end, uint64_t begin, uint64_t count,
+            std::vector<uint64_t>& cursors, Put put) const;
   Status CheckCounts(const std::vector<uint64_t>& cursors) const;
 
   // Values widened at a time by Place (32 KiB: stays in the closest cache).
@@ -91,24 +99,45 @@ class RowCursors {
   std::vector<uint64_t> counts_;
 };
 
-template <class... T>
-Status RowCursors::Place(uint64_t begin, uint64_t count, Placement<T>... placements) const {
-  std::vector<uint64_t> cursors = starts_;
+template <class Put>
+Put RowCursors::Sweep(uint64_t first, uint64_t end, uint64_t begin, uint64_t count,
+                      std::vector<uint64_t>& cursors, Put put) const {
   const ElementView values = values_.elements();
   const uint64_t outside = cursors.size() - 1;
   const auto lowest = static_cast<uint64_t>(lowest_);
+  // A copy whose address is not taken, so that its state stays in registers
+  // (put's stores could alias the members of a Put in memory).
+  Put local = std::move(put);
   int64_t block[kBlockValues];
-  for (uint64_t first = 0; first < values.count; first += kBlockValues) {
-    const uint64_t n = std::min(kBlockValues, values.count - first);
-    WidenElements(values, first, {block, n});
+  for (uint64_t from = first; from < end; from += kBlockValues) {
+    const uint64_t n = std::min(kBlockValues, end - from);
+    WidenElements(values, from, {block, n});
     for (uint64_t k = 0; k < n; ++k) {
       // A value below the smallest wraps, and takes the outside slot too.
       const uint64_t slot = std::min(static_cast<uint64_t>(block[k]) - lowest, outside);
       const uint64_t at = cursors[slot]++ - begin;  // wraps when before the stage
-      if (at < count) ((placements.stage[at] = placements.entries[first + k]), ...);
+      if (at < count) local(at, from + k);
     }
   }
-  return CheckCounts(cursors);
+  return local;
+}
+
+template <class Put>
+Result<std::array<Put, RowCursors::kLanes>> RowCursors::Place(uint64_t begin, uint64_t count,
+                                                              const Put& put) const {
+  static_assert(kLanes == 2, "one worker thread below");
+  const uint64_t n = size(), half = n / 2;
+  std::vector<uint64_t> first = starts_, second = starts_;
+  std::optional<Put> second_put;
+  WorkerThread helper = StartWorkerThread([&] {
+    // The cursors where the first range ends, then that range.
+    Sweep(0, half, 0, 0, second, [](uint64_t, uint64_t) {});
+    second_put.emplace(Sweep(half, n, begin, count, second, put));
+  });
+  Put first_put = Sweep(0, half, begin, count, first, put);
+  helper.join();
+  DSA_RETURN_IF_ERROR(CheckCounts(second));
+  return std::array<Put, kLanes>{std::move(first_put), std::move(*second_put)};
 }
 
 }  // namespace dsanalyze
