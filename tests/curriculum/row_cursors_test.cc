@@ -68,7 +68,7 @@ std::vector<T> RandomEntries(size_t n, uint32_t seed) {
 // A put(at, id) for Place: stages two arrays' entries, and counts the calls
 // at each position; its own copy (a range's) counts its calls and ORs the
 // wide entries it staged.
-struct Put {
+struct RecordingPut {
   const uint16_t* small;
   const uint64_t* wide;
   uint16_t* small_stage;
@@ -104,12 +104,13 @@ TEST_CASE("row cursors place each entry at its id's position, in any window", "[
       std::vector<uint16_t> small_stage(count);
       std::vector<uint64_t> wide_stage(count);
       std::vector<int> calls(count, 0);
-      const Result<std::array<Put, RowCursors::kLanes>> puts = (*cursors)->Place(
-          begin, count,
-          Put{small.data(), wide.data(), small_stage.data(), wide_stage.data(), calls.data()});
+      const Result<std::array<RecordingPut, RowCursors::kLanes>> puts =
+          (*cursors)->Place(begin, count,
+                            RecordingPut{small.data(), wide.data(), small_stage.data(),
+                                         wide_stage.data(), calls.data()});
       REQUIRE(puts.ok());
       uint64_t placed = 0, bits = 0, wanted_bits = 0;
-      for (const Put& p : *puts) {
+      for (const RecordingPut& p : *puts) {
         placed += p.placed;
         bits |= p.bits;
       }
