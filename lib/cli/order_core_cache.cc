@@ -10,10 +10,12 @@
 // written into the permuted files as it is made (and to --out when given),
 // so OUT_DIR ends holding the cache's files and nothing else. For an order
 // by one metric of fewer than 65,536 values' span, a window of pieces'
-// entries is placed in a pass over the index files in id order
-// (curriculum/row_cursors.h), the windows holding up to 1 GiB of entries
-// (WindowBytes), and its pieces are shuffled two at a time, the second on a
-// worker thread; otherwise each piece's entries are gathered by its ids.
+// entries is placed in a pass over the index files in id order, its two
+// halves at once (curriculum/row_cursors.h), the windows holding up to
+// 1 GiB of entries (WindowBytes), and its pieces are shuffled two at a time,
+// the second on a worker thread; otherwise each piece's entries are gathered
+// by its ids. A blend's two files are staged packed, 8 bytes a sample
+// (kPackable).
 // Memory: that GiB (or one piece's entries, if larger) or the gathered
 // piece, the buffers of two pieces being written and two queued
 // (curriculum/order_file.h), and the ids of one piece with --out.
@@ -24,6 +26,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "cli/command_output.h"
@@ -140,39 +144,13 @@ std::span<T> Staged(Permuted& f, uint64_t count) {
   return {reinterpret_cast<T*>(f.staged.get()), count};
 }
 
-// Entries this many places ahead are prefetched: the ids of a piece are
-// spread over the whole index (hundreds of MB), so a load is often a miss.
-constexpr size_t kPrefetchAhead = 32;
-
-// Stages src[id] for the ids of a piece in difficulty order (`sorted`, before
-// the bucket's shuffle). Within a value the ids ascend, so the loads sweep
-// the index instead of jumping at random.
-Status Gather(Permuted& f, std::span<const int64_t> sorted) {
-  return ByEntryType(f, [&](auto tag) {
-    using T = decltype(tag);
-    const T* in = reinterpret_cast<const T*>(f.src.elements().data);
-    const uint64_t size = f.src.size();
-    const std::span<T> gathered = Staged<T>(f, sorted.size());
-    for (size_t i = 0; i < sorted.size(); ++i) {
-      if (i + kPrefetchAhead < sorted.size())
-        __builtin_prefetch(in +
-                           std::min(static_cast<uint64_t>(sorted[i + kPrefetchAhead]), size - 1));
-      const auto id = static_cast<uint64_t>(sorted[i]);
-      if (id >= size)
-        return Status::BadInput(std::string(kFlag) + ": the analysis has sample id " +
-                                std::to_string(id) + ", beyond the " + std::to_string(size) +
-                                " entries of the cached index");
-      gathered[i] = in[id];
-    }
-    return Status::OK();
-  });
-}
-
 // A file whose entries are of T (ByEntryTypes).
 template <class T>
 struct Typed {
   using Entry = T;
   Permuted* f;
+  const T* entries() const { return reinterpret_cast<const T*>(f->src.elements().data); }
+  T* staged() const { return reinterpret_cast<T*>(f->staged.get()); }
 };
 
 // Calls fn(Typed<T>{&f}...) for `files`, one or two (a blend's dataset_index
@@ -192,88 +170,169 @@ Status ByEntryTypes(std::vector<Permuted>& files, F&& fn) {
   });
 }
 
-// The file's entries, and room for `count` of them in its stage.
-template <class T>
-RowCursors::Placement<T> PlacementOf(Typed<T> t, uint64_t count) {
-  return {reinterpret_cast<const T*>(t.f->src.elements().data), Staged<T>(*t.f, count).data()};
+// Whether files of entries T... (a blend's dataset_index, of 1 or 2 bytes,
+// and dataset_sample_index, of 8) can be staged packed: each sample's two
+// entries as one word (sample index << 16) | dataset index in the latter's
+// stage. Then the pass that places them writes one stream a cursor instead
+// of two, and the bucket's shuffle moves one word a swap: one random access
+// instead of two, and the swaps' cache misses are most of the shuffle's
+// time. The same swaps, so the same bytes. A sample index of 2^48 or more
+// does not fit: the entries are then staged again, as two arrays.
+template <class... T>
+constexpr bool kPackable = false;
+template <class A, class B>
+constexpr bool kPackable<A, B> = sizeof(A) <= 2 && std::is_same_v<B, uint64_t>;
+
+// put(at, id): stages each file's entry `id` at `at` of its own stage.
+template <class... T>
+struct EachStager {
+  std::tuple<std::pair<const T*, T*>...> files;  // entries, stage
+  explicit EachStager(Typed<T>... t) : files{std::pair{t.entries(), t.staged()}...} {}
+  void operator()(uint64_t at, uint64_t id) const {
+    std::apply([&](auto... f) { ((f.second[at] = f.first[id]), ...); }, files);
+  }
+  void Prefetch(uint64_t id) const {
+    std::apply([&](auto... f) { (__builtin_prefetch(f.first + id), ...); }, files);
+  }
+  uint64_t high() const { return 0; }
+};
+
+// put(at, id): stages the two entries of sample `id` packed (kPackable) at
+// `at` of the dataset_sample_index's stage.
+template <class A>
+struct PackedStager {
+  const A* dataset;
+  const uint64_t* sample;
+  uint64_t* stage;
+  uint64_t bits = 0;  // the OR of the sample indexes staged
+  void operator()(uint64_t at, uint64_t id) {
+    bits |= sample[id];
+    stage[at] = sample[id] << 16 | dataset[id];
+  }
+  void Prefetch(uint64_t id) const {
+    __builtin_prefetch(dataset + id);
+    __builtin_prefetch(sample + id);
+  }
+  // Whether a sample index did not fit.
+  uint64_t high() const { return bits >> 48; }
+};
+
+// Entries this many places ahead are prefetched: the ids of a piece are
+// spread over the whole index (hundreds of MB), so a load is often a miss.
+constexpr size_t kPrefetchAhead = 32;
+
+// Stages the entries of a piece's ids in difficulty order (`sorted`, before
+// the bucket's shuffle) with `put`; returns put.high(). Within a value the
+// ids ascend, so the loads sweep the index instead of jumping at random.
+template <class Put>
+Result<uint64_t> Gather(std::span<const int64_t> sorted, uint64_t size, Put put) {
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i + kPrefetchAhead < sorted.size())
+      put.Prefetch(std::min(static_cast<uint64_t>(sorted[i + kPrefetchAhead]), size - 1));
+    const auto id = static_cast<uint64_t>(sorted[i]);
+    if (id >= size)
+      return Status::BadInput(std::string(kFlag) + ": the analysis has sample id " +
+                              std::to_string(id) + ", beyond the " + std::to_string(size) +
+                              " entries of the cached index");
+    put(i, id);
+  }
+  return put.high();
 }
 
-// Stages the entries of positions [begin, begin + count) of the order: one
-// pass over the index files together (RowCursors::Place).
-Status Place(std::vector<Permuted>& files, const RowCursors& cursors, uint64_t begin,
-             uint64_t count) {
-  return ByEntryTypes(files, [&](auto... typed) {
-    return cursors.Place(begin, count, PlacementOf(typed, count)...);
-  });
+// Stages the entries of positions [begin, begin + count) of the order with
+// `put`: one pass over the index files together (RowCursors::Place), in
+// kLanes ranges at once. Returns the OR of the copies' high().
+template <class Put>
+Result<uint64_t> Place(const RowCursors& cursors, uint64_t begin, uint64_t count, const Put& put) {
+  DSA_ASSIGN_OR_RETURN(const auto puts, cursors.Place(begin, count, put));
+  uint64_t high = 0;
+  for (const Put& p : puts) high |= p.high();
+  return high;
+}
+
+// StageEntries for a blend's two files (kPackable), packed: false, and the
+// stage to be made again as two arrays, when a sample index did not fit.
+template <class Stage, class A>
+Result<bool> StagePacked(Stage& stage, uint64_t count, Typed<A> dataset, Typed<uint64_t> sample) {
+  Staged<uint64_t>(*sample.f, count);
+  DSA_ASSIGN_OR_RETURN(
+      const uint64_t high,
+      stage(PackedStager<A>{dataset.entries(), sample.entries(), sample.staged()}));
+  return high == 0;
+}
+
+// Stages `count` entries of each file by stage(put) (Gather or Place, with
+// put(at, id) staging sample id's entries at `at`): packed when the files
+// are (kPackable) and their sample indexes fit, else each in its own stage.
+// Returns whether packed.
+template <class Stage, class... T>
+Result<bool> StageEntries(Stage&& stage, uint64_t count, Typed<T>... files) {
+  if constexpr (kPackable<T...>) {
+    DSA_ASSIGN_OR_RETURN(const bool packed, StagePacked(stage, count, files...));
+    if (packed) return true;
+  }
+  (Staged<T>(*files.f, count), ...);
+  DSA_RETURN_IF_ERROR(stage(EachStager<T...>(files...)).status());
+  return false;
 }
 
 // A piece's buffers, one a file (OrderFile::TakeBuffer).
 using PieceBuffers = std::vector<WriteBuffer>;
-
-// Fills `buffer` with the file's `size` entries staged from `offset` on.
-// (Shuffling them straight from the stage, without this copy, was slower:
-// the copy's sequential reads bring the piece into the cache for the
-// shuffle's random ones.)
-template <class T>
-std::span<T> CopyStaged(Typed<T> t, uint64_t offset, uint64_t size, WriteBuffer& buffer) {
-  const T* staged = reinterpret_cast<const T*>(t.f->staged.get()) + offset;
-  const std::span<T> dst{reinterpret_cast<T*>(buffer.data.get()), size};
-  std::copy(staged, staged + size, dst.begin());
-  return dst;
-}
 
 // A file of a piece and the buffer its entries are written into.
 template <class T>
 struct PieceFile {
   Typed<T> file;
   WriteBuffer* buffer;
+  T* out() const { return reinterpret_cast<T*>(buffer->data.get()); }
 };
 
 // Fills the buffers with the files' `size` entries staged from `offset` on,
-// shuffled together as piece p's ids are (TrainingOrder::Shuffle moves any
-// array of its length alike).
+// each file's in its own stage, shuffled together as piece p's ids are
+// (TrainingOrder::Shuffle moves any array of its length alike). (Shuffling
+// them in the stage, without this copy, was slower: the copy's sequential
+// reads bring the piece into the cache for the shuffle's random ones.)
 template <class... T>
-void ShuffleStaged(const TrainingOrder& order, uint64_t p, uint64_t offset, uint64_t size,
-                   PieceFile<T>... files) {
-  order.Shuffle(p, CopyStaged(files.file, offset, size, *files.buffer)...);
+void ShuffleEach(const TrainingOrder& order, uint64_t p, uint64_t offset, uint64_t size,
+                 PieceFile<T>... files) {
+  (std::copy_n(files.file.staged() + offset, size, files.out()), ...);
+  order.Shuffle(p, std::span<T>{files.out(), size}...);
 }
 
-// A blend's two files, dataset_index (of 1 or 2 bytes) and
-// dataset_sample_index (of 8), shuffled as one array: each entry packed in
-// the latter's buffer as (sample index << 16) | dataset index, shuffled,
-// then unpacked. One random access a swap instead of two, and the swaps'
-// cache misses are most of the shuffle's time. The same swaps, so the same
-// bytes; a piece with a sample index of 2^48 or more is shuffled as two
-// arrays.
+// The same for a blend's two files staged packed (kPackable): the packed
+// words shuffled in the stage, then unpacked into the two buffers. (Here a
+// copy first gained nothing measurable, and the unpacking reads the piece
+// in order anyway.)
 template <class A>
-requires(sizeof(A) <= 2) void ShuffleStaged(const TrainingOrder& order, uint64_t p, uint64_t offset,
-                                            uint64_t size, PieceFile<A> a, PieceFile<uint64_t> b) {
-  const A* dataset = reinterpret_cast<const A*>(a.file.f->staged.get()) + offset;
-  const uint64_t* sample = reinterpret_cast<const uint64_t*>(b.file.f->staged.get()) + offset;
-  const std::span<uint64_t> packed{reinterpret_cast<uint64_t*>(b.buffer->data.get()), size};
-  uint64_t high = 0;
-  for (uint64_t i = 0; i < size; ++i) {
-    high |= sample[i];
-    packed[i] = sample[i] << 16 | dataset[i];
-  }
-  if (high >> 48 != 0) return ShuffleStaged<A, uint64_t>(order, p, offset, size, a, b);
+void ShufflePacked(const TrainingOrder& order, uint64_t p, uint64_t offset, uint64_t size,
+                   PieceFile<A> dataset, PieceFile<uint64_t> sample) {
+  const std::span<uint64_t> packed{sample.file.staged() + offset, size};
   order.Shuffle(p, packed);
-  A* const dataset_out = reinterpret_cast<A*>(a.buffer->data.get());
+  A* const dataset_out = dataset.out();
+  uint64_t* const sample_out = sample.out();
   for (uint64_t i = 0; i < size; ++i) {
     dataset_out[i] = static_cast<A>(packed[i] & 0xFFFF);
-    packed[i] >>= 16;
+    sample_out[i] = packed[i] >> 16;
   }
 }
 
 // Fills `buffers` with piece p of the order, whose `size` entries are staged
-// from `offset` on (ShuffleStaged). Reads the files and writes only
-// `buffers`: safe on a worker thread beside another piece's.
+// from `offset` on (packed or not: StageEntries). Reads the files and writes
+// only `buffers` and the piece's part of the stage: safe on a worker thread
+// beside another piece's.
 Status FillPiece(std::vector<Permuted>& files, const TrainingOrder& order, uint64_t p,
-                 uint64_t offset, uint64_t size, PieceBuffers& buffers) {
+                 uint64_t offset, uint64_t size, bool packed, PieceBuffers& buffers) {
   return ByEntryTypes(files, [&](auto... typed) {
-    ShuffleStaged(
-        order, p, offset, size,
-        PieceFile<typename decltype(typed)::Entry>{typed, &buffers[typed.f - files.data()]}...);
+    const auto piece = [&](auto t) {
+      return PieceFile<typename decltype(t)::Entry>{t, &buffers[t.f - files.data()]};
+    };
+    if constexpr (kPackable<typename decltype(typed)::Entry...>) {
+      if (packed) {
+        ShufflePacked(order, p, offset, size, piece(typed)...);
+        return Status::OK();
+      }
+    }
+    ShuffleEach(order, p, offset, size, piece(typed)...);
     return Status::OK();
   });
 }
@@ -329,20 +388,43 @@ Status LinkOrCopy(const std::string& src, const std::string& dst) {
   return Status::OK();
 }
 
-// Writes `n` pieces from p on (one, or two when `gather` is false) to the
-// files and, when given, to the order file: their entries staged from
-// `offset` on, or gathered by the piece's ids. The second piece is filled on
-// a worker thread while this one fills the first: the bucket shuffles are
-// most of the command's time, and the pieces are independent.
-Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t offset, bool gather,
+// Stages the entries of positions [begin, begin + count) of the order
+// (StageEntries), placed by the cursors. Returns whether packed.
+Result<bool> PlaceEntries(std::vector<Permuted>& files, const RowCursors& cursors, uint64_t begin,
+                          uint64_t count) {
+  bool packed = false;
+  DSA_RETURN_IF_ERROR(ByEntryTypes(files, [&](auto... typed) -> Status {
+    const auto place = [&](const auto& put) { return Place(cursors, begin, count, put); };
+    DSA_ASSIGN_OR_RETURN(packed, StageEntries(place, count, typed...));
+    return Status::OK();
+  }));
+  return packed;
+}
+
+// Stages the entries of the next piece of the order (StageEntries), gathered
+// by its ids, which it reads into `sorted`. Returns whether packed.
+Result<bool> GatherEntries(TrainingOrder& order, uint64_t p, std::vector<Permuted>& files,
+                           std::vector<int64_t>& sorted) {
+  sorted.resize(order.piece_size(p));
+  DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
+  bool packed = false;
+  DSA_RETURN_IF_ERROR(ByEntryTypes(files, [&](auto... typed) -> Status {
+    const auto gather = [&](const auto& put) { return Gather(sorted, files[0].src.size(), put); };
+    DSA_ASSIGN_OR_RETURN(packed, StageEntries(gather, sorted.size(), typed...));
+    return Status::OK();
+  }));
+  return packed;
+}
+
+// Writes `n` pieces from p on (one or two) to the files and, when given, to
+// the order file: their entries staged from `offset` on (packed or not:
+// StageEntries). The second piece is filled on a worker thread while this
+// one fills the first: the bucket shuffles are most of the command's time,
+// and the pieces are independent.
+Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t offset, bool packed,
                       std::vector<Permuted>& files, OrderFile* ids_file,
                       std::vector<int64_t>& sorted) {
   const uint64_t size = order.piece_size(p);
-  if (gather) {
-    sorted.resize(size);
-    DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
-    for (Permuted& f : files) DSA_RETURN_IF_ERROR(Gather(f, sorted));
-  }
   std::vector<PieceBuffers> buffers(n);
   for (uint64_t k = 0; k < n; ++k)
     for (Permuted& f : files) buffers[k].push_back(f.dst->TakeBuffer(order.piece_size(p + k)));
@@ -350,9 +432,10 @@ Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t off
   WorkerThread helper;
   if (n == 2)
     helper = StartWorkerThread([&] {
-      second = FillPiece(files, order, p + 1, offset + size, order.piece_size(p + 1), buffers[1]);
+      second = FillPiece(files, order, p + 1, offset + size, order.piece_size(p + 1), packed,
+                         buffers[1]);
     });
-  const Status first = FillPiece(files, order, p, offset, size, buffers[0]);
+  const Status first = FillPiece(files, order, p, offset, size, packed, buffers[0]);
   if (helper.joinable()) helper.join();
   DSA_RETURN_IF_ERROR(first);
   DSA_RETURN_IF_ERROR(second);
@@ -379,11 +462,17 @@ Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<
     const uint64_t end = WindowEnd(order, p, entry_bytes, budget);
     uint64_t count = 0;
     for (uint64_t q = p; q < end; ++q) count += order.piece_size(q);
-    if (cursors) DSA_RETURN_IF_ERROR(Place(permuted, *cursors, begin, count));
+    bool packed = false;
+    if (cursors) {
+      DSA_ASSIGN_OR_RETURN(packed, PlaceEntries(permuted, *cursors, begin, count));
+    }
     for (uint64_t offset = 0; p < end;) {
+      if (!cursors) {
+        DSA_ASSIGN_OR_RETURN(packed, GatherEntries(order, p, permuted, sorted));
+      }
       const uint64_t n = cursors && p + 1 < end ? 2 : 1;
       DSA_RETURN_IF_ERROR(
-          WriteFromStage(order, p, n, cursors ? offset : 0, !cursors, permuted, ids_file, sorted));
+          WriteFromStage(order, p, n, cursors ? offset : 0, packed, permuted, ids_file, sorted));
       for (uint64_t k = 0; k < n; ++k) offset += order.piece_size(p++);
       DSA_RETURN_IF_ERROR(CheckInterrupt());
     }

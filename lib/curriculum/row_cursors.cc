@@ -64,18 +64,21 @@ Result<std::optional<RowCursors>> RowCursors::Open(const OrderOptions& options) 
       RowCursors(std::move(file), values.front(), std::move(starts), std::move(counts)));
 }
 
-Status RowCursors::CheckCounts(const std::vector<uint64_t>& cursors) const {
+Status RowCursors::CheckCounts(const std::vector<uint64_t>& up,
+                               const std::vector<uint64_t>& down) const {
   const std::string head = values_.prefix() + ": disagrees with its index_to_sample: ";
-  const uint64_t outside = cursors.size() - 1;  // named first: it says the most
-  if (cursors[outside] != starts_[outside])
-    return Status::BadInput(head + "it holds " + to_string(cursors[outside] - starts_[outside]) +
+  // A slot's samples: those of the front range (up − start) and of the back
+  // one (start + count − down).
+  const auto placed = [&](uint64_t slot) { return counts_[slot] + up[slot] - down[slot]; };
+  const uint64_t outside = up.size() - 1;  // named first: it says the most
+  if (placed(outside) != 0)
+    return Status::BadInput(head + "it holds " + to_string(placed(outside)) +
                             " values outside index_to_metric's (an analysis's files mixed up?)");
   for (uint64_t slot = 0; slot < outside; ++slot) {
-    const uint64_t placed = cursors[slot] - starts_[slot];
-    if (placed == counts_[slot]) continue;
+    if (placed(slot) == counts_[slot]) continue;
     const auto value = static_cast<int64_t>(static_cast<uint64_t>(lowest_) + slot);
     return Status::BadInput(head + "it gives the value " + to_string(value) + " to " +
-                            to_string(placed) + " samples, index_to_sample to " +
+                            to_string(placed(slot)) + " samples, index_to_sample to " +
                             to_string(counts_[slot]));
   }
   return Status::OK();

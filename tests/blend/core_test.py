@@ -218,7 +218,9 @@ def check_order_cache(work, analysis, cache, rewritten):
 def check_order_wide_sample_index(work, analysis, cache):
     """A blend's dataset_sample_index with an entry of 2^48 or more, which
     cannot be packed beside the dataset index in 8 bytes: still the file
-    permuted by the order (the two files shuffled as two arrays)."""
+    permuted by the order (the two files staged and shuffled as two arrays),
+    with its entries placed by one metric's cursors and gathered by the ids
+    of an order by two metrics."""
     [index] = [os.path.join(cache, f) for f in os.listdir(cache)
                if f.endswith("-dataset_sample_index.npy")]
     with open(index, "rb") as f:
@@ -226,21 +228,27 @@ def check_order_wide_sample_index(work, analysis, cache):
     wide = bytearray(original)
     first = len(original) - 8 * len(score_reference.read_npy_1d(index))
     wide[first:first + 8] = struct.pack("<Q", (1 << 48) + 7)
-    out, order = os.path.join(work, "wide_cache"), os.path.join(work, "wide_order.npy")
+    runs = {"placed": ["--metric", "ent"], "gathered": ["--metric", "ent", "--metric", "seqlen"]}
     try:
         with open(index, "wb") as f:
             f.write(wide)
-        subprocess.run([DSANALYZE, "order", "--analysis", analysis, "--metric", "ent",
-                        "--buckets", "3", "--seed", "5", "--megatron-core-cache", out, "--out",
-                        order], capture_output=True, check=True)
+        for name, metrics in runs.items():
+            out = os.path.join(work, "wide_cache_" + name)
+            order = os.path.join(work, "wide_order_%s.npy" % name)
+            subprocess.run([DSANALYZE, "order", "--analysis", analysis] + metrics +
+                           ["--buckets", "3", "--seed", "5", "--megatron-core-cache", out,
+                            "--out", order], capture_output=True, check=True)
         old = score_reference.read_npy_1d(index)
     finally:
         with open(index, "wb") as f:
             f.write(original)
-    ids = score_reference.read_npy_1d(order)
-    new = score_reference.read_npy_1d(os.path.join(out, os.path.basename(index)))
-    if new != [old[i] for i in ids]:
-        raise AssertionError("order: %s with a sample index >= 2^48 is not permuted by it" % index)
+    for name in runs:
+        ids = score_reference.read_npy_1d(os.path.join(work, "wide_order_%s.npy" % name))
+        new = score_reference.read_npy_1d(
+            os.path.join(work, "wide_cache_" + name, os.path.basename(index)))
+        if new != [old[i] for i in ids]:
+            raise AssertionError("order (%s): %s with a sample index >= 2^48 is not permuted by it"
+                                 % (name, index))
 
 
 def check_order_windows(work, analysis, cache, out, rewritten):

@@ -1,7 +1,9 @@
 // curriculum/row_cursors.h: entries placed in a pass over the ids land where
 // the order (sorted by value, then id) puts their ids, in any window of
-// positions, ascending and descending, for entries of several widths at once;
-// a sample_to_metric that disagrees with index_to_sample is refused.
+// positions, ascending and descending, for entries of several widths at once,
+// each position placed once, and the state each range's copy of the placing
+// functor gathered returned; a sample_to_metric that disagrees with
+// index_to_sample is refused.
 #include "curriculum/row_cursors.h"
 
 #include <algorithm>
@@ -63,6 +65,25 @@ std::vector<T> RandomEntries(size_t n, uint32_t seed) {
   return v;
 }
 
+// A put(at, id) for Place: stages two arrays' entries, and counts the calls
+// at each position; its own copy (a range's) counts its calls and ORs the
+// wide entries it staged.
+struct RecordingPut {
+  const uint16_t* small;
+  const uint64_t* wide;
+  uint16_t* small_stage;
+  uint64_t* wide_stage;
+  int* calls;
+  uint64_t placed = 0, bits = 0;
+  void operator()(uint64_t at, uint64_t id) {
+    small_stage[at] = small[id];
+    wide_stage[at] = wide[id];
+    ++calls[at];
+    ++placed;
+    bits |= wide[id];
+  }
+};
+
 }  // namespace
 
 TEST_CASE("row cursors place each entry at its id's position, in any window", "[order]") {
@@ -82,16 +103,26 @@ TEST_CASE("row cursors place each entry at its id's position, in any window", "[
              {0, n}, {0, 1}, {n - 1, 1}, {17, 1234}, {2500, 2500}, {999, 0}}) {
       std::vector<uint16_t> small_stage(count);
       std::vector<uint64_t> wide_stage(count);
-      REQUIRE((*cursors)
-                  ->Place(begin, count,
-                          RowCursors::Placement<uint16_t>{small.data(), small_stage.data()},
-                          RowCursors::Placement<uint64_t>{wide.data(), wide_stage.data()})
-                  .ok());
+      std::vector<int> calls(count, 0);
+      const Result<std::array<RecordingPut, RowCursors::kLanes>> puts =
+          (*cursors)->Place(begin, count,
+                            RecordingPut{small.data(), wide.data(), small_stage.data(),
+                                         wide_stage.data(), calls.data()});
+      REQUIRE(puts.ok());
+      uint64_t placed = 0, bits = 0, wanted_bits = 0;
+      for (const RecordingPut& p : *puts) {
+        placed += p.placed;
+        bits |= p.bits;
+      }
+      CHECK(placed == count);
+      CHECK(std::all_of(calls.begin(), calls.end(), [](int c) { return c == 1; }));
       for (uint64_t k = 0; k < count; ++k) {
         const auto id = static_cast<size_t>(sorted[begin + k]);
         REQUIRE(small_stage[k] == small[id]);
         REQUIRE(wide_stage[k] == wide[id]);
+        wanted_bits |= wide[id];
       }
+      CHECK(bits == wanted_bits);
     }
   }
 }
@@ -128,8 +159,9 @@ TEST_CASE("row cursors refuse a sample_to_metric that disagrees with its index",
     Result<std::optional<RowCursors>> cursors = a.Open({"m"}, false);
     REQUIRE(cursors.ok());
     std::vector<uint32_t> entries(n), stage(n);
-    const Status s =
-        (*cursors)->Place(0, n, RowCursors::Placement<uint32_t>{entries.data(), stage.data()});
+    const Status s = (*cursors)
+                         ->Place(0, n, [&](uint64_t at, uint64_t id) { stage[at] = entries[id]; })
+                         .status();
     CHECK(s.code() == Status::Code::kBadInput);
     CHECK_THAT(s.message(), Catch::Contains(prefix + ": disagrees with its index_to_sample: ") &&
                                 Catch::Contains(message));
