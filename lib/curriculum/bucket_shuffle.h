@@ -32,32 +32,39 @@ inline SplitMix64 BucketGenerator(uint64_t seed, uint64_t bucket) {
 // each moved as its ids would be (the swaps do not depend on the elements),
 // with one draw a step: `order --megatron-core-cache` shuffles the entries
 // of the index files it rewrites together. T: int64_t or an unsigned
-// integer type. Draws and swaps in the order the specification gives; the
-// swap partners of a batch of steps are prefetched first, since a bucket of
-// 1M ids (8 MB) does not fit in the closer caches.
+// integer type. Draws and swaps in the order the specification gives. A
+// bucket of 1M ids (8 MB) does not fit in the closer caches, so each step's
+// swap partner is drawn and prefetched kAhead steps before its swap: a
+// steady kAhead misses in flight (batches of 16 drawn then swapped left
+// the first swap of each batch waiting for its miss alone).
 template <class... T>
 void ShuffleTogether(uint64_t seed, uint64_t bucket, std::span<T>... arrays) {
-  constexpr uint64_t kBatch = 16;
+  constexpr uint64_t kAhead = 32;  // a power of two
   // A uniform-enough index in [0, bound): the high half of random * bound.
   const auto below = [](uint64_t random, uint64_t bound) {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(random) * bound) >> 64);
   };
+  const auto swap_at = [&](uint64_t i, uint64_t j) { (std::swap(arrays[i], arrays[j]), ...); };
   SplitMix64 rng = BucketGenerator(seed, bucket);
   const uint64_t n = std::min({uint64_t{arrays.size()}...});
   uint64_t i = n == 0 ? 0 : n - 1;  // the next step swaps element i
-  while (i >= kBatch) {
-    uint64_t j[kBatch];
-    for (uint64_t k = 0; k < kBatch; ++k) {
-      j[k] = below(rng.Next(), i - k + 1);
-      (__builtin_prefetch(arrays.data() + j[k], 1), ...);
-    }
-    for (uint64_t k = 0; k < kBatch; ++k) (std::swap(arrays[i - k], arrays[j[k]]), ...);
-    i -= kBatch;
+  if (i <= kAhead) {
+    for (; i >= 1; --i) swap_at(i, below(rng.Next(), i + 1));
+    return;
   }
-  for (; i >= 1; --i) {
-    const uint64_t j = below(rng.Next(), i + 1);
-    (std::swap(arrays[i], arrays[j]), ...);
+  uint64_t ahead[kAhead];  // the partners of steps i, i-1, ..., i-kAhead+1
+  for (uint64_t k = 0; k < kAhead; ++k) {
+    ahead[k] = below(rng.Next(), i - k + 1);
+    (__builtin_prefetch(arrays.data() + ahead[k], 1), ...);
   }
+  uint64_t slot = 0;  // step i's partner
+  for (; i > kAhead; --i, slot = (slot + 1) % kAhead) {
+    const uint64_t j = ahead[slot];
+    ahead[slot] = below(rng.Next(), i - kAhead + 1);  // step i-kAhead's
+    (__builtin_prefetch(arrays.data() + ahead[slot], 1), ...);
+    swap_at(i, j);
+  }
+  for (; i >= 1; --i, slot = (slot + 1) % kAhead) swap_at(i, ahead[slot]);
 }
 
 // Shuffles `ids` in place by the Fisher-Yates above with BucketGenerator(seed,

@@ -274,7 +274,7 @@ TEST_CASE("order's shuffle is the documented splitmix64 Fisher-Yates", "[order]"
   CHECK(rng.Next() == 6457827717110365317ULL);
   CHECK(rng.Next() == 3203168211198807973ULL);
   CHECK(rng.Next() == 9817491932198370423ULL);
-  for (size_t n : {0, 1, 2, 15, 16, 17, 33, 1000}) {
+  for (size_t n : {0, 1, 2, 15, 16, 17, 32, 33, 34, 35, 64, 65, 1000}) {
     for (uint64_t bucket : {0, 1, 99}) {
       Ids shuffled = DefaultIds(n), plain = DefaultIds(n);
       ShuffleBucket(shuffled, 42, bucket);
