@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 
 #include "output/analysis_folder.h"
 #include "util/fault_point.h"
@@ -24,6 +26,14 @@ namespace {
 
 // Rounds of SettlePreviousAnalysis: each moves what arrived during the last.
 constexpr int kSettleRounds = 100;
+// How long SettlePreviousAnalysis waits after its first round before it may
+// remove the folder: a create by S's path that looked S up before the swap
+// lands in the previous analysis, and a process descheduled in mid-call can
+// land there milliseconds later. In time it is moved into S; after the
+// folder is removed it fails with ENOENT. reliability.commit_writer under a
+// loaded machine (3 tests at once on 2 cores): 4 of 12 runs saw that failure
+// without the wait.
+constexpr auto kLateCreateGrace = std::chrono::milliseconds(20);
 
 // A user's entry never replaces one of the new analysis's (RENAME_NOREPLACE),
 // and a restored one never replaces one the user made since.
@@ -242,6 +252,10 @@ bool SettlePreviousAnalysis(const std::string& previous, const std::string& real
   const Result<std::vector<std::string>> own = AnalysisEntries(previous);
   for (int round = 0; own.ok() && round < kSettleRounds; ++round) {
     if (!SettleRound(previous, *own, real_path)) break;
+    if (round == 0) {
+      std::this_thread::sleep_for(kLateCreateGrace);
+      continue;
+    }
     if (rmdir(previous.c_str()) == 0 || errno == ENOENT) {
       DropCarriedList(real_path);
       return true;

@@ -61,9 +61,11 @@ void PutBackUserEntries(const std::string& staging, const std::string& real_path
 // the save path `real_path`. Deletes the previous analysis's own entries
 // (output/analysis_folder.h AnalysisEntries, and any run's names), moves
 // every other entry into `real_path` (one whose name is taken there gets
-// kKeptSuffix, and one warning line), then removes `previous` and the list.
-// Entries that keep arriving (a process holding the folder open) are moved in
-// further rounds, up to a bound. False, with a warning, when `previous` is
+// kKeptSuffix, and one warning line), then, after a second round 20 ms
+// later (creates by S's path that looked S up before the swap land in
+// `previous` meanwhile), removes `previous` and the list. Entries that keep
+// arriving (a process holding the folder open) are moved in further rounds,
+// up to a bound. False, with a warning, when `previous` is
 // left (the next run's cleanup finishes it).
 bool SettlePreviousAnalysis(const std::string& previous, const std::string& real_path);
 
