@@ -34,6 +34,16 @@ Status CheckOutDir(const std::string& dir) {
   if (!fs::is_empty(dir, ec) && !fs::exists(fs::path(dir) / kPlanJson, ec))
     return Status::BadInput(dir + ": is a folder without " + std::string(kPlanJson) +
                             " (not a plan), which --out would replace: choose another --out");
+  // The new plan replaces the previous one whole: refuse what it would delete
+  // that is not the plan's.
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name != kPlanJson && std::find(kArrays.begin(), kArrays.end(), name) == kArrays.end())
+      return Status::BadInput(dir + ": holds " + name +
+                              ", which is not the plan's and would be deleted with it: move it "
+                              "out, or choose another --out");
+  }
+  if (ec) return Status::IoError(dir + ": cannot list: " + ec.message());
   return Status::OK();
 }
 

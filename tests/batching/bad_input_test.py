@@ -282,6 +282,12 @@ def main():
         refused("previous plan kept", ["--analysis", good, "--metric", "mod", "--max-tokens",
                                        "20", "--effective-batch-size", "1000"], out,
                 ["fewer than the effective"])
+        # A file of the user's in the previous plan's folder, which the new
+        # plan would delete with it.
+        open(os.path.join(out, "notes.txt"), "w").write("mine")
+        refused("a user's file in the previous plan", ["--analysis", good] + FLAGS, out,
+                ["holds notes.txt", "would be deleted with it"])
+        os.remove(os.path.join(out, "notes.txt"))
         os.makedirs(os.path.join(work, "user"))
         open(os.path.join(work, "user", "notes.txt"), "w").write("mine")
         refused("out is a user's folder", ["--analysis", good] + FLAGS,
