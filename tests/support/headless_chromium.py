@@ -16,10 +16,12 @@ import base64
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
 import tempfile
+import time
 import urllib.request
 import zlib
 
@@ -102,6 +104,21 @@ class _WebSocket:
                 return message.decode()
 
 
+def _end_group(proc):
+    """SIGTERM to proc's process group; SIGKILL to what is left after 5 s."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    for i in range(200):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL if i == 100 else 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+
+
 class Browser:
     def __init__(self, workdir):
         self.workdir = workdir
@@ -117,7 +134,7 @@ class Browser:
              "--hide-scrollbars", "--user-data-dir=" + os.path.join(self.workdir, "profile"),
              "--remote-debugging-port=0", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env=dict(os.environ, TMPDIR=self.tmp))
+            env=dict(os.environ, TMPDIR=self.tmp), start_new_session=True)
         for line in self.proc.stderr:
             if line.startswith("DevTools listening on "):
                 port = line.split("127.0.0.1:", 1)[1].split("/", 1)[0]
@@ -134,8 +151,12 @@ class Browser:
         return self
 
     def __exit__(self, *exc):
-        self.proc.terminate()
-        self.proc.wait()
+        # Chromium's other processes (renderer, zygote, crashpad) can outlive
+        # the browser's and go on writing into the profile in the caller's
+        # folder while it is removed, which then stays (scripts/test.sh
+        # found a view_pages.* folder left in the suite's TMPDIR): the whole
+        # process group is ended, and waited for, first.
+        _end_group(self.proc)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def call(self, method, **params):
