@@ -41,10 +41,17 @@ namespace dsanalyze {
 
 // The widest value range counted: 2^20 + 1 counts, 8 MiB a metric.
 inline constexpr uint64_t kRankSumsMaxRange = uint64_t{1} << 20;
-// Values a metric read and summed at a time, from a spilled store or in the
-// sample_to_metric writes: 512 KiB of int64, so that two metrics' rows stay
-// in a core's L2 cache from their writes to their sums.
+// Values a metric read and summed at a time from a spilled store (one read
+// each): 512 KiB of int64.
 inline constexpr uint64_t kRankSumsChunk = uint64_t{1} << 16;
+// Values a metric written and summed at a time in the sample_to_metric
+// writes when the map holds them in memory: 128 KiB of int64, so that every
+// metric's chunk, its rows converted to the file's dtype and the kernel's
+// page-cache copy of those stay in a core's L2 cache from the writes to the
+// sums. With 512 KiB a metric they did not, and the sums read the values
+// from memory again (docs/benchmarks.md, case RP: rank_sums 0.050 s ->
+// 0.035 s at 1e8 samples).
+inline constexpr uint64_t kRankSumsCachedChunk = uint64_t{1} << 14;
 
 // Which of the plan's metrics the sums are of, so PrepareValues counts them:
 // the single-value metrics whose statistics and sample_to_metric are written

@@ -250,14 +250,18 @@ uint64_t LocalCountOf(const PlannedMetric& m) {
 }
 
 // The rows of the metrics `pass` is of, begun on their writers: a chunk of
-// each read and written, then summed while in cache.
+// each read and written, then summed while in cache (kRankSumsCachedChunk;
+// from spilled stores, a read's worth: kRankSumsChunk).
 Status WriteAndSumRows(RunState& run, RankSumsPass& pass) {
   const std::vector<PlannedMetric*>& ms = pass.metrics();
   std::vector<ScalarReader> reads;
   for (PlannedMetric* m : ms) reads.push_back(ValuesOf(*m));
   std::vector<std::span<const int64_t>> parts(ms.size());
   const uint64_t count = LocalCountOf(*ms[0]);
-  const uint64_t chunk = std::min(kRankSumsChunk, ms[0]->job.sample_to_metric->chunk_rows());
+  const bool stored = std::any_of(ms.begin(), ms.end(),
+                                  [](const PlannedMetric* m) { return m->map.store != nullptr; });
+  const uint64_t rows = stored ? kRankSumsChunk : kRankSumsCachedChunk;
+  const uint64_t chunk = std::min(rows, ms[0]->job.sample_to_metric->chunk_rows());
   for (uint64_t off = 0; off < count; off += chunk) {
     DSA_RETURN_IF_ERROR(CheckInterrupt());
     const uint64_t n = std::min(chunk, count - off);
