@@ -14,12 +14,13 @@
 // halves at once (curriculum/row_cursors.h), the windows holding up to
 // 1 GiB of entries (WindowBytes), and its pieces are shuffled two at a time,
 // the second on a worker thread; otherwise each piece's entries are gathered
-// by its ids. A blend's two files are staged packed, 8 bytes a sample
-// (kPackable).
+// by its ids. A blend's two files are staged packed, one word a sample: 4
+// bytes when its dataset and sample indexes fit them, else 8 (Packing).
 // Memory: that GiB (or one piece's entries, if larger) or the gathered
 // piece, the buffers of two pieces being written and two queued
 // (curriculum/order_file.h), and the ids of one piece with --out.
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -172,16 +173,37 @@ Status ByEntryTypes(std::vector<Permuted>& files, F&& fn) {
 
 // Whether files of entries T... (a blend's dataset_index, of 1 or 2 bytes,
 // and dataset_sample_index, of 8) can be staged packed: each sample's two
-// entries as one word (sample index << 16) | dataset index in the latter's
-// stage. Then the pass that places them writes one stream a cursor instead
-// of two, and the bucket's shuffle moves one word a swap: one random access
-// instead of two, and the swaps' cache misses are most of the shuffle's
-// time. The same swaps, so the same bytes. A sample index of 2^48 or more
-// does not fit: the entries are then staged again, as two arrays.
+// entries as one word (sample index << shift) | dataset index in the
+// latter's stage (Packing). Then the pass that places them writes one stream
+// a cursor instead of two, and the bucket's shuffle moves one word a swap:
+// one random access instead of two, and the swaps' cache misses are most of
+// the shuffle's time. The same swaps, so the same bytes.
 template <class... T>
 constexpr bool kPackable = false;
 template <class A, class B>
 constexpr bool kPackable<A, B> = sizeof(A) <= 2 && std::is_same_v<B, uint64_t>;
+
+// How a blend's two files are staged (kPackable): one word of `word` bytes a
+// sample, the sample index shifted left by `shift` bits over the dataset
+// index; or, word 0, as two arrays. A 4-byte word halves the stage that is
+// placed, shuffled and read again (docs/benchmarks.md, case OC). What does
+// not fit the packing tried first is staged again: a 4-byte word in 8
+// bytes, then an 8-byte one (a sample index of 2^48 or more) as two arrays.
+struct Packing {
+  int word = 0;
+  int shift = 0;
+};
+constexpr Packing kWidePacking{8, 16};
+
+// The packing a blend is staged in first: 4 bytes when `components` datasets
+// and `samples` samples fit them as Megatron-Core builds blends (each
+// dataset's sample index below the blend's samples), else 8.
+Packing FirstPacking(uint64_t components, uint64_t samples) {
+  const int shift = std::max(1, static_cast<int>(std::bit_width(components - 1)));
+  const int sample_bits = std::max(1, static_cast<int>(std::bit_width(samples - 1)));
+  if (components == 0 || samples == 0 || shift + sample_bits > 32) return kWidePacking;
+  return {4, shift};
+}
 
 // put(at, id): stages each file's entry `id` at `at` of its own stage.
 template <class... T>
@@ -197,24 +219,27 @@ struct EachStager {
   uint64_t high() const { return 0; }
 };
 
-// put(at, id): stages the two entries of sample `id` packed (kPackable) at
-// `at` of the dataset_sample_index's stage.
-template <class A>
+// put(at, id): stages the two entries of sample `id` packed (kPackable) in
+// a word W, shifted by `shift`, at `at` of the dataset_sample_index's stage.
+template <class A, class W>
 struct PackedStager {
   const A* dataset;
   const uint64_t* sample;
-  uint64_t* stage;
-  uint64_t bits = 0;  // the OR of the sample indexes staged
+  W* stage;
+  int shift;
+  uint64_t samples = 0;   // the OR of the sample indexes staged
+  uint64_t datasets = 0;  // and of the dataset indexes
   void operator()(uint64_t at, uint64_t id) {
-    bits |= sample[id];
-    stage[at] = sample[id] << 16 | dataset[id];
+    samples |= sample[id];
+    datasets |= dataset[id];
+    stage[at] = static_cast<W>(sample[id] << shift | dataset[id]);
   }
   void Prefetch(uint64_t id) const {
     __builtin_prefetch(dataset + id);
     __builtin_prefetch(sample + id);
   }
-  // Whether a sample index did not fit.
-  uint64_t high() const { return bits >> 48; }
+  // Whether an index did not fit.
+  uint64_t high() const { return samples >> (8 * sizeof(W) - shift) | datasets >> shift; }
 };
 
 // Entries this many places ahead are prefetched: the ids of a piece are
@@ -250,30 +275,39 @@ Result<uint64_t> Place(const RowCursors& cursors, uint64_t begin, uint64_t count
   return high;
 }
 
-// StageEntries for a blend's two files (kPackable), packed: false, and the
-// stage to be made again as two arrays, when a sample index did not fit.
+// StageEntries for a blend's two files (kPackable) in `packing`: false, and
+// the stage to be made again, when an index did not fit.
 template <class Stage, class A>
-Result<bool> StagePacked(Stage& stage, uint64_t count, Typed<A> dataset, Typed<uint64_t> sample) {
-  Staged<uint64_t>(*sample.f, count);
-  DSA_ASSIGN_OR_RETURN(
-      const uint64_t high,
-      stage(PackedStager<A>{dataset.entries(), sample.entries(), sample.staged()}));
-  return high == 0;
+Result<bool> StagePacked(Stage& stage, uint64_t count, Packing packing, Typed<A> dataset,
+                         Typed<uint64_t> sample) {
+  const auto packed = [&](auto word) -> Result<bool> {
+    using W = decltype(word);
+    const std::span<W> words = Staged<W>(*sample.f, count);
+    DSA_ASSIGN_OR_RETURN(const uint64_t high,
+                         stage(PackedStager<A, W>{dataset.entries(), sample.entries(), words.data(),
+                                                  packing.shift}));
+    return high == 0;
+  };
+  return packing.word == 4 ? packed(uint32_t{}) : packed(uint64_t{});
 }
 
 // Stages `count` entries of each file by stage(put) (Gather or Place, with
 // put(at, id) staging sample id's entries at `at`): packed when the files
-// are (kPackable) and their sample indexes fit, else each in its own stage.
-// Returns whether packed.
+// are (kPackable) and their indexes fit, in `first` or else kWidePacking;
+// else each in its own stage. Returns the packing (word 0: two arrays).
 template <class Stage, class... T>
-Result<bool> StageEntries(Stage&& stage, uint64_t count, Typed<T>... files) {
+Result<Packing> StageEntries(Stage&& stage, uint64_t count, Packing first, Typed<T>... files) {
   if constexpr (kPackable<T...>) {
-    DSA_ASSIGN_OR_RETURN(const bool packed, StagePacked(stage, count, files...));
-    if (packed) return true;
+    DSA_ASSIGN_OR_RETURN(const bool fits, StagePacked(stage, count, first, files...));
+    if (fits) return first;
+    if (first.word != kWidePacking.word) {
+      DSA_ASSIGN_OR_RETURN(const bool wide_fits, StagePacked(stage, count, kWidePacking, files...));
+      if (wide_fits) return kWidePacking;
+    }
   }
   (Staged<T>(*files.f, count), ...);
   DSA_RETURN_IF_ERROR(stage(EachStager<T...>(files...)).status());
-  return false;
+  return Packing{};
 }
 
 // A piece's buffers, one a file (OrderFile::TakeBuffer).
@@ -299,36 +333,41 @@ void ShuffleEach(const TrainingOrder& order, uint64_t p, uint64_t offset, uint64
   order.Shuffle(p, std::span<T>{files.out(), size}...);
 }
 
-// The same for a blend's two files staged packed (kPackable): the packed
-// words shuffled in the stage, then unpacked into the two buffers. (Here a
-// copy first gained nothing measurable, and the unpacking reads the piece
-// in order anyway.)
-template <class A>
+// The same for a blend's two files staged packed in words W (kPackable):
+// the words shuffled in the stage, then unpacked into the two buffers.
+// (Here a copy first gained nothing measurable, and the unpacking reads the
+// piece in order anyway.)
+template <class W, class A>
 void ShufflePacked(const TrainingOrder& order, uint64_t p, uint64_t offset, uint64_t size,
-                   PieceFile<A> dataset, PieceFile<uint64_t> sample) {
-  const std::span<uint64_t> packed{sample.file.staged() + offset, size};
+                   int shift, PieceFile<A> dataset, PieceFile<uint64_t> sample) {
+  const std::span<W> packed{reinterpret_cast<W*>(sample.file.f->staged.get()) + offset, size};
   order.Shuffle(p, packed);
+  const W mask = static_cast<W>((W{1} << shift) - 1);
   A* const dataset_out = dataset.out();
   uint64_t* const sample_out = sample.out();
   for (uint64_t i = 0; i < size; ++i) {
-    dataset_out[i] = static_cast<A>(packed[i] & 0xFFFF);
-    sample_out[i] = packed[i] >> 16;
+    dataset_out[i] = static_cast<A>(packed[i] & mask);
+    sample_out[i] = packed[i] >> shift;
   }
 }
 
 // Fills `buffers` with piece p of the order, whose `size` entries are staged
-// from `offset` on (packed or not: StageEntries). Reads the files and writes
+// from `offset` on (in `packed`: StageEntries). Reads the files and writes
 // only `buffers` and the piece's part of the stage: safe on a worker thread
 // beside another piece's.
 Status FillPiece(std::vector<Permuted>& files, const TrainingOrder& order, uint64_t p,
-                 uint64_t offset, uint64_t size, bool packed, PieceBuffers& buffers) {
+                 uint64_t offset, uint64_t size, Packing packed, PieceBuffers& buffers) {
   return ByEntryTypes(files, [&](auto... typed) {
     const auto piece = [&](auto t) {
       return PieceFile<typename decltype(t)::Entry>{t, &buffers[t.f - files.data()]};
     };
     if constexpr (kPackable<typename decltype(typed)::Entry...>) {
-      if (packed) {
-        ShufflePacked(order, p, offset, size, piece(typed)...);
+      if (packed.word == 4) {
+        ShufflePacked<uint32_t>(order, p, offset, size, packed.shift, piece(typed)...);
+        return Status::OK();
+      }
+      if (packed.word == 8) {
+        ShufflePacked<uint64_t>(order, p, offset, size, packed.shift, piece(typed)...);
         return Status::OK();
       }
     }
@@ -389,39 +428,41 @@ Status LinkOrCopy(const std::string& src, const std::string& dst) {
 }
 
 // Stages the entries of positions [begin, begin + count) of the order
-// (StageEntries), placed by the cursors. Returns whether packed.
-Result<bool> PlaceEntries(std::vector<Permuted>& files, const RowCursors& cursors, uint64_t begin,
-                          uint64_t count) {
-  bool packed = false;
+// (StageEntries, packed in `first` if they fit), placed by the cursors.
+// Returns the packing.
+Result<Packing> PlaceEntries(std::vector<Permuted>& files, const RowCursors& cursors,
+                             uint64_t begin, uint64_t count, Packing first) {
+  Packing packed;
   DSA_RETURN_IF_ERROR(ByEntryTypes(files, [&](auto... typed) -> Status {
     const auto place = [&](const auto& put) { return Place(cursors, begin, count, put); };
-    DSA_ASSIGN_OR_RETURN(packed, StageEntries(place, count, typed...));
+    DSA_ASSIGN_OR_RETURN(packed, StageEntries(place, count, first, typed...));
     return Status::OK();
   }));
   return packed;
 }
 
-// Stages the entries of the next piece of the order (StageEntries), gathered
-// by its ids, which it reads into `sorted`. Returns whether packed.
-Result<bool> GatherEntries(TrainingOrder& order, uint64_t p, std::vector<Permuted>& files,
-                           std::vector<int64_t>& sorted) {
+// Stages the entries of the next piece of the order (StageEntries, packed
+// in `first` if they fit), gathered by its ids, which it reads into
+// `sorted`. Returns the packing.
+Result<Packing> GatherEntries(TrainingOrder& order, uint64_t p, std::vector<Permuted>& files,
+                              std::vector<int64_t>& sorted, Packing first) {
   sorted.resize(order.piece_size(p));
   DSA_RETURN_IF_ERROR(order.FillSorted(sorted));
-  bool packed = false;
+  Packing packed;
   DSA_RETURN_IF_ERROR(ByEntryTypes(files, [&](auto... typed) -> Status {
     const auto gather = [&](const auto& put) { return Gather(sorted, files[0].src.size(), put); };
-    DSA_ASSIGN_OR_RETURN(packed, StageEntries(gather, sorted.size(), typed...));
+    DSA_ASSIGN_OR_RETURN(packed, StageEntries(gather, sorted.size(), first, typed...));
     return Status::OK();
   }));
   return packed;
 }
 
 // Writes `n` pieces from p on (one or two) to the files and, when given, to
-// the order file: their entries staged from `offset` on (packed or not:
+// the order file: their entries staged from `offset` on (in `packed`:
 // StageEntries). The second piece is filled on a worker thread while this
 // one fills the first: the bucket shuffles are most of the command's time,
 // and the pieces are independent.
-Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t offset, bool packed,
+Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t offset, Packing packed,
                       std::vector<Permuted>& files, OrderFile* ids_file,
                       std::vector<int64_t>& sorted) {
   const uint64_t size = order.piece_size(p);
@@ -451,9 +492,9 @@ Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t off
 // the order file `ids_file`. With `cursors`, the entries of a window of
 // pieces are placed first (a pass over the index files a window), then
 // written two pieces at a time; without, each piece's are gathered by its
-// sorted ids.
+// sorted ids. A blend's are packed in `first` where they fit (StageEntries).
 Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<Permuted>& permuted,
-                   OrderFile* ids_file) {
+                   OrderFile* ids_file, Packing first) {
   uint64_t entry_bytes = 0;
   for (const Permuted& f : permuted) entry_bytes += ItemSize(f.src.dtype());
   const uint64_t budget = cursors ? WindowBytes() : 0;
@@ -462,13 +503,13 @@ Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<
     const uint64_t end = WindowEnd(order, p, entry_bytes, budget);
     uint64_t count = 0;
     for (uint64_t q = p; q < end; ++q) count += order.piece_size(q);
-    bool packed = false;
+    Packing packed;
     if (cursors) {
-      DSA_ASSIGN_OR_RETURN(packed, PlaceEntries(permuted, *cursors, begin, count));
+      DSA_ASSIGN_OR_RETURN(packed, PlaceEntries(permuted, *cursors, begin, count, first));
     }
     for (uint64_t offset = 0; p < end;) {
       if (!cursors) {
-        DSA_ASSIGN_OR_RETURN(packed, GatherEntries(order, p, permuted, sorted));
+        DSA_ASSIGN_OR_RETURN(packed, GatherEntries(order, p, permuted, sorted, first));
       }
       const uint64_t n = cursors && p + 1 < end ? 2 : 1;
       DSA_RETURN_IF_ERROR(
@@ -481,11 +522,14 @@ Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<
   return Status::OK();
 }
 
-// Writes the order (WritePieces); then copies the cache's other files into
+// Writes the order (WritePieces, a blend of `components` datasets packed in
+// FirstPacking where it fits); then copies the cache's other files into
 // `out` (LinkOrCopy) and commits the permuted files and the order file.
 Status WriteCache(const CoreCacheFiles& cache, const std::string& out, TrainingOrder& order,
-                  const RowCursors* cursors, std::vector<Permuted>& permuted, OrderFile* ids_file) {
-  DSA_RETURN_IF_ERROR(WritePieces(order, cursors, permuted, ids_file));
+                  const RowCursors* cursors, std::vector<Permuted>& permuted, OrderFile* ids_file,
+                  uint64_t components) {
+  DSA_RETURN_IF_ERROR(
+      WritePieces(order, cursors, permuted, ids_file, FirstPacking(components, order.size())));
   for (const std::string& file : cache.files) {
     if (std::find(cache.rewrite.begin(), cache.rewrite.end(), file) != cache.rewrite.end())
       continue;
@@ -524,8 +568,8 @@ Result<uint64_t> WriteCoreCacheOrder(const OrderOptions& options) {
   if (!options.out.empty()) {
     DSA_ASSIGN_OR_RETURN(ids_file, OrderFile::Create(options.out, order.size()));
   }
-  DSA_RETURN_IF_ERROR(
-      WriteCache(*cache, out, order, cursors ? &*cursors : nullptr, permuted, ids_file.get()));
+  DSA_RETURN_IF_ERROR(WriteCache(*cache, out, order, cursors ? &*cursors : nullptr, permuted,
+                                 ids_file.get(), core.prefixes.size()));
   return order.size();
 }
 

@@ -216,39 +216,50 @@ def check_order_cache(work, analysis, cache, rewritten):
 
 
 def check_order_wide_sample_index(work, analysis, cache):
-    """A blend's dataset_sample_index with an entry of 2^48 or more, which
-    cannot be packed beside the dataset index in 8 bytes: still the file
-    permuted by the order (the two files staged and shuffled as two arrays),
-    with its entries placed by one metric's cursors and gathered by the ids
-    of an order by two metrics."""
-    [index] = [os.path.join(cache, f) for f in os.listdir(cache)
-               if f.endswith("-dataset_sample_index.npy")]
+    """A blend's entries that do not fit the packing tried first: a sample
+    index of 2^40 or a dataset index of 1000 (not 4 bytes a sample: the
+    8-byte packing), and a sample index of 2^48 + 7 (not 8 bytes either: two
+    arrays). Each time the files are still the cache's permuted by the order,
+    the entries placed by one metric's cursors and gathered by the ids of an
+    order by two metrics."""
+    for suffix, fmt, value in [("-dataset_sample_index.npy", "<Q", 1 << 40),
+                               ("-dataset_index.npy", "<h", 1000),
+                               ("-dataset_sample_index.npy", "<Q", (1 << 48) + 7)]:
+        check_order_patched_entry(work, analysis, cache, suffix, fmt, value)
+
+
+def check_order_patched_entry(work, analysis, cache, suffix, fmt, value):
+    """check_order_wide_sample_index with the first entry of the cache's file
+    ending in SUFFIX set to VALUE (struct format FMT)."""
+    [index] = [os.path.join(cache, f) for f in os.listdir(cache) if f.endswith(suffix)]
     with open(index, "rb") as f:
         original = f.read()
-    wide = bytearray(original)
-    first = len(original) - 8 * len(score_reference.read_npy_1d(index))
-    wide[first:first + 8] = struct.pack("<Q", (1 << 48) + 7)
+    patched = bytearray(original)
+    first = len(original) - struct.calcsize(fmt) * len(score_reference.read_npy_1d(index))
+    patched[first:first + struct.calcsize(fmt)] = struct.pack(fmt, value)
     runs = {"placed": ["--metric", "ent"], "gathered": ["--metric", "ent", "--metric", "seqlen"]}
     try:
         with open(index, "wb") as f:
-            f.write(wide)
+            f.write(patched)
+        olds = {f: score_reference.read_npy_1d(os.path.join(cache, f))
+                for f in os.listdir(cache) if f.endswith("index.npy") and "-dataset" in f}
         for name, metrics in runs.items():
             out = os.path.join(work, "wide_cache_" + name)
             order = os.path.join(work, "wide_order_%s.npy" % name)
+            shutil.rmtree(out, ignore_errors=True)
             subprocess.run([DSANALYZE, "order", "--analysis", analysis] + metrics +
                            ["--buckets", "3", "--seed", "5", "--megatron-core-cache", out,
                             "--out", order], capture_output=True, check=True)
-        old = score_reference.read_npy_1d(index)
     finally:
         with open(index, "wb") as f:
             f.write(original)
     for name in runs:
         ids = score_reference.read_npy_1d(os.path.join(work, "wide_order_%s.npy" % name))
-        new = score_reference.read_npy_1d(
-            os.path.join(work, "wide_cache_" + name, os.path.basename(index)))
-        if new != [old[i] for i in ids]:
-            raise AssertionError("order (%s): %s with a sample index >= 2^48 is not permuted by it"
-                                 % (name, index))
+        for f, old in olds.items():
+            new = score_reference.read_npy_1d(os.path.join(work, "wide_cache_" + name, f))
+            if new != [old[i] for i in ids]:
+                raise AssertionError("order (%s): with %s's first entry %d, %s is not permuted "
+                                     "by it" % (name, suffix, value, f))
 
 
 def check_order_windows(work, analysis, cache, out, rewritten):
