@@ -18,13 +18,6 @@
 // Cost when unarmed: the environment is read once (first call); later calls
 // test one bool. Thread-safe: only one call per process ever pauses.
 //
-// It may also throw there, to test what an exception does at that point
-// (docs/reliability.md, "Memory and internal errors"): when
-// DSANALYZE_TEST_THROW_AT names `point` and this rank ("<point>:<rank>", the
-// rank "*" for every rank), the first such call throws std::bad_alloc if
-// DSANALYZE_TEST_THROW is "bad_alloc", else a std::runtime_error. A
-// FaultPoint may throw only where the run's code can take an exception.
-//
 // FaultFails(point) is the other kind of test-only point: true when
 // DSANALYZE_TEST_FAIL_AT names `point` and this process's rank (the same
 // "<point>:<rank>" form), and the caller then fails there as if its system
