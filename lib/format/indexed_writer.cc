@@ -12,9 +12,11 @@
 #include <limits>
 
 #include "format/idx_header.h"
+#include "util/exception_status.h"
 #include "util/huge_pages.h"
 #include "util/interrupt.h"
 #include "util/unique_fd.h"
+#include "util/worker_thread.h"
 
 namespace dsanalyze {
 namespace {
@@ -152,6 +154,21 @@ Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize,
     at += n;
   }
   return Status::OK();
+}
+
+Status WriteBesideScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize,
+                            const std::function<Status()>& write_bin) {
+  std::atomic<bool> stop{false};
+  Status idx_status;
+  WorkerThread idx_thread = StartWorkerThread([&] {
+    idx_status = CatchAsStatus("writing " + idx->path(), [&] {
+      return WriteScalarIdx(idx, header, itemsize, IdxBlocks::kAll, &stop);
+    });
+  });
+  const Status bin_status = write_bin();
+  if (!bin_status.ok()) stop.store(true, std::memory_order_relaxed);
+  idx_thread.join();
+  return bin_status.ok() ? idx_status : bin_status;
 }
 
 void ConvertElements(DType from, const std::byte* in, size_t n, DType to, std::byte* out) {

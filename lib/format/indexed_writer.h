@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -77,6 +78,15 @@ enum class IdxBlocks { kAll, kRowsOnly, kRest };
 // when a write fails.
 Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize,
                       IdxBlocks blocks = IdxBlocks::kAll, const std::atomic<bool>* stop = nullptr);
+
+// Runs write_bin() on this thread while WriteScalarIdx(idx, header, itemsize)
+// writes the whole .idx on a thread of its own, so that the two files go to
+// the disk side by side (merge/merge_metric.h). When write_bin fails, the
+// .idx is abandoned before its next block: at 10^9 rows it is 12 GB, which a
+// failed command must not wait for. Returns write_bin's Status, else the
+// .idx's (an exception on its thread becomes an Internal one).
+Status WriteBesideScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize,
+                            const std::function<Status()>& write_bin);
 
 class IndexedWriter {
  public:

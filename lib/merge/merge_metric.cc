@@ -13,7 +13,6 @@
 #include "output/index_files_writer.h"
 #include "output/metric_value_file.h"
 #include "util/checked_add.h"
-#include "util/exception_status.h"
 #include "util/fault_point.h"
 #include "util/interrupt.h"
 #include "util/worker_thread.h"
@@ -138,7 +137,7 @@ Status WriteSampleToMetricBin(const SingleValueFiles& f, DType dtype, OutputFile
 
 // sample_to_metric: its .bin on this thread while another writes its .idx, a
 // function of the row count and dtype alone (format/indexed_writer.h
-// WriteScalarIdx), so the two files go to the disk side by side. A failure
+// WriteBesideScalarIdx), so the two files go to the disk side by side. A failure
 // leaves the files under their temporary names in the staging folder, which
 // the failed merge removes (merge.h).
 Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f) {
@@ -148,14 +147,8 @@ Status WriteSampleToMetric(const MetricMergeJob& job, const SingleValueFiles& f)
   DSA_ASSIGN_OR_RETURN(OutputFile bin, OutputFile::Create(prefix + ".bin.tmp"));
   DSA_ASSIGN_OR_RETURN(OutputFile idx, OutputFile::Create(prefix + ".idx.tmp"));
   const IdxHeader header{.dtype_code = code, .rows = UnionSamples(f), .doc_count = 2};
-  Status idx_status;
-  WorkerThread idx_thread = StartWorkerThread([&] {
-    idx_status = CatchAsStatus("writing " + prefix + ".idx",
-                               [&] { return WriteScalarIdx(&idx, header, ItemSize(dtype)); });
-  });
-  Status st = WriteSampleToMetricBin(f, dtype, &bin);
-  idx_thread.join();
-  if (st.ok()) st = idx_status;
+  Status st = WriteBesideScalarIdx(&idx, header, ItemSize(dtype),
+                                   [&] { return WriteSampleToMetricBin(f, dtype, &bin); });
   if (st.ok()) st = bin.Close(job.sync);
   if (st.ok()) st = idx.Close(job.sync);
   if (st.ok()) st = RenameFile(prefix + ".bin.tmp", prefix + ".bin");

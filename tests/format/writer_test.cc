@@ -486,6 +486,42 @@ TEST_CASE("WriteScalarIdx: the rows-only blocks, then the rest, write what the w
         static_cast<std::ptrdiff_t>(whole.size()));
 }
 
+TEST_CASE("WriteBesideScalarIdx: a failed .bin abandons the .idx, not waiting for all of it",
+          "[format][writer]") {
+  test::ScratchDir dir;
+  Result<OutputFile> idx = OutputFile::Create(dir / "s.idx");
+  REQUIRE(idx.ok());
+  // 2^25 rows: a 400 MB .idx, 25 blocks of 16 MiB.
+  const IdxHeader header{.dtype_code = 1, .rows = uint64_t{1} << 25, .doc_count = 2};
+  const Status st = WriteBesideScalarIdx(&idx.value(), header, 1,
+                                         [] { return Status::IoError("s.bin: write failed"); });
+  CHECK(st.code() == Status::Code::kIoError);
+  CHECK(st.message() == "s.bin: write failed");
+  REQUIRE(idx.value().Close(false).ok());
+  // A block or two in flight when the .bin failed, never half the file.
+  CHECK(fs::file_size(dir / "s.idx") < (uint64_t{200} << 20));
+}
+
+TEST_CASE("WriteBesideScalarIdx: with the .bin written, the whole .idx WriteScalarIdx writes",
+          "[format][writer]") {
+  test::ScratchDir dir;
+  const IdxHeader header{.dtype_code = 1, .rows = 1500000, .doc_count = 2};
+  Result<OutputFile> alone = OutputFile::Create(dir / "alone.idx");
+  REQUIRE(alone.ok());
+  REQUIRE(WriteScalarIdx(&alone.value(), header, 1).ok());
+  REQUIRE(alone.value().Close(false).ok());
+  Result<OutputFile> idx = OutputFile::Create(dir / "s.idx");
+  REQUIRE(idx.ok());
+  bool bin_written = false;
+  REQUIRE(WriteBesideScalarIdx(&idx.value(), header, 1, [&] {
+            bin_written = true;
+            return Status::OK();
+          }).ok());
+  CHECK(bin_written);
+  REQUIRE(idx.value().Close(false).ok());
+  CHECK(test::ReadBytes(dir / "s.idx") == test::ReadBytes(dir / "alone.idx"));
+}
+
 TEST_CASE("WriteScalarIdx stops when told to, writing nothing more", "[format][writer]") {
   test::ScratchDir dir;
   Result<OutputFile> idx = OutputFile::Create(dir / "s.idx");
