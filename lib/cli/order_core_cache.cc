@@ -16,7 +16,8 @@
 // the second on a worker thread; otherwise each piece's entries are gathered
 // by its ids. A blend's two files are staged packed, one word a sample: 4
 // bytes when its dataset and sample indexes fit them, else 8 (Packing).
-// Memory: that GiB (or one piece's entries, if larger) or the gathered
+// Memory: that GiB (or one piece's entries, if larger; up to 2.5 times as
+// much for a window whose indexes do not fit the packing) or the gathered
 // piece, the buffers of two pieces being written and two queued
 // (curriculum/order_file.h), and the ids of one piece with --out.
 #include <algorithm>
@@ -391,14 +392,29 @@ Status AppendIds(TrainingOrder& order, uint64_t p, OrderFile& ids_file,
   return ids_file.Append();
 }
 
-// Bytes of staged entries (all the rewritten files' together) a window of
-// pieces may hold: at 1e8 samples, Megatron-Core's blend index (10 bytes a
-// sample) is one window; a larger one is placed in windows, a pass over the
-// index each. A window holds one piece at least. The test-only
+// Bytes of staged entries a window of pieces may hold, at the bytes a
+// sample the packing tried first takes (StagedBytes): a blend of up to
+// 2.7e8 samples packed in 4 bytes is one window; a larger one is placed in
+// windows, a pass over the index each. A window staged again wider (its
+// indexes did not fit) takes up to 2.5 times as much: 10 bytes a sample as
+// two arrays. A window holds one piece at least. The test-only
 // DSANALYZE_TEST_ORDER_WINDOW_BYTES sets it (tests/blend/core_test.py).
 uint64_t WindowBytes() {
   const char* test = std::getenv("DSANALYZE_TEST_ORDER_WINDOW_BYTES");
   return test ? std::strtoull(test, nullptr, 10) : uint64_t{1} << 30;
+}
+
+// Bytes a sample's entries take in the stage: the packing's word when the
+// files are packable (kPackable), else the files' entries side by side.
+uint64_t StagedBytes(std::vector<Permuted>& files, Packing first) {
+  uint64_t bytes = 0;
+  for (const Permuted& f : files) bytes += ItemSize(f.src.dtype());
+  bool packable = false;
+  (void)ByEntryTypes(files, [&](auto... typed) {
+    packable = kPackable<typename decltype(typed)::Entry...>;
+    return Status::OK();
+  });
+  return packable ? static_cast<uint64_t>(first.word) : bytes;
 }
 
 // The end of the window of pieces from `first` on: as many as fit in
@@ -495,8 +511,7 @@ Status WriteFromStage(TrainingOrder& order, uint64_t p, uint64_t n, uint64_t off
 // sorted ids. A blend's are packed in `first` where they fit (StageEntries).
 Status WritePieces(TrainingOrder& order, const RowCursors* cursors, std::vector<Permuted>& permuted,
                    OrderFile* ids_file, Packing first) {
-  uint64_t entry_bytes = 0;
-  for (const Permuted& f : permuted) entry_bytes += ItemSize(f.src.dtype());
+  const uint64_t entry_bytes = StagedBytes(permuted, first);
   const uint64_t budget = cursors ? WindowBytes() : 0;
   std::vector<int64_t> sorted;
   for (uint64_t p = 0, begin = 0; p < order.pieces();) {
