@@ -165,7 +165,13 @@ Status WriteBesideScalarIdx(OutputFile* idx, const IdxHeader& header, size_t ite
       return WriteScalarIdx(idx, header, itemsize, IdxBlocks::kAll, &stop);
     });
   });
-  const Status bin_status = write_bin();
+  Status bin_status;
+  try {
+    bin_status = write_bin();
+  } catch (...) {
+    stop.store(true, std::memory_order_relaxed);  // idx_thread is joined as this leaves
+    throw;
+  }
   if (!bin_status.ok()) stop.store(true, std::memory_order_relaxed);
   idx_thread.join();
   return bin_status.ok() ? idx_status : bin_status;

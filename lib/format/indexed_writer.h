@@ -81,10 +81,11 @@ Status WriteScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize,
 
 // Runs write_bin() on this thread while WriteScalarIdx(idx, header, itemsize)
 // writes the whole .idx on a thread of its own, so that the two files go to
-// the disk side by side (merge/merge_metric.h). When write_bin fails, the
-// .idx is abandoned before its next block: at 10^9 rows it is 12 GB, which a
-// failed command must not wait for. Returns write_bin's Status, else the
-// .idx's (an exception on its thread becomes an Internal one).
+// the disk side by side (merge/merge_metric.h). When write_bin fails or
+// throws, the .idx is abandoned before its next block: at 10^9 rows it is
+// 12 GB, which a failed command must not wait for. Returns write_bin's
+// Status, else the .idx's (an exception on its thread becomes an Internal
+// one); write_bin's exception leaves as it came.
 Status WriteBesideScalarIdx(OutputFile* idx, const IdxHeader& header, size_t itemsize,
                             const std::function<Status()>& write_bin);
 

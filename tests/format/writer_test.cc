@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
+#include <new>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -499,6 +500,19 @@ TEST_CASE("WriteBesideScalarIdx: a failed .bin abandons the .idx, not waiting fo
   CHECK(st.message() == "s.bin: write failed");
   REQUIRE(idx.value().Close(false).ok());
   // A block or two in flight when the .bin failed, never half the file.
+  CHECK(fs::file_size(dir / "s.idx") < (uint64_t{200} << 20));
+}
+
+TEST_CASE("WriteBesideScalarIdx: a .bin writer that throws abandons the .idx too",
+          "[format][writer]") {
+  test::ScratchDir dir;
+  Result<OutputFile> idx = OutputFile::Create(dir / "s.idx");
+  REQUIRE(idx.ok());
+  const IdxHeader header{.dtype_code = 1, .rows = uint64_t{1} << 25, .doc_count = 2};
+  CHECK_THROWS_AS(
+      WriteBesideScalarIdx(&idx.value(), header, 1, []() -> Status { throw std::bad_alloc(); }),
+      std::bad_alloc);
+  REQUIRE(idx.value().Close(false).ok());
   CHECK(fs::file_size(dir / "s.idx") < (uint64_t{200} << 20));
 }
 
