@@ -196,6 +196,13 @@ struct Packing {
 };
 constexpr Packing kWidePacking{8, 16};
 
+// Calls fn(W{}), W the unsigned integer type of a packing's word (4 or 8
+// bytes; not for word 0).
+template <class F>
+decltype(auto) ByWordType(Packing packing, F&& fn) {
+  return packing.word == 4 ? fn(uint32_t{}) : fn(uint64_t{});
+}
+
 // The packing a blend is staged in first: 4 bytes when `components` datasets
 // and `samples` samples fit them as Megatron-Core builds blends (each
 // dataset's sample index below the blend's samples), else 8.
@@ -289,7 +296,7 @@ Result<bool> StagePacked(Stage& stage, uint64_t count, Packing packing, Typed<A>
                                                   packing.shift}));
     return high == 0;
   };
-  return packing.word == 4 ? packed(uint32_t{}) : packed(uint64_t{});
+  return ByWordType(packing, packed);
 }
 
 // Stages `count` entries of each file by stage(put) (Gather or Place, with
@@ -363,12 +370,10 @@ Status FillPiece(std::vector<Permuted>& files, const TrainingOrder& order, uint6
       return PieceFile<typename decltype(t)::Entry>{t, &buffers[t.f - files.data()]};
     };
     if constexpr (kPackable<typename decltype(typed)::Entry...>) {
-      if (packed.word == 4) {
-        ShufflePacked<uint32_t>(order, p, offset, size, packed.shift, piece(typed)...);
-        return Status::OK();
-      }
-      if (packed.word == 8) {
-        ShufflePacked<uint64_t>(order, p, offset, size, packed.shift, piece(typed)...);
+      if (packed.word != 0) {
+        ByWordType(packed, [&](auto word) {
+          ShufflePacked<decltype(word)>(order, p, offset, size, packed.shift, piece(typed)...);
+        });
         return Status::OK();
       }
     }
