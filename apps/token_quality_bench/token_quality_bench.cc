@@ -13,16 +13,28 @@
 //         floor    count, plus one store a window of 3 tokens into a slot of
 //                  a per-sample table at its hash (the least an n-gram count
 //                  does: no load, no comparison, no second probe);
+//         floor.l1 count, plus one bit a window tested and set in an 8 KiB
+//                  bitmap at the window's hash (the first-level cache holds
+//                  it), the window loaded whole from the tokens (no chain
+//                  from one window to the next): the least any per-window
+//                  test costs, though it finds candidates only;
+//         simd.count  count's work with AVX-512 (16 tokens a step: conflicts
+//                  among them detected, counts gathered and scattered), with
+//                  count's answer; only where the CPU has AVX-512F/CD/BW/VL
+//                  and VPOPCNTDQ;
 //         d.*, h.*, radix   per-sample tables sized to the sample, the try
 //                  after the floor (TablePasses): the full counting work of
 //                  the three metrics but the log2s, in brackets Σ distinct +
 //                  repeated windows (equal for every pass with windows);
 //         unique, entropy, ngram   each metric alone (Metric::Compute);
 //         all3     the three in one shared pass, as case Q runs them.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -92,7 +104,7 @@ double NsPerToken(const Batches& batches, int rounds, const std::function<void()
 // `windows` one store a window of 3 at its hash in a table 32 slots a window.
 struct Floor {
   std::vector<uint32_t> count = std::vector<uint32_t>(65536, 0);
-  std::vector<uint16_t> touched = std::vector<uint16_t>(65537);
+  std::vector<uint16_t> touched = std::vector<uint16_t>(65537 + 16);
   std::vector<uint64_t> slots;
   uint64_t sink = 0;  // keeps the work observable
 
@@ -118,7 +130,84 @@ struct Floor {
     }
     sink += total;
   }
+
+  // floor.l1: the count, and a bit a window of 3 in `bitmap` (cleared after).
+  void SampleBits(const uint16_t* t, uint64_t n) {
+    uint32_t* c = count.data();
+    uint16_t* seen = touched.data();
+    uint64_t* bits = bitmap.data();
+    uint64_t distinct = 0, key = 0, hits = 0, total = 0;
+    for (uint64_t k = 0; k < n; ++k) {
+      seen[distinct] = t[k];
+      distinct += c[t[k]]++ == 0;
+      if (k >= 3) {
+        std::memcpy(&key, t + k - 3, sizeof key);  // t[k-3..k], little-endian
+        key >>= 16;                                // t[k-2..k]
+      } else {
+        key = ((key << 16) | t[k]) & 0xFFFFFFFFFFFFu;
+      }
+      const uint64_t h = (key * 0x9E3779B97F4A7C15u) >> 48;
+      const uint64_t word = bits[h >> 6];
+      hits += k >= 2 ? (word >> (h & 63)) & 1 : 0;
+      bits[h >> 6] = word | uint64_t{1} << (h & 63);
+    }
+    for (uint64_t k = 0; k < distinct; ++k) {
+      total += c[seen[k]];
+      c[seen[k]] = 0;
+    }
+    std::fill(bitmap.begin(), bitmap.end(), 0);
+    sink += total + hits;
+  }
+  std::vector<uint64_t> bitmap = std::vector<uint64_t>(1024, 0);  // 2^16 bits
 };
+
+#define DSA_BENCH_AVX512 \
+  __attribute__((target("avx512f,avx512cd,avx512bw,avx512vl,avx512vpopcntdq")))
+
+bool HaveAvx512Count() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512vpopcntdq");
+}
+
+// simd.count: Floor's count 16 tokens a step. A lane's new count is its old
+// count (gathered) plus the equal lanes before it (their conflict bits) plus
+// one; only the last of equal lanes scatters it. A lane is a new token when
+// that sum before the one is 0; new tokens go to `touched` compressed.
+DSA_BENCH_AVX512 void SimdCountSample(Floor& f, const uint16_t* t, uint64_t n) {
+  uint32_t* c = f.count.data();
+  uint16_t* seen = f.touched.data();
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i lane_bit = _mm512_sllv_epi32(
+      one, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  uint64_t distinct = 0, total = 0;
+  for (uint64_t k = 0; k < n; k += 16) {
+    const __mmask16 m = n - k >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (n - k)) - 1);
+    const __m512i id = _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, t + k));
+    const __m512i conflict = _mm512_maskz_conflict_epi32(m, id);  // equal lanes before
+    __m512i later = conflict;  // OR over the lanes: bit i set if an equal lane follows i
+    later = _mm512_or_si512(later, _mm512_maskz_shuffle_i32x4(0xFFFF, later, later, 0x4E));
+    later = _mm512_or_si512(later, _mm512_maskz_shuffle_i32x4(0xFFFF, later, later, 0xB1));
+    later = _mm512_or_si512(later, _mm512_maskz_shuffle_epi32(0xFFFF, later, _MM_PERM_BADC));
+    later = _mm512_or_si512(later, _mm512_maskz_shuffle_epi32(0xFFFF, later, _MM_PERM_CDAB));
+    const __mmask16 last = m & ~_mm512_test_epi32_mask(later, lane_bit);
+    const __m512i old =
+        _mm512_add_epi32(_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, id, c, 4),
+                         _mm512_popcnt_epi32(conflict));
+    const __mmask16 fresh = _mm512_mask_cmpeq_epi32_mask(m, old, _mm512_setzero_si512());
+    _mm512_mask_i32scatter_epi32(c, last, id, _mm512_add_epi32(old, one), 4);
+    // touched has 16 entries of slack past the most distinct a sample has.
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(seen + distinct),
+        _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_compress_epi32(fresh, id)));
+    distinct += static_cast<uint64_t>(__builtin_popcount(fresh));
+  }
+  for (uint64_t k = 0; k < distinct; ++k) {
+    total += c[seen[k]];
+    c[seen[k]] = 0;
+  }
+  f.sink += total;
+}
 
 // The try after the floor (docs/benchmarks.md, "Q: per-sample tables in the
 // first-level cache"): tables sized to the sample, so that the count and the
@@ -391,6 +480,27 @@ int main(int argc, char** argv) {
   std::printf("read     %.3f\n", NsPerToken(batches, rounds, read));
   std::printf("count    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::false_type{})));
   std::printf("floor    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::true_type{})));
+  const auto each_sample = [&](auto sample) {
+    return [&, sample] {
+      for (const auto& offsets : batches.offsets)
+        for (size_t i = 0; i + 1 < offsets.size(); ++i)
+          sample(tokens + offsets[i], offsets[i + 1] - offsets[i]);
+    };
+  };
+  std::printf(
+      "floor.l1 %.3f\n",
+      NsPerToken(batches, rounds, each_sample([&](auto t, auto n) { floor.SampleBits(t, n); })));
+  if (HaveAvx512Count()) {
+    const uint64_t before = floor.sink;
+    floor_pass(std::false_type{})();
+    const uint64_t answer = floor.sink - before;  // count's Σ over the samples' counts
+    const double ns = NsPerToken(
+        batches, rounds, each_sample([&](auto t, auto n) { SimdCountSample(floor, t, n); }));
+    const uint64_t after = floor.sink;
+    each_sample([&](auto t, auto n) { SimdCountSample(floor, t, n); })();
+    std::printf("simd.count %.3f   (%s count's)\n", ns,
+                floor.sink - after == answer ? "the same as" : "NOT");
+  }
   const uint64_t tables = TablePasses{batches, tokens, rounds}.ShowAll();
   std::printf("unique   %.3f\n", NsPerToken(batches, rounds, metric_pass(0)));
   std::printf("entropy  %.3f\n", NsPerToken(batches, rounds, metric_pass(1)));
