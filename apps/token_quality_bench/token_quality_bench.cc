@@ -427,6 +427,46 @@ struct TablePasses {
   }
 };
 
+// A pass calling sample(tokens, n) for each sample of the file.
+template <class F>
+std::function<void()> EachSample(const Batches& batches, const uint16_t* tokens, F sample) {
+  return [&batches, tokens, sample] {
+    for (const auto& offsets : batches.offsets)
+      for (size_t i = 0; i + 1 < offsets.size(); ++i)
+        sample(tokens + offsets[i], offsets[i + 1] - offsets[i]);
+  };
+}
+
+// Prints count, floor, floor.l1 and simd.count (see the header). Returns what
+// keeps the passes' results alive.
+uint64_t ShowFloors(const Batches& batches, const uint16_t* tokens, int rounds) {
+  Floor floor;
+  const auto count =
+      EachSample(batches, tokens, [&](auto t, auto n) { floor.Sample<false>(t, n); });
+  const auto simd =
+      EachSample(batches, tokens, [&](auto t, auto n) { SimdCountSample(floor, t, n); });
+  std::printf("count    %.3f\n", NsPerToken(batches, rounds, count));
+  std::printf("floor    %.3f\n",
+              NsPerToken(batches, rounds, EachSample(batches, tokens, [&](auto t, auto n) {
+                           floor.Sample<true>(t, n);
+                         })));
+  std::printf("floor.l1 %.3f\n",
+              NsPerToken(batches, rounds, EachSample(batches, tokens, [&](auto t, auto n) {
+                           floor.SampleBits(t, n);
+                         })));
+  if (!HaveAvx512Count()) return floor.sink;
+  const double ns = NsPerToken(batches, rounds, simd);
+  // One more pass of each: the Σ over the samples' counts that both add to sink.
+  uint64_t before = floor.sink;
+  count();
+  const uint64_t answer = floor.sink - before;
+  before = floor.sink;
+  simd();
+  std::printf("simd.count %.3f   (%s count's)\n", ns,
+              floor.sink - before == answer ? "the same as" : "NOT");
+  return floor.sink;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -445,14 +485,6 @@ int main(int argc, char** argv) {
     uint64_t local = 0;
     for (uint64_t k = 0; k < batches.tokens; ++k) local += tokens[k];
     sum += local;
-  };
-  Floor floor;
-  const auto floor_pass = [&](auto windows) {
-    return [&] {
-      for (const auto& offsets : batches.offsets)
-        for (size_t i = 0; i + 1 < offsets.size(); ++i)
-          floor.Sample<decltype(windows)::value>(tokens + offsets[i], offsets[i + 1] - offsets[i]);
-    };
   };
   std::vector<std::unique_ptr<dsanalyze::Metric>> metrics;
   metrics.push_back(dsanalyze::NewUniqueTokenRatioMetric("unique", {}, 1000));
@@ -478,33 +510,11 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(batches.tokens),
               static_cast<unsigned long long>(data->num_rows()), rounds);
   std::printf("read     %.3f\n", NsPerToken(batches, rounds, read));
-  std::printf("count    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::false_type{})));
-  std::printf("floor    %.3f\n", NsPerToken(batches, rounds, floor_pass(std::true_type{})));
-  const auto each_sample = [&](auto sample) {
-    return [&, sample] {
-      for (const auto& offsets : batches.offsets)
-        for (size_t i = 0; i + 1 < offsets.size(); ++i)
-          sample(tokens + offsets[i], offsets[i + 1] - offsets[i]);
-    };
-  };
-  std::printf(
-      "floor.l1 %.3f\n",
-      NsPerToken(batches, rounds, each_sample([&](auto t, auto n) { floor.SampleBits(t, n); })));
-  if (HaveAvx512Count()) {
-    const uint64_t before = floor.sink;
-    floor_pass(std::false_type{})();
-    const uint64_t answer = floor.sink - before;  // count's Σ over the samples' counts
-    const double ns = NsPerToken(
-        batches, rounds, each_sample([&](auto t, auto n) { SimdCountSample(floor, t, n); }));
-    const uint64_t after = floor.sink;
-    each_sample([&](auto t, auto n) { SimdCountSample(floor, t, n); })();
-    std::printf("simd.count %.3f   (%s count's)\n", ns,
-                floor.sink - after == answer ? "the same as" : "NOT");
-  }
+  const uint64_t floors = ShowFloors(batches, tokens, rounds);
   const uint64_t tables = TablePasses{batches, tokens, rounds}.ShowAll();
   std::printf("unique   %.3f\n", NsPerToken(batches, rounds, metric_pass(0)));
   std::printf("entropy  %.3f\n", NsPerToken(batches, rounds, metric_pass(1)));
   std::printf("ngram    %.3f\n", NsPerToken(batches, rounds, metric_pass(2)));
   std::printf("all3     %.3f\n", NsPerToken(batches, rounds, metric_pass(-1)));
-  return sum + floor.sink + tables == 42 ? 1 : 0;  // never: only keeps the passes' results alive
+  return sum + floors + tables == 42 ? 1 : 0;  // never: only keeps the passes' results alive
 }
