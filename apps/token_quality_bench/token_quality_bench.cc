@@ -141,10 +141,10 @@ struct Floor {
       seen[distinct] = t[k];
       distinct += c[t[k]]++ == 0;
       if (k >= 3) {
-        std::memcpy(&key, t + k - 3, sizeof key);  // t[k-3..k], little-endian
+        std::memcpy(&key, t + k - 3, sizeof key);  // t[k-3..k], the first in the low bits
         key >>= 16;                                // t[k-2..k]
       } else {
-        key = ((key << 16) | t[k]) & 0xFFFFFFFFFFFFu;
+        key = (key >> 16) | uint64_t{t[k]} << 32;  // packed the same way
       }
       const uint64_t h = (key * 0x9E3779B97F4A7C15u) >> 48;
       const uint64_t word = bits[h >> 6];
