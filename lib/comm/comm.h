@@ -263,7 +263,7 @@ Status Comm::AlltoallvBytes(const void* send, std::span<const uint64_t> send_cou
 }
 
 // True (on every rank, from the layout Comm measured) when MPI_Finalize may hang: Debian's MPICH
-// 4.0.x over UCX can hang closing TCP connections when three or more nodes
+// 4.0.x over UCX can hang closing TCP connections when two or more nodes
 // take part (pmodels/mpich#6596, fixed upstream after 4.0.2; docs/cluster.md).
 bool FinalizeMayHang(const Comm& comm);
 

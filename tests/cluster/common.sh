@@ -32,7 +32,7 @@ need_root() {
 
 # Every MPI launch is bounded twice: hydra's own MPIEXEC_TIMEOUT (it kills the
 # ranks and exits non-zero) and timeout(1) around the launcher itself, since
-# MPICH 4.0.2 can hang in MPI_Finalize on three or more hosts over TCP
+# MPICH 4.0.2 can hang in MPI_Finalize on two or more hosts over TCP
 # (docs/cluster.md).
 : "${LAUNCH_TIMEOUT:=60}"
 export MPIEXEC_TIMEOUT=$((LAUNCH_TIMEOUT - 10))

@@ -11,8 +11,8 @@
 #                        namespaces, so MPI cannot use shared memory between
 #                        them: the data crosses the bridge over TCP (counted on
 #                        the link), and the output equals a one-host run's.
-# Three TCP-only hosts are not run: MPICH 4.0.2 then hangs in MPI_Finalize in
-# about one run in eight (docs/cluster.md).
+# Three TCP-only hosts are not run: two take the same path, where dsanalyze
+# skips MPI_Finalize because MPICH 4.0.2 can hang in it (docs/cluster.md).
 # Needs root and network namespaces.
 set -euo pipefail
 : "${DSANALYZE:?}" "${MPIEXEC:?}"
