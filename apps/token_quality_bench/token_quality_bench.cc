@@ -115,7 +115,7 @@ struct Floor {
     uint32_t* c = count.data();
     uint16_t* seen = touched.data();
     uint64_t* slot = slots.data();
-    uint64_t distinct = 0, key = 0, total = 0;
+    uint64_t distinct = 0, key = 0;
     for (uint64_t k = 0; k < n; ++k) {
       seen[distinct] = t[k];
       distinct += c[t[k]]++ == 0;
@@ -124,11 +124,18 @@ struct Floor {
         if (k >= 2) slot[(key * 0x9E3779B97F4A7C15u) >> (64 - bits)] = key;
       }
     }
+    sink += Empty(distinct);
+  }
+
+  // Zeroes the counts of the `distinct` ids in `touched`; returns their sum
+  // (the sample's tokens), which every pass adds to `sink`.
+  uint64_t Empty(uint64_t distinct) {
+    uint64_t total = 0;
     for (uint64_t k = 0; k < distinct; ++k) {
-      total += c[seen[k]];
-      c[seen[k]] = 0;
+      total += count[touched[k]];
+      count[touched[k]] = 0;
     }
-    sink += total;
+    return total;
   }
 
   // floor.l1: the count, and a bit a window of 3 in `bitmap` (cleared after).
@@ -136,7 +143,7 @@ struct Floor {
     uint32_t* c = count.data();
     uint16_t* seen = touched.data();
     uint64_t* bits = bitmap.data();
-    uint64_t distinct = 0, key = 0, hits = 0, total = 0;
+    uint64_t distinct = 0, key = 0, hits = 0;
     for (uint64_t k = 0; k < n; ++k) {
       seen[distinct] = t[k];
       distinct += c[t[k]]++ == 0;
@@ -151,12 +158,8 @@ struct Floor {
       hits += k >= 2 ? (word >> (h & 63)) & 1 : 0;
       bits[h >> 6] = word | uint64_t{1} << (h & 63);
     }
-    for (uint64_t k = 0; k < distinct; ++k) {
-      total += c[seen[k]];
-      c[seen[k]] = 0;
-    }
     std::fill(bitmap.begin(), bitmap.end(), 0);
-    sink += total + hits;
+    sink += Empty(distinct) + hits;
   }
   std::vector<uint64_t> bitmap = std::vector<uint64_t>(1024, 0);  // 2^16 bits
 };
@@ -180,7 +183,7 @@ DSA_BENCH_AVX512 void SimdCountSample(Floor& f, const uint16_t* t, uint64_t n) {
   const __m512i one = _mm512_set1_epi32(1);
   const __m512i lane_bit = _mm512_sllv_epi32(
       one, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  uint64_t distinct = 0, total = 0;
+  uint64_t distinct = 0;
   for (uint64_t k = 0; k < n; k += 16) {
     const __mmask16 m = n - k >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (n - k)) - 1);
     const __m512i id = _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, t + k));
@@ -202,11 +205,7 @@ DSA_BENCH_AVX512 void SimdCountSample(Floor& f, const uint16_t* t, uint64_t n) {
         _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_compress_epi32(fresh, id)));
     distinct += static_cast<uint64_t>(__builtin_popcount(fresh));
   }
-  for (uint64_t k = 0; k < distinct; ++k) {
-    total += c[seen[k]];
-    c[seen[k]] = 0;
-  }
-  f.sink += total;
+  f.sink += f.Empty(distinct);
 }
 
 // The try after the floor (docs/benchmarks.md, "Q: per-sample tables in the
