@@ -487,32 +487,28 @@ TEST_CASE("WriteScalarIdx: the rows-only blocks, then the rest, write what the w
         static_cast<std::ptrdiff_t>(whole.size()));
 }
 
-TEST_CASE("WriteBesideScalarIdx: a failed .bin abandons the .idx, not waiting for all of it",
-          "[format][writer]") {
+TEST_CASE(
+    "WriteBesideScalarIdx: a .bin that fails or throws abandons the .idx, not waiting "
+    "for all of it",
+    "[format][writer]") {
   test::ScratchDir dir;
   Result<OutputFile> idx = OutputFile::Create(dir / "s.idx");
   REQUIRE(idx.ok());
   // 2^25 rows: a 400 MB .idx, 25 blocks of 16 MiB.
   const IdxHeader header{.dtype_code = 1, .rows = uint64_t{1} << 25, .doc_count = 2};
-  const Status st = WriteBesideScalarIdx(&idx.value(), header, 1,
-                                         [] { return Status::IoError("s.bin: write failed"); });
-  CHECK(st.code() == Status::Code::kIoError);
-  CHECK(st.message() == "s.bin: write failed");
+  SECTION("fails") {
+    const Status st = WriteBesideScalarIdx(&idx.value(), header, 1,
+                                           [] { return Status::IoError("s.bin: write failed"); });
+    CHECK(st.code() == Status::Code::kIoError);
+    CHECK(st.message() == "s.bin: write failed");
+  }
+  SECTION("throws") {
+    CHECK_THROWS_AS(
+        WriteBesideScalarIdx(&idx.value(), header, 1, []() -> Status { throw std::bad_alloc(); }),
+        std::bad_alloc);
+  }
   REQUIRE(idx.value().Close(false).ok());
   // A block or two in flight when the .bin failed, never half the file.
-  CHECK(fs::file_size(dir / "s.idx") < (uint64_t{200} << 20));
-}
-
-TEST_CASE("WriteBesideScalarIdx: a .bin writer that throws abandons the .idx too",
-          "[format][writer]") {
-  test::ScratchDir dir;
-  Result<OutputFile> idx = OutputFile::Create(dir / "s.idx");
-  REQUIRE(idx.ok());
-  const IdxHeader header{.dtype_code = 1, .rows = uint64_t{1} << 25, .doc_count = 2};
-  CHECK_THROWS_AS(
-      WriteBesideScalarIdx(&idx.value(), header, 1, []() -> Status { throw std::bad_alloc(); }),
-      std::bad_alloc);
-  REQUIRE(idx.value().Close(false).ok());
   CHECK(fs::file_size(dir / "s.idx") < (uint64_t{200} << 20));
 }
 
